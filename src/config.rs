@@ -1,0 +1,151 @@
+//! Parser configuration: dialect, tools, limits and policies.
+
+use crate::dialect::Dialect;
+use crate::schema::Tools;
+use std::sync::Arc;
+
+/// Limits that keep a parser bounded on hostile output. All are on by default.
+///
+/// Exceeding a limit ends the affected call with
+/// [`NotReleasedReason::LimitExceeded`](crate::NotReleasedReason::LimitExceeded) and a
+/// feedback message naming the limit; the stream goes on as text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest arguments text of one call, in bytes (default 16 MiB).
+    pub max_args_bytes: usize,
+    /// Deepest nesting of arrays and objects in arguments (default 128, serde_json's).
+    pub max_depth: usize,
+    /// Most bytes held back undecided at any moment: a possible marker, a quote waiting
+    /// for its look-ahead, a number waiting for its delimiter (default 4096).
+    pub max_held_bytes: usize,
+    /// The look-ahead window that decides whether a `"` inside a string ends it
+    /// (default 256 bytes).
+    pub lookahead: usize,
+    /// Most calls in one response (default 4096); later ones are not released.
+    pub max_calls: usize,
+    /// Longest tool name or parameter key (default 256 bytes).
+    pub max_name_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_args_bytes: 16 << 20,
+            max_depth: 128,
+            max_held_bytes: 4096,
+            lookahead: 256,
+            max_calls: 4096,
+            max_name_bytes: 256,
+        }
+    }
+}
+
+/// What to do with a call written inside a reasoning block.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum InReasoning {
+    /// Leave it as reasoning text (default): drafts in `<think>` are not executed.
+    #[default]
+    Ignore,
+    /// Extract it as a call.
+    Extract,
+}
+
+/// What to do with a call naming a tool the request did not declare.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum UnknownTool {
+    /// Do not release it; its feedback lists the declared tools (default).
+    #[default]
+    Reject,
+    /// Release it as it is.
+    Forward,
+}
+
+/// What to do with a call that still breaks its schema after repair.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Invalid {
+    /// Release it with its validation errors reported (default), so the client's own
+    /// validation stays honest.
+    #[default]
+    Release,
+    /// Hold it back as not released.
+    HoldBack,
+}
+
+/// The configuration a [`Parser`](crate::Parser) is built from.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    /// The dialect (default [`Dialect::Auto`]).
+    pub dialect: Dialect,
+    /// The request's tool definitions; empty when none were given.
+    pub tools: Arc<Tools>,
+    /// Limits.
+    pub limits: Limits,
+    /// Calls inside reasoning.
+    pub in_reasoning: InReasoning,
+    /// Unknown tool names (only applies when tools were given).
+    pub unknown_tool: UnknownTool,
+    /// Calls that break their schema after repair.
+    pub invalid: Invalid,
+    /// The prompt already opened a reasoning block: output starts inside it.
+    pub reasoning_open: bool,
+    /// Prefix of generated call ids (default `call_`); the call index follows it.
+    pub id_prefix: String,
+}
+
+impl Config {
+    /// A default configuration for `dialect`.
+    pub fn new(dialect: Dialect) -> Config {
+        Config {
+            dialect,
+            ..Config::default()
+        }
+    }
+
+    /// Set the dialect.
+    pub fn dialect(&mut self, dialect: Dialect) -> &mut Config {
+        self.dialect = dialect;
+        self
+    }
+
+    /// Set the tool definitions.
+    pub fn tools(&mut self, tools: Tools) -> &mut Config {
+        self.tools = Arc::new(tools);
+        self
+    }
+
+    /// Set the limits.
+    pub fn limits(&mut self, limits: Limits) -> &mut Config {
+        self.limits = limits;
+        self
+    }
+
+    /// Set the policy for calls inside reasoning.
+    pub fn in_reasoning(&mut self, policy: InReasoning) -> &mut Config {
+        self.in_reasoning = policy;
+        self
+    }
+
+    /// Set the policy for unknown tool names.
+    pub fn unknown_tool(&mut self, policy: UnknownTool) -> &mut Config {
+        self.unknown_tool = policy;
+        self
+    }
+
+    /// Set the policy for calls that break their schema.
+    pub fn invalid(&mut self, policy: Invalid) -> &mut Config {
+        self.invalid = policy;
+        self
+    }
+
+    /// Say that the prompt already opened a reasoning block.
+    pub fn reasoning_open(&mut self, open: bool) -> &mut Config {
+        self.reasoning_open = open;
+        self
+    }
+
+    /// Set the prefix of generated call ids.
+    pub fn id_prefix(&mut self, prefix: impl Into<String>) -> &mut Config {
+        self.id_prefix = prefix.into();
+        self
+    }
+}

@@ -1,0 +1,105 @@
+//! The error type: small, boxed, with a category (serde_json's shape).
+
+use std::fmt;
+
+/// What kind of failure an [`Error`] is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Category {
+    /// The input cannot be read as what it should be (no JSON value in it, bad tool list).
+    Syntax,
+    /// The input ended inside a value.
+    Truncated,
+    /// A configured limit was exceeded.
+    Limit,
+    /// The input does not fit a schema.
+    Schema,
+    /// Reading or writing failed.
+    Io,
+}
+
+/// An error from the library's fallible entry points ([`repair`](crate::repair()),
+/// [`Tools`](crate::Tools) parsing, the codec).
+///
+/// Malformed model output given to a [`Parser`](crate::Parser) is never an `Err`: it
+/// becomes events.
+pub struct Error(Box<ErrorImpl>);
+
+struct ErrorImpl {
+    category: Category,
+    offset: Option<u64>,
+    message: String,
+}
+
+impl Error {
+    pub(crate) fn new(category: Category, message: impl Into<String>) -> Error {
+        Error(Box::new(ErrorImpl {
+            category,
+            offset: None,
+            message: message.into(),
+        }))
+    }
+
+    pub(crate) fn at(mut self, offset: u64) -> Error {
+        self.0.offset = Some(offset);
+        self
+    }
+
+    /// The category of failure.
+    pub fn category(&self) -> Category {
+        self.0.category
+    }
+
+    /// Byte offset in the input where the failure was found, where known.
+    pub fn offset(&self) -> Option<u64> {
+        self.0.offset
+    }
+
+    /// Whether the input ended too early.
+    pub fn is_truncation(&self) -> bool {
+        self.0.category == Category::Truncated
+    }
+
+    /// The message, lower-case, without trailing period.
+    pub fn message(&self) -> &str {
+        &self.0.message
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.offset {
+            Some(offset) => write!(f, "{} at byte {}", self.0.message, offset),
+            None => f.write_str(&self.0.message),
+        }
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("category", &self.0.category)
+            .field("offset", &self.0.offset)
+            .field("message", &self.0.message)
+            .finish()
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<std::io::Error> for Error {
+    fn from(err: std::io::Error) -> Error {
+        Error::new(Category::Io, err.to_string())
+    }
+}
+
+impl From<serde_json::Error> for Error {
+    fn from(err: serde_json::Error) -> Error {
+        let category = if err.is_eof() {
+            Category::Truncated
+        } else {
+            Category::Syntax
+        };
+        Error::new(category, err.to_string())
+    }
+}

@@ -1,0 +1,17 @@
+//! toolsift
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod config;
+pub mod dialect;
+mod error;
+mod event;
+mod repairs;
+pub mod schema;
+
+pub use config::{Config, InReasoning, Invalid, Limits, UnknownTool};
+pub use dialect::Dialect;
+pub use error::{Category, Error};
+pub use event::{CallIndex, Event, NotReleasedReason, OwnedEvent, StopReason};
+pub use repairs::{Repair, Repairs};
+pub use schema::Tools;
