@@ -3,6 +3,8 @@
 #![deny(missing_docs)]
 
 mod config;
+mod json;
+mod scan;
 pub mod dialect;
 mod error;
 mod event;
@@ -14,4 +16,5 @@ pub use dialect::Dialect;
 pub use error::{Category, Error};
 pub use event::{CallIndex, Event, NotReleasedReason, OwnedEvent, StopReason};
 pub use repairs::{Repair, Repairs};
+pub use json::api::{repair, Repaired};
 pub use schema::Tools;

@@ -119,6 +119,10 @@ repairs! {
     PythonValue = "python_value",
     /// A value typed by the schema was converted from its raw text.
     TypedValue = "typed_value",
+    /// A markdown code fence around the JSON was removed.
+    MarkdownFence = "markdown_fence",
+    /// Text before or after the JSON value was removed.
+    SurroundingText = "surrounding_text",
 }
 
 /// A set of repairs: a bitset over [`Repair`], `Copy` and allocation-free.

@@ -1,0 +1,101 @@
+//! `toolsift::repair`: the same repair rules over one complete text.
+
+use super::repairer::{Options, Repairer, Status};
+use crate::error::{Category, Error};
+use crate::repairs::{Repair, Repairs};
+
+/// The result of [`repair`]: strict JSON and the repairs applied to get it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Repaired {
+    /// Strict JSON text (serde_json parses it).
+    pub json: String,
+    /// The repairs applied; empty when the input was already valid JSON.
+    pub repairs: Repairs,
+}
+
+/// Repair one possibly malformed JSON text into strict JSON.
+///
+/// Valid JSON comes back byte for byte, with no repair reported. Otherwise the rules of
+/// the streaming engine apply (see `docs/repairs.md`); a markdown fence around the value
+/// and prose before or after it are removed. Fails when the text holds no JSON value or
+/// nests deeper than 128 levels.
+///
+/// ```
+/// let fixed = toolsift::repair(b"{'path': 'a.txt', recursive: True,}").unwrap();
+/// assert_eq!(fixed.json, r#"{"path": "a.txt", "recursive": true}"#);
+/// let names: Vec<_> = fixed.repairs.names().collect();
+/// assert_eq!(names, ["single_quoted_string", "unquoted_key", "trailing_comma", "python_literal"]);
+/// ```
+pub fn repair(text: &[u8]) -> Result<Repaired, Error> {
+    let mut repairs = Repairs::NONE;
+    let body = strip_wrapping(text, &mut repairs);
+    let mut repairer = Repairer::new(Options {
+        max_held: usize::MAX,
+        ..Options::default()
+    });
+    let mut out = Vec::with_capacity(body.len() + 16);
+    let (status, tail) = match repairer.feed(body, &mut out) {
+        Status::Complete { consumed } => {
+            let mut tail = repairer.take_leftover();
+            tail.extend_from_slice(&body[consumed..]);
+            (Status::Complete { consumed }, tail)
+        }
+        Status::NeedMore => (repairer.finish(&mut out), Vec::new()),
+        Status::TooDeep => {
+            return Err(Error::new(Category::Limit, "nesting deeper than 128 levels"));
+        }
+        other => return Err(Error::new(Category::Limit, format!("cannot repair: {other:?}"))),
+    };
+    if !matches!(status, Status::Complete { .. }) && repairer.started() {
+        repairs.insert(Repair::MissingClosers);
+    }
+    if !repairer.started() {
+        return Err(Error::new(Category::Syntax, "no JSON value in the input"));
+    }
+    repairs = repairs.union(repairer.repairs());
+    // Blanks after the value are kept; anything else is dropped and reported.
+    let blanks = tail.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    out.extend_from_slice(&tail[..blanks]);
+    if blanks < tail.len() {
+        repairs.insert(Repair::SurroundingText);
+    }
+    if let Err(err) = serde_json::from_slice::<&serde_json::value::RawValue>(&out) {
+        return Err(Error::new(
+            Category::Syntax,
+            format!("repaired text is still not JSON: {err}"),
+        ));
+    }
+    let json = String::from_utf8(out).map_err(|_| Error::new(Category::Syntax, "repaired text is not UTF-8"))?;
+    Ok(Repaired { json, repairs })
+}
+
+/// Remove a markdown fence and prose around the value.
+fn strip_wrapping<'a>(text: &'a [u8], repairs: &mut Repairs) -> &'a [u8] {
+    let start = text.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(text.len());
+    let rest = &text[start..];
+    if rest.starts_with(b"```") {
+        repairs.insert(Repair::MarkdownFence);
+        let body_start = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
+        let body = &rest[body_start..];
+        let end = memchr::memmem::find(body, b"```").unwrap_or(body.len());
+        return &body[..end];
+    }
+    if let Some(&first) = rest.first() {
+        if first.is_ascii_alphabetic() && !starts_with_literal(rest) {
+            if let Some(open) = rest.iter().position(|&b| b == b'{' || b == b'[') {
+                repairs.insert(Repair::SurroundingText);
+                return &rest[open..];
+            }
+        }
+    }
+    text
+}
+
+fn starts_with_literal(text: &[u8]) -> bool {
+    const LITERALS: &[&[u8]] = &[
+        b"true", b"false", b"null", b"True", b"False", b"None", b"NaN", b"Infinity", b"undefined",
+    ];
+    LITERALS.iter().any(|l| {
+        text.starts_with(l) && text.get(l.len()).is_none_or(|b| !b.is_ascii_alphanumeric())
+    })
+}

@@ -1,0 +1,394 @@
+//! The bounded look-ahead that decides whether a quote inside a string ends it.
+//!
+//! When a value string meets its closing delimiter, the repairer cannot know yet whether
+//! the model meant to end the string (`"dark", "columns": 3}`) or wrote a quote as
+//! content (`<meta charset="UTF-8">`). It feeds the bytes after the candidate quote to a
+//! [`Lookahead`], which reads on as if the string had ended and answers:
+//!
+//! * [`Verdict::Close`] when what follows continues as valid structure to the end of the
+//!   enclosing container and then a legal continuation (the parent's next member, its
+//!   closer, the call's closing marker, or the end of the stream), or when the window
+//!   is used up without a contradiction (valid JSON is never reinterpreted);
+//! * [`Verdict::Content`] at the first contradiction: a byte that cannot come next, a
+//!   closer of the wrong kind, or (with a schema) a key the tool does not declare.
+//!
+//! The window is bounded (`Limits::lookahead`), so every quote is decided after at most
+//! that many bytes, and each byte is examined by at most one look-ahead per quote in
+//! the window: total work stays linear.
+
+use crate::scan::{Found, MarkerSet};
+use smallvec::SmallVec;
+
+/// The answer of a look-ahead.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// The candidate quote ends the string.
+    Close,
+    /// The candidate quote is content.
+    Content,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum St {
+    After,
+    /// Just after a `,`: the next item must start here.
+    Item,
+    Key,
+    KeyStr { quote: u8, esc: bool },
+    KeyWord,
+    Colon,
+    Value,
+    Str { quote: u8, esc: bool },
+    /// After a quote that may end a nested string: blanks, then a delimiter or not.
+    StrQuote { quote: u8 },
+    Scalar,
+    Comment { block: bool, star: bool },
+}
+
+/// Keys a tool declares, checked at one depth of the structure.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct KeyCheck {
+    /// Stack depth of the arguments object (1 when the arguments are the whole value).
+    pub depth: usize,
+    /// The declared keys; `None` when any key is allowed.
+    pub keys: Option<std::sync::Arc<[String]>>,
+}
+
+/// What a look-ahead reads against: the call's terminators and the declared keys.
+pub(crate) struct Ctx<'a> {
+    pub terminators: &'a MarkerSet,
+    pub check: &'a KeyCheck,
+}
+
+pub(crate) struct Lookahead {
+    stack: SmallVec<[u8; 32]>,
+    base: usize,
+    st: St,
+    seen: usize,
+    window: usize,
+    /// The enclosing container has closed; one more legal token decides.
+    closed: bool,
+    key: SmallVec<[u8; 32]>,
+    marker: SmallVec<[u8; 32]>,
+}
+
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+fn is_scalar_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.' | b'_' | b'$')
+}
+
+impl Lookahead {
+    /// Start after a candidate closing quote of a string in the container `stack`.
+    pub(crate) fn new(stack: &[u8], window: usize) -> Lookahead {
+        Lookahead {
+            stack: SmallVec::from_slice(stack),
+            base: stack.len(),
+            st: St::After,
+            seen: 0,
+            window,
+            closed: stack.is_empty(),
+            key: SmallVec::new(),
+            marker: SmallVec::new(),
+        }
+    }
+
+    /// Feed one byte; `Some` once decided.
+    pub(crate) fn step(&mut self, b: u8, ctx: &Ctx<'_>) -> Option<Verdict> {
+        self.seen += 1;
+        if self.seen > self.window {
+            return Some(Verdict::Close);
+        }
+        if !self.marker.is_empty() {
+            self.marker.push(b);
+            return match ctx.terminators.match_at(&self.marker, 0) {
+                Found::Full { .. } => Some(Verdict::Close),
+                Found::Partial { .. } => None,
+                Found::None => Some(Verdict::Content),
+            };
+        }
+        match self.st {
+            St::KeyStr { quote, esc } => {
+                if esc {
+                    self.st = St::KeyStr { quote, esc: false };
+                } else if b == b'\\' {
+                    self.st = St::KeyStr { quote, esc: true };
+                } else if b == quote {
+                    return self.key_done(ctx);
+                } else {
+                    self.key.push(b);
+                    if self.key.len() > 256 {
+                        return Some(Verdict::Content);
+                    }
+                }
+                None
+            }
+            St::Str { quote, esc } => {
+                if esc {
+                    self.st = St::Str { quote, esc: false };
+                } else if b == b'\\' {
+                    self.st = St::Str { quote, esc: true };
+                } else if b == quote {
+                    self.st = St::StrQuote { quote };
+                }
+                None
+            }
+            St::StrQuote { quote } => {
+                if is_blank(b) {
+                    return None;
+                }
+                if matches!(b, b',' | b'}' | b']') || ctx.terminators.starts_with_byte(b) {
+                    self.st = St::After;
+                    return self.structural(b, ctx);
+                }
+                // The nested string has quotes of its own: the structure cannot be read
+                // any further, and nothing so far contradicted the candidate.
+                let _ = quote;
+                Some(Verdict::Close)
+            }
+            St::KeyWord => {
+                if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'-' {
+                    self.key.push(b);
+                    None
+                } else {
+                    if let Some(v) = self.key_done(ctx) {
+                        return Some(v);
+                    }
+                    self.structural(b, ctx)
+                }
+            }
+            St::Scalar => {
+                if is_scalar_byte(b) {
+                    None
+                } else {
+                    self.st = St::After;
+                    self.structural(b, ctx)
+                }
+            }
+            St::Comment { block, star } => {
+                if block {
+                    if star && b == b'/' {
+                        self.st = St::After;
+                    } else {
+                        self.st = St::Comment {
+                            block,
+                            star: b == b'*',
+                        };
+                    }
+                } else if b == b'\n' {
+                    self.st = St::After;
+                }
+                None
+            }
+            _ => self.structural(b, ctx),
+        }
+    }
+
+    fn key_done(&mut self, ctx: &Ctx<'_>) -> Option<Verdict> {
+        if self.stack.len() == ctx.check.depth {
+            if let Some(keys) = &ctx.check.keys {
+                if !keys.iter().any(|k| k.as_bytes() == self.key.as_slice()) {
+                    return Some(Verdict::Content);
+                }
+            }
+        }
+        self.key.clear();
+        self.st = St::Colon;
+        None
+    }
+
+    fn close(&mut self, b: u8) -> Option<Verdict> {
+        let open = if b == b'}' { b'{' } else { b'[' };
+        match self.stack.last() {
+            Some(&top) if top == open => {
+                self.stack.pop();
+                if self.closed {
+                    // The parent's own closer after the enclosing value: legal.
+                    return Some(Verdict::Close);
+                }
+                if self.stack.len() < self.base {
+                    self.closed = true;
+                }
+                self.st = St::After;
+                None
+            }
+            _ => Some(Verdict::Content),
+        }
+    }
+
+    fn structural(&mut self, b: u8, ctx: &Ctx<'_>) -> Option<Verdict> {
+        if is_blank(b) {
+            if self.closed && self.stack.is_empty() {
+                // The whole value ended and a blank follows: nothing else to check.
+                return Some(Verdict::Close);
+            }
+            return None;
+        }
+        if ctx.terminators.starts_with_byte(b) {
+            self.marker.push(b);
+            return match ctx.terminators.match_at(&self.marker, 0) {
+                Found::Full { .. } => Some(Verdict::Close),
+                Found::Partial { .. } => None,
+                Found::None => {
+                    self.marker.clear();
+                    self.structural_token(b, ctx)
+                }
+            };
+        }
+        self.structural_token(b, ctx)
+    }
+
+    fn structural_token(&mut self, b: u8, ctx: &Ctx<'_>) -> Option<Verdict> {
+        if self.closed && self.stack.is_empty() {
+            return Some(Verdict::Content);
+        }
+        if b == b'/' || b == b'#' {
+            // A comment start after the quote: accepted (BAML's rule), but only where a
+            // blank could stand.
+            if matches!(self.st, St::After | St::Item | St::Key | St::Value | St::Colon) {
+                self.st = St::Comment {
+                    block: false,
+                    star: false,
+                };
+                return if self.closed { Some(Verdict::Close) } else { None };
+            }
+        }
+        match self.st {
+            St::After => match b {
+                b',' => {
+                    self.st = St::Item;
+                    None
+                }
+                b'}' | b']' => self.close(b),
+                _ => Some(Verdict::Content),
+            },
+            St::Item => {
+                let in_object = self.stack.last() == Some(&b'{');
+                let starts = if in_object {
+                    matches!(b, b'"' | b'\'') || b.is_ascii_alphabetic() || b == b'_' || b == b'$'
+                } else {
+                    matches!(b, b'"' | b'\'' | b'{' | b'[' | b'-' | b'.')
+                        || b.is_ascii_alphanumeric()
+                };
+                if self.closed {
+                    return Some(if starts { Verdict::Close } else { Verdict::Content });
+                }
+                if matches!(b, b'}' | b']') {
+                    // A trailing comma.
+                    return self.close(b);
+                }
+                self.st = if in_object { St::Key } else { St::Value };
+                self.structural_token(b, ctx)
+            }
+            St::Key => match b {
+                b'"' | b'\'' => {
+                    self.st = St::KeyStr {
+                        quote: b,
+                        esc: false,
+                    };
+                    None
+                }
+                b'}' => self.close(b),
+                _ if b.is_ascii_alphabetic() || b == b'_' || b == b'$' => {
+                    self.key.push(b);
+                    self.st = St::KeyWord;
+                    None
+                }
+                _ => Some(Verdict::Content),
+            },
+            St::Colon => match b {
+                b':' => {
+                    self.st = St::Value;
+                    None
+                }
+                _ => Some(Verdict::Content),
+            },
+            St::Value => match b {
+                b'"' | b'\'' => {
+                    self.st = St::Str {
+                        quote: b,
+                        esc: false,
+                    };
+                    None
+                }
+                b'{' | b'[' => {
+                    if self.stack.len() >= 64 {
+                        return Some(Verdict::Close);
+                    }
+                    self.stack.push(b);
+                    self.st = if b == b'{' { St::Key } else { St::Value };
+                    None
+                }
+                b']' if self.stack.last() == Some(&b'[') => self.close(b),
+                _ if is_scalar_byte(b) => {
+                    self.st = St::Scalar;
+                    None
+                }
+                _ => Some(Verdict::Content),
+            },
+            _ => Some(Verdict::Content),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decide(stack: &[u8], after: &str, terms: &[&'static [u8]], keys: Option<&[&str]>) -> Verdict {
+        let set = MarkerSet::new(terms);
+        let check = KeyCheck {
+            depth: stack.len(),
+            keys: keys.map(|k| k.iter().map(|s| s.to_string()).collect()),
+        };
+        let ctx = Ctx { terminators: &set, check: &check };
+        let mut la = Lookahead::new(stack, 256);
+        for &b in after.as_bytes() {
+            if let Some(v) = la.step(b, &ctx) {
+                return v;
+            }
+        }
+        Verdict::Close // end of stream
+    }
+
+    #[test]
+    fn decides_like_the_rule_table() {
+        use Verdict::*;
+        let cases: &[(&[u8], &str, Verdict)] = &[
+            (b"{", "}", Close),
+            (b"{", ", \"b\": 1}", Close),
+            (b"{", "alue\", \"key2\": \"value2\"}", Content),
+            (b"{", " screen\"}", Content),
+            (b"{", ", jackson\"}", Content),
+            (b"[", ", \"b\"]", Close),
+            (b"[", "]", Close),
+            (b"{", "UTF-8\">", Content),
+            (b"{", ":", Content),
+            (b"{{", ", \"b\": {\"c\": [1, 2]}}, \"d\": 1}", Close),
+            (b"{{", "}}", Close),
+            // The trap: JSON-looking text inside the content of a hermes call.
+            (b"{{", ", \"columns\": 3};\nconsole.log(cfg);\"}}", Content),
+            (b"", "", Close),
+            (b"", " ", Close),
+            (b"", "x", Content),
+        ];
+        for (stack, after, want) in cases {
+            assert_eq!(decide(stack, after, &[], None), *want, "{after:?}");
+        }
+    }
+
+    #[test]
+    fn the_call_closer_is_a_legal_continuation() {
+        assert_eq!(decide(b"{{", "</tool_call>", &[b"</tool_call>"], None), Verdict::Close);
+        assert_eq!(decide(b"{{", "</tool_x>", &[b"</tool_call>"], None), Verdict::Content);
+    }
+
+    #[test]
+    fn undeclared_keys_count_against_closing() {
+        let keys = Some(&["path", "content"][..]);
+        assert_eq!(decide(b"{", ", \"columns\": 3}", &[], keys), Verdict::Content);
+        assert_eq!(decide(b"{", ", \"path\": \"a\"}", &[], keys), Verdict::Close);
+    }
+}

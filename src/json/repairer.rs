@@ -1,0 +1,1244 @@
+//! The streaming JSON repairer: a byte-level transducer with a bounded pending buffer.
+//!
+//! Bytes go in as they arrive; repaired JSON comes out as soon as each byte's meaning is
+//! decided. Undecided bytes wait in small buffers: a comma that may turn out trailing, a
+//! number or bare word waiting for its delimiter, an escape waiting for its hex digits,
+//! a partial UTF-8 sequence, and the bytes after a candidate closing quote while the
+//! [`Lookahead`] decides. Output is never edited once written (repairs are applied only
+//! to bytes not yet emitted), so every prefix of the output is a prefix of the final
+//! text. Valid JSON passes through byte for byte: each repair fires only at a byte that
+//! valid JSON cannot contain at that point.
+
+use super::lookahead::{Ctx, KeyCheck, Lookahead, Verdict};
+use crate::repairs::{Repair, Repairs};
+use crate::scan::{Found, MarkerId, MarkerSet};
+use smallvec::SmallVec;
+
+/// How a string is delimited.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Delim {
+    Double,
+    Single,
+    /// `“…”` (closer `”`).
+    CurlyDouble,
+    /// `‘…’` (closer `’`).
+    CurlySingle,
+    /// A dialect's string token (Gemma's `<|"|>`): raw content, no escapes.
+    Alt,
+}
+
+impl Delim {
+    fn closer<'a>(self, alt: &'a [u8]) -> &'a [u8] {
+        match self {
+            Delim::Double => b"\"",
+            Delim::Single => b"'",
+            Delim::CurlyDouble => "\u{201d}".as_bytes(),
+            Delim::CurlySingle => "\u{2019}".as_bytes(),
+            Delim::Alt => alt,
+        }
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum St {
+    /// Expecting a value.
+    Value,
+    /// In an object, expecting a key or `}`.
+    KeyOrEnd,
+    /// After a key, expecting `:`.
+    Colon,
+    /// After a value, expecting `,` or a closer.
+    After,
+    /// A comma (and blanks) are held: expecting the next item or a closer.
+    Comma,
+    /// Inside a string.
+    Str { delim: Delim, key: bool },
+    /// A number token is held.
+    Num,
+    /// A bare word is held.
+    Word { key: bool },
+    /// An unquoted string value: the opening `"` is out, trailing blanks are held.
+    Bare,
+    /// A comment; the state to return to is in `comment_prev`.
+    Comment { block: bool, star: bool },
+    /// `/` seen, deciding whether a comment starts.
+    Slash,
+    /// The top-level value is complete.
+    Done,
+}
+
+/// What [`Repairer::feed`] stopped on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// All input was consumed; more is needed.
+    NeedMore,
+    /// The top-level value ended after `consumed` bytes of the input; the bytes in
+    /// [`Repairer::take_leftover`] come before `input[consumed..]`.
+    Complete { consumed: usize },
+    /// A terminator marker was matched where structure was expected and consumed; the
+    /// open containers were closed. Leftover as for `Complete`.
+    Terminated { consumed: usize, marker: MarkerId },
+    /// Nesting went deeper than the limit.
+    TooDeep,
+    /// More bytes were held undecided than the limit allows.
+    HeldOverflow,
+}
+
+/// Limits and dialect data for a [`Repairer`].
+#[derive(Clone, Debug)]
+pub(crate) struct Options {
+    pub max_depth: usize,
+    pub lookahead: usize,
+    pub max_held: usize,
+    /// Markers that end the value where structure is expected (a call's closer).
+    pub terminators: MarkerSet,
+    /// A dialect's raw string delimiter (Gemma `<|"|>`); empty for none.
+    pub alt_string: &'static [u8],
+    /// Declared keys, for the look-ahead.
+    pub keys: KeyCheck,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            max_depth: 128,
+            lookahead: 256,
+            max_held: 4096,
+            terminators: MarkerSet::default(),
+            alt_string: b"",
+            keys: KeyCheck::default(),
+        }
+    }
+}
+
+pub(crate) struct Repairer {
+    opts: Options,
+    /// Terminators, then the curly openers and the alt string opener.
+    structural: MarkerSet,
+    st: St,
+    comment_prev: St,
+    stack: SmallVec<[u8; 32]>,
+    /// Held structural bytes: a comma and its blanks (`hold[..tok]`), then the current
+    /// token (`hold[tok..]`); in `Bare`, the trailing blanks.
+    hold: Vec<u8>,
+    tok: usize,
+    /// A held escape sequence, starting with `\`.
+    esc: SmallVec<[u8; 16]>,
+    /// A partial UTF-8 sequence.
+    utf8: SmallVec<[u8; 4]>,
+    /// Bytes of a possible multi-byte marker being matched.
+    marker: SmallVec<[u8; 32]>,
+    marker_in_string: bool,
+    la: Option<Lookahead>,
+    la_closer: usize,
+    pending: Vec<u8>,
+    replay: Vec<u8>,
+    rpos: usize,
+    repairs: Repairs,
+    stop: Option<Status>,
+    started: bool,
+}
+
+const CURLY_DOUBLE_OPEN: &[u8] = "\u{201c}".as_bytes();
+const CURLY_SINGLE_OPEN: &[u8] = "\u{2018}".as_bytes();
+
+impl Repairer {
+    pub(crate) fn new(opts: Options) -> Repairer {
+        let mut r = Repairer {
+            opts,
+            structural: MarkerSet::default(),
+            st: St::Value,
+            comment_prev: St::Value,
+            stack: SmallVec::new(),
+            hold: Vec::new(),
+            tok: 0,
+            esc: SmallVec::new(),
+            utf8: SmallVec::new(),
+            marker: SmallVec::new(),
+            marker_in_string: false,
+            la: None,
+            la_closer: 0,
+            pending: Vec::new(),
+            replay: Vec::new(),
+            rpos: 0,
+            repairs: Repairs::NONE,
+            stop: None,
+            started: false,
+        };
+        r.rebuild();
+        r
+    }
+
+    fn rebuild(&mut self) {
+        let mut set = self.opts.terminators.clone();
+        set.push(CURLY_DOUBLE_OPEN);
+        set.push(CURLY_SINGLE_OPEN);
+        if !self.opts.alt_string.is_empty() {
+            set.push(self.opts.alt_string);
+        }
+        self.structural = set;
+    }
+
+    /// Replace the options (terminators, keys, limits) before feeding a new value.
+    pub(crate) fn set_options(&mut self, opts: Options) {
+        self.opts = opts;
+        self.rebuild();
+    }
+
+    /// Set the declared keys checked by the look-ahead.
+    pub(crate) fn set_keys(&mut self, keys: KeyCheck) {
+        self.opts.keys = keys;
+    }
+
+    /// Start over for a new value, keeping allocations and options.
+    pub(crate) fn reset(&mut self) {
+        self.st = St::Value;
+        self.comment_prev = St::Value;
+        self.stack.clear();
+        self.hold.clear();
+        self.tok = 0;
+        self.esc.clear();
+        self.utf8.clear();
+        self.marker.clear();
+        self.marker_in_string = false;
+        self.la = None;
+        self.pending.clear();
+        self.replay.clear();
+        self.rpos = 0;
+        self.repairs = Repairs::NONE;
+        self.stop = None;
+        self.started = false;
+    }
+
+    pub(crate) fn repairs(&self) -> Repairs {
+        self.repairs
+    }
+
+    /// Whether any non-blank byte of the value has been seen.
+    pub(crate) fn started(&self) -> bool {
+        self.started
+    }
+
+    /// Whether the top-level value is complete.
+    pub(crate) fn is_done(&self) -> bool {
+        self.st == St::Done
+    }
+
+    /// Bytes read but not used after stopping; they come before the rest of the input.
+    pub(crate) fn take_leftover(&mut self) -> Vec<u8> {
+        let rest = self.replay.split_off(self.rpos);
+        self.replay.clear();
+        self.rpos = 0;
+        rest
+    }
+
+    /// How many bytes are held undecided.
+    pub(crate) fn held(&self) -> usize {
+        self.hold.len() + self.pending.len() + self.esc.len() + self.marker.len()
+    }
+
+    fn flag(&mut self, r: Repair) {
+        self.repairs.insert(r);
+    }
+
+    fn take_stop(&mut self, consumed: usize) -> Option<Status> {
+        self.stop.take().map(|stop| match stop {
+            Status::Complete { .. } => Status::Complete { consumed },
+            Status::Terminated { marker, .. } => Status::Terminated { consumed, marker },
+            other => other,
+        })
+    }
+
+    /// Feed input; decided output is appended to `out`.
+    pub(crate) fn feed(&mut self, input: &[u8], out: &mut Vec<u8>) -> Status {
+        let mut i = 0;
+        loop {
+            if let Some(stop) = self.take_stop(i) {
+                return stop;
+            }
+            if self.rpos < self.replay.len() {
+                let b = self.replay[self.rpos];
+                self.rpos += 1;
+                if self.rpos == self.replay.len() {
+                    self.replay.clear();
+                    self.rpos = 0;
+                }
+                self.step(b, out);
+                continue;
+            }
+            if i >= input.len() {
+                return Status::NeedMore;
+            }
+            if self.la.is_none() && self.marker.is_empty() && self.esc.is_empty() && self.utf8.is_empty() {
+                if let St::Str { delim, .. } = self.st {
+                    let n = self.string_run(delim, &input[i..], out);
+                    if n > 0 {
+                        i += n;
+                        continue;
+                    }
+                }
+            }
+            let b = input[i];
+            i += 1;
+            self.step(b, out);
+            if self.held() > self.opts.max_held && self.stop.is_none() {
+                return Status::HeldOverflow;
+            }
+        }
+    }
+
+    /// Copy a run of plain string content; returns the bytes consumed.
+    fn string_run(&mut self, delim: Delim, input: &[u8], out: &mut Vec<u8>) -> usize {
+        let alt0 = self.opts.alt_string.first().copied().unwrap_or(b'"');
+        let n = input
+            .iter()
+            .position(|&b| {
+                b < 0x20
+                    || b == b'"'
+                    || b == b'\\'
+                    || b >= 0x80
+                    || (delim == Delim::Single && b == b'\'')
+                    || (delim == Delim::Alt && b == alt0)
+            })
+            .unwrap_or(input.len());
+        out.extend_from_slice(&input[..n]);
+        if n < input.len() && input[n] >= 0x80 && !matches!(delim, Delim::CurlyDouble | Delim::CurlySingle) {
+            // Validate a non-ASCII run in bulk; partial or invalid sequences go to `step`.
+            let rest = &input[n..];
+            let m = rest.iter().position(|&b| b < 0x80).unwrap_or(rest.len());
+            let valid = match std::str::from_utf8(&rest[..m]) {
+                Ok(_) => m,
+                Err(e) => e.valid_up_to(),
+            };
+            out.extend_from_slice(&rest[..valid]);
+            return n + valid;
+        }
+        n
+    }
+
+    /// Put bytes back in front of the unread input.
+    fn requeue(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        let mut next = Vec::with_capacity(bytes.len() + self.replay.len() - self.rpos);
+        next.extend_from_slice(bytes);
+        next.extend_from_slice(&self.replay[self.rpos..]);
+        self.replay = next;
+        self.rpos = 0;
+    }
+
+    fn step(&mut self, b: u8, out: &mut Vec<u8>) {
+        if let Some(la) = self.la.as_mut() {
+            self.pending.push(b);
+            let ctx = Ctx {
+                terminators: &self.opts.terminators,
+                check: &self.opts.keys,
+            };
+            if let Some(v) = la.step(b, &ctx) {
+                self.resolve(v, out);
+            }
+            return;
+        }
+        if !self.marker.is_empty() {
+            self.marker.push(b);
+            self.check_marker(out);
+            return;
+        }
+        match self.st {
+            St::Str { delim, key } => self.string_byte(b, delim, key, out),
+            St::Num => self.num_byte(b, out),
+            St::Word { key } => self.word_byte(b, key, out),
+            St::Bare => self.bare_byte(b, out),
+            St::Comment { block, star } => {
+                if block {
+                    if star && b == b'/' {
+                        self.st = self.comment_prev;
+                    } else {
+                        self.st = St::Comment { block, star: b == b'*' };
+                    }
+                } else if b == b'\n' {
+                    self.st = self.comment_prev;
+                    self.structural(b, out);
+                }
+            }
+            St::Slash => match b {
+                b'/' | b'*' => {
+                    self.flag(Repair::Comment);
+                    self.st = St::Comment {
+                        block: b == b'*',
+                        star: false,
+                    };
+                }
+                _ => {
+                    // Not a comment: a bare word starting with `/` (a path, say).
+                    self.st = self.comment_prev;
+                    self.token_start(b'/', out);
+                    self.step(b, out);
+                }
+            },
+            St::Done => {}
+            _ => self.structural(b, out),
+        }
+    }
+
+    // ---- structure ----
+
+    fn structural(&mut self, b: u8, out: &mut Vec<u8>) {
+        if is_blank(b) {
+            if self.st == St::Comma {
+                self.hold.push(b);
+            } else {
+                out.push(b);
+            }
+            return;
+        }
+        if self.structural.starts_with_byte(b) {
+            self.marker.clear();
+            self.marker.push(b);
+            self.marker_in_string = false;
+            self.check_marker(out);
+            return;
+        }
+        self.structural_token(b, out);
+    }
+
+    fn check_marker(&mut self, out: &mut Vec<u8>) {
+        if self.marker_in_string {
+            let alt = self.opts.alt_string;
+            if self.marker.as_slice() == alt {
+                self.marker.clear();
+                out.push(b'"');
+                self.after_value();
+            } else if !alt.starts_with(&self.marker) {
+                let bytes = std::mem::take(&mut self.marker);
+                self.content_byte(bytes[0], true, out);
+                self.requeue(&bytes[1..]);
+            }
+            return;
+        }
+        match self.structural.match_at(&self.marker, 0) {
+            Found::Partial { .. } => {}
+            Found::Full { id, .. } => {
+                let m = self.structural.get(id);
+                self.marker.clear();
+                if m == CURLY_DOUBLE_OPEN || m == CURLY_SINGLE_OPEN || m == self.opts.alt_string {
+                    let delim = if m == CURLY_DOUBLE_OPEN {
+                        self.flag(Repair::CurlyQuotedString);
+                        Delim::CurlyDouble
+                    } else if m == CURLY_SINGLE_OPEN {
+                        self.flag(Repair::CurlyQuotedString);
+                        Delim::CurlySingle
+                    } else {
+                        Delim::Alt
+                    };
+                    self.open_string(delim, out);
+                } else {
+                    self.close_all(out);
+                    if self.started {
+                        self.flag(Repair::MissingClosers);
+                    }
+                    self.st = St::Done;
+                    self.stop = Some(Status::Terminated { consumed: 0, marker: id });
+                }
+            }
+            Found::None => {
+                let bytes = std::mem::take(&mut self.marker);
+                self.structural_token(bytes[0], out);
+                self.requeue(&bytes[1..]);
+            }
+        }
+    }
+
+    /// Emit what must precede an item here; returns whether the item is a key.
+    fn begin_item(&mut self, out: &mut Vec<u8>) -> bool {
+        let in_object = self.stack.last() == Some(&b'{');
+        match self.st {
+            St::KeyOrEnd => true,
+            St::Colon => {
+                self.flag(Repair::MissingColon);
+                out.push(b':');
+                false
+            }
+            St::After => {
+                self.flag(Repair::MissingComma);
+                out.push(b',');
+                in_object
+            }
+            St::Comma => {
+                out.extend_from_slice(&self.hold);
+                self.hold.clear();
+                in_object
+            }
+            _ => false,
+        }
+    }
+
+    fn open_string(&mut self, delim: Delim, out: &mut Vec<u8>) {
+        self.started = true;
+        let key = self.begin_item(out);
+        out.push(b'"');
+        self.st = St::Str { delim, key };
+    }
+
+    fn structural_token(&mut self, b: u8, out: &mut Vec<u8>) {
+        self.started = true;
+        match b {
+            b'"' => self.open_string(Delim::Double, out),
+            b'\'' => {
+                self.flag(Repair::SingleQuotedString);
+                self.open_string(Delim::Single, out);
+            }
+            b'{' | b'[' => {
+                if self.begin_item(out) {
+                    // A container where a key belongs: nothing sensible to keep.
+                    self.flag(Repair::StrayText);
+                    return;
+                }
+                if self.stack.len() >= self.opts.max_depth {
+                    self.stop = Some(Status::TooDeep);
+                    return;
+                }
+                self.stack.push(b);
+                out.push(b);
+                self.st = if b == b'{' { St::KeyOrEnd } else { St::Value };
+            }
+            b'}' | b']' => {
+                match self.st {
+                    St::Comma => {
+                        self.flag(Repair::TrailingComma);
+                        out.extend_from_slice(&self.hold[1..]);
+                        self.hold.clear();
+                    }
+                    St::Colon => {
+                        self.flag(Repair::MissingValue);
+                        out.extend_from_slice(b":null");
+                    }
+                    St::Value if self.stack.last() == Some(&b'{') => {
+                        self.flag(Repair::MissingValue);
+                        out.extend_from_slice(b"null");
+                    }
+                    _ => {}
+                }
+                self.close(b, out);
+            }
+            b',' => match self.st {
+                St::After => {
+                    self.hold.clear();
+                    self.hold.push(b',');
+                    self.tok = 1;
+                    self.st = St::Comma;
+                }
+                St::Colon | St::Value if self.stack.last() == Some(&b'{') => {
+                    self.flag(Repair::MissingValue);
+                    if self.st == St::Colon {
+                        out.push(b':');
+                    }
+                    out.extend_from_slice(b"null");
+                    self.st = St::After;
+                    self.structural_token(b, out);
+                }
+                _ => self.flag(Repair::TrailingComma),
+            },
+            b':' => match self.st {
+                St::Colon => {
+                    out.push(b':');
+                    self.st = St::Value;
+                }
+                _ => self.flag(Repair::StrayText),
+            },
+            b'=' if self.st == St::Colon => {
+                self.flag(Repair::MissingColon);
+                out.push(b':');
+                self.st = St::Value;
+            }
+            b'/' if self.st != St::Done => {
+                self.comment_prev = self.st;
+                self.st = St::Slash;
+            }
+            b'#' if !matches!(self.st, St::Value) => {
+                self.flag(Repair::Comment);
+                self.comment_prev = self.st;
+                self.st = St::Comment {
+                    block: false,
+                    star: false,
+                };
+            }
+            _ => self.token_start(b, out),
+        }
+    }
+
+    /// Start a number or a bare word; a held comma stays held until it resolves.
+    fn token_start(&mut self, b: u8, out: &mut Vec<u8>) {
+        self.started = true;
+        let key = if self.st == St::Comma {
+            self.tok = self.hold.len();
+            self.stack.last() == Some(&b'{')
+        } else {
+            let key = self.begin_item(out);
+            self.hold.clear();
+            self.tok = 0;
+            key
+        };
+        self.hold.push(b);
+        self.st = if !key && (b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.')) {
+            St::Num
+        } else {
+            St::Word { key }
+        };
+    }
+
+    fn close(&mut self, b: u8, out: &mut Vec<u8>) {
+        let open = if b == b'}' { b'{' } else { b'[' };
+        if self.stack.last() == Some(&open) {
+            self.stack.pop();
+            out.push(b);
+            self.after_value();
+        } else if self.stack.contains(&open) {
+            // Closes an outer container: close the inner ones first.
+            self.flag(Repair::RedundantCloser);
+            while let Some(top) = self.stack.pop() {
+                out.push(if top == b'{' { b'}' } else { b']' });
+                if top == open {
+                    break;
+                }
+            }
+            self.after_value();
+        } else {
+            self.flag(Repair::RedundantCloser);
+            if self.st != St::Value || self.stack.last() != Some(&b'[') {
+                // Keep the position we were in (After, KeyOrEnd, ...).
+            }
+        }
+    }
+
+    fn after_value(&mut self) {
+        if self.stack.is_empty() {
+            self.st = St::Done;
+            self.stop = Some(Status::Complete { consumed: 0 });
+        } else {
+            self.st = St::After;
+        }
+    }
+
+    /// Emit the closers of every open container.
+    fn close_all(&mut self, out: &mut Vec<u8>) {
+        while let Some(top) = self.stack.pop() {
+            out.push(if top == b'{' { b'}' } else { b']' });
+        }
+    }
+
+    // ---- strings ----
+
+    fn string_byte(&mut self, b: u8, delim: Delim, key: bool, out: &mut Vec<u8>) {
+        if !self.esc.is_empty() {
+            self.escape_byte(b, delim, key, out);
+            return;
+        }
+        if !self.utf8.is_empty() || b >= 0x80 {
+            if let Some(seq) = self.utf8_byte(b, out) {
+                if matches!(delim, Delim::CurlyDouble | Delim::CurlySingle) && seq.as_slice() == delim.closer(b"") {
+                    self.candidate_close(delim, key, seq.len(), &seq, out);
+                } else {
+                    out.extend_from_slice(&seq);
+                }
+            }
+            return;
+        }
+        match b {
+            b'\\' if delim != Delim::Alt => self.esc.push(b),
+            b'"' if delim == Delim::Double => self.candidate_close(delim, key, 1, b"\"", out),
+            b'\'' if delim == Delim::Single => self.candidate_close(delim, key, 1, b"'", out),
+            _ if delim == Delim::Alt && self.opts.alt_string.first() == Some(&b) => {
+                self.marker.clear();
+                self.marker.push(b);
+                self.marker_in_string = true;
+                self.check_marker(out);
+            }
+            _ => self.content_byte(b, delim == Delim::Alt, out),
+        }
+    }
+
+    /// Plain content inside a string or bare word: escaped as JSON needs.
+    fn content_byte(&mut self, b: u8, raw_backslash: bool, out: &mut Vec<u8>) {
+        match b {
+            0..=0x1f => {
+                self.flag(Repair::ControlCharacter);
+                escape_byte(b, out);
+            }
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' if raw_backslash => out.extend_from_slice(b"\\\\"),
+            0x80.. => {
+                if let Some(seq) = self.utf8_byte(b, out) {
+                    out.extend_from_slice(&seq);
+                }
+            }
+            _ => out.push(b),
+        }
+    }
+
+    /// Collect a UTF-8 sequence; returns it once complete and valid.
+    fn utf8_byte(&mut self, b: u8, out: &mut Vec<u8>) -> Option<SmallVec<[u8; 4]>> {
+        if !self.utf8.is_empty() {
+            if (0x80..=0xbf).contains(&b) {
+                self.utf8.push(b);
+                if self.utf8.len() == utf8_len(self.utf8[0]) {
+                    let seq = std::mem::take(&mut self.utf8);
+                    if std::str::from_utf8(&seq).is_ok() {
+                        return Some(seq);
+                    }
+                    self.flag(Repair::InvalidUtf8);
+                    out.extend_from_slice(REPLACEMENT);
+                }
+                return None;
+            }
+            // The sequence broke off: replace it, then read `b` afresh.
+            self.utf8.clear();
+            self.flag(Repair::InvalidUtf8);
+            out.extend_from_slice(REPLACEMENT);
+            self.requeue(&[b]);
+            return None;
+        }
+        if utf8_len(b) == 0 {
+            self.flag(Repair::InvalidUtf8);
+            out.extend_from_slice(REPLACEMENT);
+            return None;
+        }
+        self.utf8.push(b);
+        None
+    }
+
+    fn candidate_close(&mut self, delim: Delim, key: bool, len: usize, closer: &[u8], out: &mut Vec<u8>) {
+        if key {
+            out.push(b'"');
+            self.st = St::Colon;
+            return;
+        }
+        self.la = Some(Lookahead::new(&self.stack, self.opts.lookahead));
+        self.la_closer = len;
+        self.pending.clear();
+        self.pending.extend_from_slice(closer);
+        let _ = delim;
+    }
+
+    fn resolve(&mut self, verdict: Verdict, out: &mut Vec<u8>) {
+        self.la = None;
+        let pending = std::mem::take(&mut self.pending);
+        let St::Str { delim, .. } = self.st else {
+            unreachable!("a look-ahead runs only inside a string")
+        };
+        match verdict {
+            Verdict::Close => {
+                out.push(b'"');
+                self.after_value();
+            }
+            Verdict::Content => match delim {
+                Delim::Double => {
+                    self.flag(Repair::UnescapedQuote);
+                    out.extend_from_slice(b"\\\"");
+                }
+                _ => out.extend_from_slice(&pending[..self.la_closer]),
+            },
+        }
+        self.requeue(&pending[self.la_closer..]);
+        self.pending = pending;
+        self.pending.clear();
+    }
+
+    fn escape_byte(&mut self, b: u8, delim: Delim, key: bool, out: &mut Vec<u8>) {
+        self.esc.push(b);
+        let n = self.esc.len();
+        if n == 2 {
+            match b {
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
+                    out.extend_from_slice(&self.esc);
+                    self.esc.clear();
+                }
+                b'\'' => {
+                    // `\'` is not JSON; the quote needs no escape.
+                    if delim != Delim::Single {
+                        self.flag(Repair::InvalidEscape);
+                    }
+                    out.push(b'\'');
+                    self.esc.clear();
+                }
+                b'u' => {}
+                _ => {
+                    self.flag(Repair::InvalidEscape);
+                    out.extend_from_slice(b"\\\\");
+                    self.esc.clear();
+                    self.string_byte(b, delim, key, out);
+                }
+            }
+            return;
+        }
+        // Inside `\uXXXX` (and a possible `\uXXXX` low surrogate after it).
+        let hex_pos = matches!(n, 3..=6 | 9..=12);
+        let ok = if hex_pos {
+            b.is_ascii_hexdigit()
+        } else {
+            (n == 7 && b == b'\\') || (n == 8 && b == b'u')
+        };
+        if !ok {
+            let seq = std::mem::take(&mut self.esc);
+            if n <= 6 {
+                // `\u12G`: not an escape; keep the backslash as text.
+                self.flag(Repair::InvalidEscape);
+                out.extend_from_slice(b"\\\\");
+                self.requeue(&seq[1..]);
+            } else {
+                // A high surrogate without its low half.
+                self.flag(Repair::LoneSurrogate);
+                out.extend_from_slice(b"\\ufffd");
+                self.requeue(&seq[6..]);
+            }
+            return;
+        }
+        if n == 6 {
+            let unit = hex4(&self.esc[2..6]);
+            match unit {
+                0xd800..=0xdbff => {}
+                0xdc00..=0xdfff => {
+                    self.flag(Repair::LoneSurrogate);
+                    out.extend_from_slice(b"\\ufffd");
+                    self.esc.clear();
+                }
+                _ => {
+                    out.extend_from_slice(&self.esc);
+                    self.esc.clear();
+                }
+            }
+        } else if n == 12 {
+            let low = hex4(&self.esc[8..12]);
+            if (0xdc00..=0xdfff).contains(&low) {
+                out.extend_from_slice(&self.esc);
+                self.esc.clear();
+            } else {
+                let seq = std::mem::take(&mut self.esc);
+                self.flag(Repair::LoneSurrogate);
+                out.extend_from_slice(b"\\ufffd");
+                self.requeue(&seq[6..]);
+            }
+        }
+    }
+
+    // ---- numbers, words, bare strings ----
+
+    fn num_byte(&mut self, b: u8, out: &mut Vec<u8>) {
+        if b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-') {
+            self.hold.push(b);
+            return;
+        }
+        if b.is_ascii_alphabetic() || b == b'_' || b == b':' && false {
+            self.st = St::Word { key: false };
+            self.hold.push(b);
+            return;
+        }
+        self.end_number(out);
+        self.step(b, out);
+    }
+
+    fn end_number(&mut self, out: &mut Vec<u8>) {
+        let tok = &self.hold[self.tok..];
+        if tok.len() >= 2 && tok.iter().all(|&c| c == b'.') {
+            self.flag(Repair::Ellipsis);
+            self.hold.truncate(self.tok);
+            self.st = if self.tok > 0 { St::Comma } else { St::Value };
+            if self.tok == 0 {
+                self.hold.clear();
+            }
+            return;
+        }
+        let mut norm: SmallVec<[u8; 32]> = SmallVec::new();
+        let verdict = normalize_number(tok, &mut norm);
+        out.extend_from_slice(&self.hold[..self.tok]);
+        match verdict {
+            NumberKind::Valid => out.extend_from_slice(&self.hold[self.tok..]),
+            NumberKind::Normalized => {
+                self.flag(Repair::NumberNormalized);
+                out.extend_from_slice(&norm);
+            }
+            NumberKind::NotANumber => {
+                let tok = self.hold[self.tok..].to_vec();
+                self.emit_word_string(&tok, out);
+            }
+        }
+        self.hold.clear();
+        self.after_value();
+    }
+
+    fn word_byte(&mut self, b: u8, key: bool, out: &mut Vec<u8>) {
+        if is_word_byte(b) && !(self.hold.len() > self.tok && self.structural.starts_with_byte(b) && b >= 0x80) {
+            self.hold.push(b);
+            return;
+        }
+        self.end_word(key, Some(b), out);
+    }
+
+    fn end_word(&mut self, key: bool, next: Option<u8>, out: &mut Vec<u8>) {
+        let word = self.hold[self.tok..].to_vec();
+        out.extend_from_slice(&self.hold[..self.tok]);
+        self.hold.clear();
+        self.tok = 0;
+        if key {
+            self.flag(Repair::UnquotedKey);
+            out.push(b'"');
+            self.escape_all(&word, out);
+            out.push(b'"');
+            self.st = St::Colon;
+        } else if let Some((lit, repair)) = literal(&word) {
+            if let Some(r) = repair {
+                self.flag(r);
+            }
+            out.extend_from_slice(lit);
+            self.after_value();
+        } else if next.is_none() && is_literal_prefix(&word) {
+            // Cut inside a literal: never guess which one.
+            out.extend_from_slice(b"null");
+            self.after_value();
+        } else {
+            self.flag(Repair::UnquotedString);
+            out.push(b'"');
+            self.escape_all(&word, out);
+            if next.is_some() {
+                self.st = St::Bare;
+            } else {
+                out.push(b'"');
+                self.after_value();
+            }
+        }
+        if let Some(b) = next {
+            self.step(b, out);
+        }
+    }
+
+    fn emit_word_string(&mut self, word: &[u8], out: &mut Vec<u8>) {
+        self.flag(Repair::UnquotedString);
+        out.push(b'"');
+        self.escape_all(word, out);
+        out.push(b'"');
+    }
+
+    fn escape_all(&mut self, bytes: &[u8], out: &mut Vec<u8>) {
+        for &c in bytes {
+            self.content_byte(c, true, out);
+        }
+        if !self.utf8.is_empty() {
+            self.utf8.clear();
+            self.flag(Repair::InvalidUtf8);
+            out.extend_from_slice(REPLACEMENT);
+        }
+    }
+
+    fn bare_byte(&mut self, b: u8, out: &mut Vec<u8>) {
+        let ends = matches!(b, b',' | b'}' | b']' | b'\n' | b'\r')
+            || (self.structural.starts_with_byte(b) && b < 0x80);
+        if ends {
+            if !self.utf8.is_empty() {
+                self.utf8.clear();
+                self.flag(Repair::InvalidUtf8);
+                out.extend_from_slice(REPLACEMENT);
+            }
+            out.push(b'"');
+            out.extend_from_slice(&self.hold);
+            self.hold.clear();
+            self.after_value();
+            if self.stop.is_some() {
+                self.requeue(&[b]);
+            } else {
+                self.structural(b, out);
+            }
+        } else if b == b' ' || b == b'\t' {
+            self.hold.push(b);
+        } else {
+            let blanks = std::mem::take(&mut self.hold);
+            out.extend_from_slice(&blanks);
+            self.hold = blanks;
+            self.hold.clear();
+            self.content_byte(b, true, out);
+        }
+    }
+
+    // ---- end of input ----
+
+    /// End the value at the end of the stream: resolve what is held and close every open
+    /// container. Returns the status if the value completed (or a terminator appeared)
+    /// while resolving held bytes.
+    pub(crate) fn finish(&mut self, out: &mut Vec<u8>) -> Status {
+        loop {
+            if self.la.is_some() {
+                self.resolve(Verdict::Close, out);
+            }
+            if !self.marker.is_empty() {
+                let bytes = std::mem::take(&mut self.marker);
+                if self.marker_in_string {
+                    for &c in &bytes {
+                        self.content_byte(c, true, out);
+                    }
+                } else {
+                    match self.structural.match_at(&bytes, 0) {
+                        Found::Full { .. } | Found::Partial { .. } if self.structural.find_final(&bytes) != Found::None => {
+                            self.marker = bytes;
+                            self.marker_in_string = false;
+                            // A full marker at the very end.
+                            let m = self.marker.clone();
+                            self.marker.clear();
+                            if let Found::Full { id, end, .. } = self.structural.find_final(&m) {
+                                if end == m.len() {
+                                    self.marker.extend_from_slice(&m);
+                                    self.marker.truncate(end);
+                                    let _ = id;
+                                    // Re-run the check with the exact marker.
+                                    let exact = self.marker.clone();
+                                    self.marker.clear();
+                                    self.marker.extend_from_slice(&exact);
+                                    self.check_marker_final(out);
+                                    continue;
+                                }
+                            }
+                            self.structural_token(m[0], out);
+                            self.requeue(&m[1..]);
+                        }
+                        _ => {
+                            self.structural_token(bytes[0], out);
+                            self.requeue(&bytes[1..]);
+                        }
+                    }
+                }
+            }
+            let status = self.feed(&[], out);
+            if status != Status::NeedMore {
+                return status;
+            }
+            if self.la.is_none() && self.marker.is_empty() {
+                break;
+            }
+        }
+        match self.st {
+            St::Num => self.end_number_at_eof(out),
+            St::Word { key } => {
+                if key {
+                    self.end_word(true, None, out);
+                    out.extend_from_slice(b":null");
+                } else {
+                    self.end_word(false, None, out);
+                }
+            }
+            St::Bare => {
+                out.push(b'"');
+                self.hold.clear();
+            }
+            St::Str { key, .. } => {
+                self.esc.clear();
+                self.utf8.clear();
+                out.push(b'"');
+                if key {
+                    out.extend_from_slice(b":null");
+                }
+            }
+            St::Colon => out.extend_from_slice(b":null"),
+            St::Value if self.stack.last() == Some(&b'{') => out.extend_from_slice(b"null"),
+            St::Comma => self.hold.clear(),
+            _ => {}
+        }
+        let was_done = self.st == St::Done;
+        self.close_all(out);
+        self.st = St::Done;
+        if was_done {
+            Status::Complete { consumed: 0 }
+        } else {
+            Status::NeedMore
+        }
+    }
+
+    fn check_marker_final(&mut self, out: &mut Vec<u8>) {
+        // At the end of the stream a full marker that a longer one could have extended
+        // counts as full.
+        if let Found::Full { id, .. } = self.structural.find_final(&self.marker) {
+            let m = self.structural.get(id);
+            if m.len() == self.marker.len() {
+                self.marker.clear();
+                if m == CURLY_DOUBLE_OPEN || m == CURLY_SINGLE_OPEN || m == self.opts.alt_string {
+                    let delim = if m == CURLY_DOUBLE_OPEN {
+                        Delim::CurlyDouble
+                    } else if m == CURLY_SINGLE_OPEN {
+                        Delim::CurlySingle
+                    } else {
+                        Delim::Alt
+                    };
+                    self.open_string(delim, out);
+                } else {
+                    self.close_all(out);
+                    self.st = St::Done;
+                    self.stop = Some(Status::Terminated { consumed: 0, marker: id });
+                }
+                return;
+            }
+        }
+        let bytes = std::mem::take(&mut self.marker);
+        self.structural_token(bytes[0], out);
+        self.requeue(&bytes[1..]);
+    }
+
+    fn end_number_at_eof(&mut self, out: &mut Vec<u8>) {
+        // A number cut at the end: drop a dangling `.`, `e`, sign; never invent digits.
+        while let Some(&c) = self.hold.last() {
+            if self.hold.len() > self.tok && matches!(c, b'.' | b'e' | b'E' | b'+' | b'-') {
+                self.hold.pop();
+            } else {
+                break;
+            }
+        }
+        if self.hold.len() == self.tok {
+            self.hold.clear();
+            if self.stack.last() == Some(&b'{') {
+                out.extend_from_slice(b"null");
+            }
+            return;
+        }
+        self.end_number(out);
+    }
+}
+
+fn hex4(h: &[u8]) -> u32 {
+    h.iter().fold(0, |acc, &c| acc * 16 + (c as char).to_digit(16).unwrap_or(0))
+}
+
+/// A bare word that is a literal, and the repair it needs.
+fn literal(word: &[u8]) -> Option<(&'static [u8], Option<Repair>)> {
+    Some(match word {
+        b"true" => (b"true", None),
+        b"false" => (b"false", None),
+        b"null" => (b"null", None),
+        b"True" | b"TRUE" => (b"true", Some(Repair::PythonLiteral)),
+        b"False" | b"FALSE" => (b"false", Some(Repair::PythonLiteral)),
+        b"None" | b"NULL" | b"Null" | b"nil" => (b"null", Some(Repair::PythonLiteral)),
+        b"NaN" | b"Infinity" | b"-Infinity" | b"+Infinity" | b"inf" | b"-inf" => {
+            (b"null", Some(Repair::NonFiniteNumber))
+        }
+        b"undefined" => (b"null", Some(Repair::UndefinedLiteral)),
+        _ => return None,
+    })
+}
+
+fn is_literal_prefix(word: &[u8]) -> bool {
+    const ALL: &[&[u8]] = &[
+        b"true", b"false", b"null", b"True", b"False", b"None", b"NaN", b"Infinity", b"undefined",
+    ];
+    !word.is_empty() && ALL.iter().any(|l| l.len() > word.len() && l.starts_with(word))
+}
+
+enum NumberKind {
+    Valid,
+    Normalized,
+    NotANumber,
+}
+
+/// Check a number token against JSON's grammar and normalize the spellings models use.
+fn normalize_number(tok: &[u8], norm: &mut SmallVec<[u8; 32]>) -> NumberKind {
+    let mut i = 0;
+    let mut changed = false;
+    if tok.first() == Some(&b'+') {
+        changed = true;
+        i = 1;
+    } else if tok.first() == Some(&b'-') {
+        norm.push(b'-');
+        i = 1;
+    }
+    let int_start = i;
+    while i < tok.len() && tok[i].is_ascii_digit() {
+        i += 1;
+    }
+    let int = &tok[int_start..i];
+    if int.len() > 1 && int[0] == b'0' {
+        return NumberKind::NotANumber; // `007`: keep it as text
+    }
+    if int.is_empty() {
+        if tok.get(i) != Some(&b'.') {
+            return NumberKind::NotANumber;
+        }
+        norm.push(b'0');
+        changed = true;
+    }
+    norm.extend_from_slice(int);
+    if tok.get(i) == Some(&b'.') {
+        i += 1;
+        let s = i;
+        while i < tok.len() && tok[i].is_ascii_digit() {
+            i += 1;
+        }
+        norm.push(b'.');
+        if i == s {
+            if int.is_empty() {
+                return NumberKind::NotANumber;
+            }
+            norm.push(b'0');
+            changed = true;
+        } else {
+            norm.extend_from_slice(&tok[s..i]);
+        }
+    }
+    if matches!(tok.get(i), Some(b'e' | b'E')) {
+        norm.push(tok[i]);
+        i += 1;
+        if matches!(tok.get(i), Some(b'+' | b'-')) {
+            norm.push(tok[i]);
+            i += 1;
+        }
+        let s = i;
+        while i < tok.len() && tok[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == s {
+            return NumberKind::NotANumber;
+        }
+        norm.extend_from_slice(&tok[s..i]);
+    }
+    if i != tok.len() {
+        return NumberKind::NotANumber;
+    }
+    if changed {
+        NumberKind::Normalized
+    } else {
+        NumberKind::Valid
+    }
+}
+
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'-' | b'+' | b'.') || b >= 0x80
+}
+
+/// Append `b` to `out` as JSON string content.
+pub(crate) fn escape_byte(b: u8, out: &mut Vec<u8>) {
+    match b {
+        b'"' => out.extend_from_slice(b"\\\""),
+        b'\\' => out.extend_from_slice(b"\\\\"),
+        b'\n' => out.extend_from_slice(b"\\n"),
+        b'\r' => out.extend_from_slice(b"\\r"),
+        b'\t' => out.extend_from_slice(b"\\t"),
+        0x08 => out.extend_from_slice(b"\\b"),
+        0x0c => out.extend_from_slice(b"\\f"),
+        0..=0x1f => {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[(b >> 4) as usize]);
+            out.push(HEX[(b & 15) as usize]);
+        }
+        _ => out.push(b),
+    }
+}
+
+const REPLACEMENT: &[u8] = "\u{fffd}".as_bytes();
+
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xc2..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf4 => 4,
+        _ => 0,
+    }
+}

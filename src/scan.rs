@@ -1,0 +1,212 @@
+//! Finding markers in a byte stream split at arbitrary points.
+//!
+//! A [`MarkerSet`] is a small set of byte strings. [`MarkerSet::find`] looks for the
+//! first marker in a slice with a first-byte prefilter (`memchr` over up to three
+//! distinct first bytes, a 256-entry table otherwise) and reports a *partial* match when
+//! the slice ends inside what could still become a marker. The caller holds exactly
+//! those bytes back (they are at most `max_len - 1` long) and releases them the moment
+//! they cannot begin a marker: this is the pending-buffer rule for markers.
+
+/// Identifies a marker within its set (its position in the list it was built from).
+pub(crate) type MarkerId = usize;
+
+/// The outcome of searching a slice.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Found {
+    /// Marker `id` occupies `start..end` of the slice.
+    Full {
+        id: MarkerId,
+        start: usize,
+        end: usize,
+    },
+    /// The slice ends at `start` with bytes that are a proper prefix of a marker (or a
+    /// full marker that a longer one could still extend).
+    Partial { start: usize },
+    /// No marker, and no byte of the slice can begin one.
+    None,
+}
+
+/// A set of markers matched leftmost, then longest.
+#[derive(Clone, Debug)]
+pub(crate) struct MarkerSet {
+    markers: Vec<&'static [u8]>,
+    first: [bool; 256],
+    firsts: smallvec::SmallVec<[u8; 4]>,
+    max_len: usize,
+}
+
+impl Default for MarkerSet {
+    fn default() -> MarkerSet {
+        MarkerSet::new(&[])
+    }
+}
+
+impl MarkerSet {
+    pub(crate) fn new(markers: &[&'static [u8]]) -> MarkerSet {
+        let mut set = MarkerSet {
+            markers: Vec::with_capacity(markers.len()),
+            first: [false; 256],
+            firsts: smallvec::SmallVec::new(),
+            max_len: 0,
+        };
+        for m in markers {
+            set.push(m);
+        }
+        set
+    }
+
+    pub(crate) fn push(&mut self, marker: &'static [u8]) -> MarkerId {
+        debug_assert!(!marker.is_empty());
+        if let Some(id) = self.markers.iter().position(|m| *m == marker) {
+            return id;
+        }
+        let b = marker[0];
+        if !self.first[b as usize] {
+            self.first[b as usize] = true;
+            self.firsts.push(b);
+        }
+        self.max_len = self.max_len.max(marker.len());
+        self.markers.push(marker);
+        self.markers.len() - 1
+    }
+
+    pub(crate) fn get(&self, id: MarkerId) -> &'static [u8] {
+        self.markers[id]
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.markers.is_empty()
+    }
+
+    /// The longest marker's length: the most bytes a partial match can hold back.
+    pub(crate) fn max_len(&self) -> usize {
+        self.max_len
+    }
+
+    /// Whether `b` can begin a marker.
+    pub(crate) fn starts_with_byte(&self, b: u8) -> bool {
+        self.first[b as usize]
+    }
+
+    fn next_candidate(&self, hay: &[u8], from: usize) -> Option<usize> {
+        let hay = &hay[from..];
+        let at = match self.firsts.as_slice() {
+            [] => None,
+            [a] => memchr::memchr(*a, hay),
+            [a, b] => memchr::memchr2(*a, *b, hay),
+            [a, b, c] => memchr::memchr3(*a, *b, *c, hay),
+            _ => hay.iter().position(|b| self.first[*b as usize]),
+        };
+        at.map(|i| i + from)
+    }
+
+    /// Match the markers at exactly `hay[at..]`.
+    pub(crate) fn match_at(&self, hay: &[u8], at: usize) -> Found {
+        let rest = &hay[at..];
+        let mut best: Option<(MarkerId, usize)> = None;
+        let mut partial = false;
+        for (id, m) in self.markers.iter().enumerate() {
+            if rest.len() >= m.len() {
+                if rest.starts_with(m) && best.is_none_or(|(_, len)| m.len() > len) {
+                    best = Some((id, m.len()));
+                }
+            } else if m.starts_with(rest) {
+                partial = true;
+            }
+        }
+        match best {
+            // A longer marker could still match: wait for it.
+            Some(_) if partial => Found::Partial { start: at },
+            Some((id, len)) => Found::Full {
+                id,
+                start: at,
+                end: at + len,
+            },
+            None if partial => Found::Partial { start: at },
+            None => Found::None,
+        }
+    }
+
+    /// Find the leftmost marker in `hay`, or the start of a partial one at its end.
+    pub(crate) fn find(&self, hay: &[u8]) -> Found {
+        let mut from = 0;
+        while let Some(at) = self.next_candidate(hay, from) {
+            match self.match_at(hay, at) {
+                Found::None => from = at + 1,
+                found => return found,
+            }
+        }
+        Found::None
+    }
+
+    /// Like [`find`](Self::find), but at the end of the stream: a partial match is final
+    /// (a full marker that a longer one could have extended counts as full).
+    pub(crate) fn find_final(&self, hay: &[u8]) -> Found {
+        let mut from = 0;
+        while let Some(at) = self.next_candidate(hay, from) {
+            let rest = &hay[at..];
+            let best = self
+                .markers
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| rest.starts_with(m))
+                .max_by_key(|(_, m)| m.len());
+            if let Some((id, m)) = best {
+                return Found::Full {
+                    id,
+                    start: at,
+                    end: at + m.len(),
+                };
+            }
+            from = at + 1;
+        }
+        Found::None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_full_partial_and_none() {
+        let set = MarkerSet::new(&[b"<tool_call>", b"</tool_call>", b"<think>"]);
+        assert_eq!(
+            set.find(b"ab<think>cd"),
+            Found::Full {
+                id: 2,
+                start: 2,
+                end: 9
+            }
+        );
+        assert_eq!(set.find(b"ab <tool_"), Found::Partial { start: 3 });
+        assert_eq!(set.find(b"a < b <"), Found::Partial { start: 6 });
+        assert_eq!(set.find(b"a < b"), Found::None);
+        assert_eq!(set.find(b"<<think>"), Found::Full { id: 2, start: 1, end: 8 });
+    }
+
+    #[test]
+    fn longest_match_waits_for_the_longer_marker() {
+        let set = MarkerSet::new(&[b"<|tool_call>", b"<|tool_call|>x"]);
+        assert_eq!(set.find(b"<|tool_call"), Found::Partial { start: 0 });
+        assert_eq!(
+            set.find(b"<|tool_call>a"),
+            Found::Full {
+                id: 0,
+                start: 0,
+                end: 12
+            }
+        );
+        let set = MarkerSet::new(&[b"ab", b"abcd"]);
+        assert_eq!(set.find(b"xab"), Found::Partial { start: 1 });
+        assert_eq!(set.find(b"xabz"), Found::Full { id: 0, start: 1, end: 3 });
+        assert_eq!(set.find_final(b"xab"), Found::Full { id: 0, start: 1, end: 3 });
+    }
+
+    #[test]
+    fn many_first_bytes_use_the_table() {
+        let set = MarkerSet::new(&[b"<a>", b"[b]", b"{c}", b">>>d"]);
+        assert_eq!(set.find(b"..>>>d"), Found::Full { id: 3, start: 2, end: 6 });
+        assert_eq!(set.find(b"..>>"), Found::Partial { start: 2 });
+    }
+}

@@ -1,0 +1,112 @@
+//! The standalone repair API against the rule table of repair_semantics.md §3.
+
+use toolsift::repair;
+
+macro_rules! t {
+    ($input:expr, $want:expr, [$($r:literal),*]) => {{
+        let got = repair($input.as_bytes()).unwrap_or_else(|e| panic!("{:?}: {e}", $input));
+        assert_eq!(got.json, $want, "input {:?}", $input);
+        let names: Vec<&str> = got.repairs.names().collect();
+        let want: Vec<&str> = vec![$($r),*];
+        assert_eq!(names, want, "repairs for {:?}", $input);
+    }};
+}
+
+#[test]
+fn valid_json_passes_byte_identical() {
+    for v in [
+        r#"{"a":2.3e100,"b":"str","c":null,"d":false,"e":[1,2,3]}"#,
+        "  { \n } \t ",
+        r#"{"a": "x\"y\\z", "n": 12345678901234567890, "e": 1e400}"#,
+        r#"[1, -0, 0.5, -1.5e-3, "\u00e9\ud83d\ude00", {"k": []}]"#,
+        r#""just a string""#,
+        "123",
+        "true",
+        r#"{"html": "<meta charset=\"UTF-8\">"}"#,
+        "{\"unicode\": \"日本語 ✓\"}",
+    ] {
+        t!(v, v, []);
+    }
+}
+
+#[test]
+fn the_probe_table() {
+    t!("{'a': 'b'}", r#"{"a": "b"}"#, ["single_quoted_string"]);
+    t!(r#"{a: 1, b_2: "x"}"#, r#"{"a": 1, "b_2": "x"}"#, ["unquoted_key"]);
+    t!(r#"{"a": [1, 2,], "b": 3,}"#, r#"{"a": [1, 2], "b": 3}"#, ["trailing_comma"]);
+    t!("{\"a\": 1, /* block */ \"b\": 2 // line\n}", "{\"a\": 1,  \"b\": 2 \n}", ["comment"]);
+    t!(r#"{"a": [1, {"b": 2"#, r#"{"a": [1, {"b": 2}]}"#, ["missing_closers"]);
+    t!(r#"{"a": "hello wor"#, r#"{"a": "hello wor"}"#, ["missing_closers"]);
+    t!("{\"a\": \"line1\nline2\tend\"}", r#"{"a": "line1\nline2\tend"}"#, ["control_character"]);
+    t!(r#"{"a": "say "hi" now", "b": 1}"#, r#"{"a": "say \"hi\" now", "b": 1}"#, ["unescaped_quote"]);
+    t!(r#"{"path": "C:\dir\new", "re": "\d+"}"#, r#"{"path": "C:\\dir\new", "re": "\\d+"}"#, ["invalid_escape"]);
+    t!(r#"{"a": True, "b": False, "c": None}"#, r#"{"a": true, "b": false, "c": null}"#, ["python_literal"]);
+    t!(r#"{"a": NaN, "b": Infinity}"#, r#"{"a": null, "b": null}"#, ["non_finite_number"]);
+    t!("{“a”: “b”}", r#"{"a": "b"}"#, ["curly_quoted_string"]);
+    t!("```json\n{\"a\": 1}\n```", "{\"a\": 1}\n", ["markdown_fence"]);
+    t!(r#"Sure! Here it is: {"a": 1} Hope that helps."#, r#"{"a": 1} "#, ["surrounding_text"]);
+    t!(r#"{a: hello world, b: 2}"#, r#"{"a": "hello world", "b": 2}"#, ["unquoted_key", "unquoted_string"]);
+    t!("[1, 2, ...]", "[1, 2 ]", ["trailing_comma", "ellipsis"]);
+    t!(r#"{"a": 1 "b": [1 2]}"#, r#"{"a": 1 ,"b": [1 ,2]}"#, ["missing_comma"]);
+    t!(r#"{"a" 1, "b" "c"}"#, r#"{"a" :1, "b" :"c"}"#, ["missing_colon"]);
+    t!(r#"{"a": [1]]}}"#, r#"{"a": [1]}"#, ["redundant_closer", "surrounding_text"]);
+    t!(r#"{"a": 1."#, r#"{"a": 1}"#, ["missing_closers"]);
+    t!(r#"{"a": tru"#, r#"{"a": null}"#, ["missing_closers"]);
+    t!(r#"{"key": "v"alue", "key2": "value2"}"#, r#"{"key": "v\"alue", "key2": "value2"}"#, ["unescaped_quote"]);
+    t!(r#"{ "height": "(5'3")" }"#, r#"{ "height": "(5'3\")" }"#, ["unescaped_quote"]);
+    t!(r#"{"text": "do you know about "micheal", jackson"}"#, r#"{"text": "do you know about \"micheal\", jackson"}"#, ["unescaped_quote"]);
+}
+
+#[test]
+fn json_looking_content_stays_in_the_string() {
+    let input = "{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.js\", \"content\": \"const cfg = {\"theme\": \"dark\", \"columns\": 3};\nconsole.log(cfg);\"}}";
+    let got = repair(input.as_bytes()).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&got.json).unwrap();
+    assert_eq!(
+        v["arguments"]["content"],
+        "const cfg = {\"theme\": \"dark\", \"columns\": 3};\nconsole.log(cfg);"
+    );
+}
+
+#[test]
+fn escapes_and_unicode() {
+    t!(r#"["\u12"]"#, r#"["\\u12"]"#, ["invalid_escape"]);
+    t!(r#"["\ud83d"]"#, r#"["\ufffd"]"#, ["lone_surrogate"]);
+    t!(r#"["\ud83dx"]"#, r#"["\ufffdx"]"#, ["lone_surrogate"]);
+    t!(r#"["\ude00"]"#, r#"["\ufffd"]"#, ["lone_surrogate"]);
+    t!("[\"a\u{1}b\"]", r#"["a\u0001b"]"#, ["control_character"]);
+    let bad = repair(b"[\"a\xffb\"]").unwrap();
+    assert_eq!(bad.json, "[\"a\u{fffd}b\"]");
+    assert!(bad.repairs.contains(toolsift::Repair::InvalidUtf8));
+}
+
+#[test]
+fn numbers() {
+    t!("[.5, 1., +3, -.5]", "[0.5, 1.0, 3, -0.5]", ["number_normalized"]);
+    t!("[007]", r#"["007"]"#, ["unquoted_string"]);
+    t!("[2024-06-27]", r#"["2024-06-27"]"#, ["unquoted_string"]);
+}
+
+#[test]
+fn errors_say_why() {
+    assert!(repair(b"").is_err());
+    assert!(repair(b"   ").is_err());
+    let deep = "[".repeat(200);
+    let err = repair(deep.as_bytes()).unwrap_err();
+    assert_eq!(err.category(), toolsift::Category::Limit);
+}
+
+#[test]
+fn repairing_the_output_again_changes_nothing() {
+    for input in [
+        "{'a': 'b', c: [1, 2,], d: True}",
+        r#"{"a": "say "hi" now"}"#,
+        "{\"a\": \"x\ny\"",
+        "[1, 2, ...]",
+    ] {
+        let once = repair(input.as_bytes()).unwrap().json;
+        let twice = repair(once.as_bytes()).unwrap();
+        assert_eq!(twice.json, once);
+        assert!(twice.repairs.is_empty(), "{input}: {:?}", twice.repairs);
+    }
+}
