@@ -5,6 +5,9 @@
 mod config;
 mod json;
 mod scan;
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod cli;
 pub mod dialect;
 mod error;
 mod event;

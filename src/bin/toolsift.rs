@@ -1,1 +1,4 @@
-fn main() {}
+//! The `toolsift` command-line tool.
+fn main() {
+    std::process::exit(toolsift::cli::main(std::env::args().skip(1).collect()));
+}

@@ -251,6 +251,9 @@ impl Repairer {
 
     /// Feed input; decided output is appended to `out`.
     pub(crate) fn feed(&mut self, input: &[u8], out: &mut Vec<u8>) -> Status {
+        if self.st == St::Done && self.stop.is_none() {
+            return Status::Complete { consumed: 0 };
+        }
         let mut i = 0;
         loop {
             if let Some(stop) = self.take_stop(i) {
@@ -377,7 +380,8 @@ impl Repairer {
                     self.step(b, out);
                 }
             },
-            St::Done => {}
+            // The value ended on this byte's arrival: it belongs to whatever follows.
+            St::Done => self.requeue(&[b]),
             _ => self.structural(b, out),
         }
     }
