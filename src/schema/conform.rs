@@ -4,7 +4,7 @@
 use super::cmdline;
 use super::coerce::{conform, decode_container};
 use super::types::{NodeId, Schema, TypeSet};
-use super::validate::{validate, ValidationError};
+use super::validate::{fits, validate, ValidationError};
 use crate::repairs::{Repair, Repairs};
 use serde_json::{Map, Value};
 
@@ -40,6 +40,20 @@ pub(crate) fn conform_call(schema: &Schema, tool: &str, args: &Value) -> Conform
         repairs,
         errors,
     }
+}
+
+/// `{param: value}` for a bare value, when the value (conformed) fits the parameter.
+fn wrap_bare(schema: &Schema, value: &Value, repairs: &mut Repairs) -> Option<Map<String, Value>> {
+    let key = bare_target(schema)?;
+    let id = schema.node(schema.root()).property(key)?;
+    let mut candidate = value.clone();
+    let mut found = Repairs::NONE;
+    conform(schema, id, &mut candidate, &mut found);
+    if !fits(schema, id, &candidate) {
+        return None;
+    }
+    repairs.insert(Repair::BareArguments);
+    Some(Map::from_iter([(key.to_owned(), value.clone())]))
 }
 
 /// The parameter a bare value belongs to: the only parameter, or the only required
@@ -79,18 +93,15 @@ fn from_non_object(
             return Some(map);
         }
         if !cmdline::has_declared_flag(schema, text) {
-            if let Some(key) = bare_target(schema) {
-                repairs.insert(Repair::BareArguments);
-                return Some(Map::from_iter([(key.to_owned(), args.clone())]));
+            if let Some(map) = wrap_bare(schema, args, repairs) {
+                return Some(map);
             }
         }
         let map = cmdline::map(schema, tool, text)?;
         repairs.insert(Repair::CommandLineArguments);
         return Some(map);
     }
-    let key = bare_target(schema)?;
-    repairs.insert(Repair::BareArguments);
-    Some(Map::from_iter([(key.to_owned(), args.clone())]))
+    wrap_bare(schema, args, repairs)
 }
 
 /// Hoist required top-level parameters found only inside the items of an array
