@@ -29,7 +29,9 @@ fn tool() -> Tool {
                 "label": {"type": "string", "nullable": true},
                 "edits": {"type": "array", "items": {"$ref": "#/$defs/edit"}},
                 "entry": {"$ref": "#/definitions/entry"},
-                "anything": {}
+                "anything": {},
+                "str_or_list": {"type": ["string", "array"]},
+                "str_or_obj": {"anyOf": [{"type": "string"}, {"type": "object"}]}
             },
             "required": ["path"],
             "$defs": {
@@ -87,6 +89,8 @@ fn conform_table() {
             Some(json!({"path": "p", "counts": [7]})),
             &[ScalarToArray, StringToNumber],
         ),
+        // A broken encoded array is not wrapped.
+        (json!({"path": "p", "paths": "[a, b"}), None, &[]),
         // Not wrapped when the element does not fit.
         (json!({"path": "p", "counts": "x"}), None, &[]),
         // One-entry object to array.
@@ -255,7 +259,14 @@ fn json_looking_strings_pass_through_untouched() {
     }
     assert!(samples.len() > 500);
     for s in &samples {
-        for key in ["path", "maybe", "label", "mode"] {
+        for key in [
+            "path",
+            "maybe",
+            "label",
+            "mode",
+            "str_or_list",
+            "str_or_obj",
+        ] {
             let args = json!({"path": "p", key: s});
             let got = t.conform(&args);
             assert_eq!(got.value, None, "{key} = {s:?} was changed");
@@ -468,6 +479,10 @@ fn bare_and_command_line_arguments() {
         "ls",
         json!({"type": "object", "properties": {"files": {"type": "array", "items": {"type": "string"}}}}),
     );
+    let shell = Tool::new(
+        "run",
+        json!({"type": "object", "properties": {"command": {"type": "string"}, "limit": {"type": "integer"}}, "required": ["command"]}),
+    );
     let cli = Tool::new(
         "read_file",
         json!({
@@ -497,6 +512,24 @@ fn bare_and_command_line_arguments() {
             &[BareArguments, ScalarToString],
         ),
         (&one, json!(["a"]), None, &[]),
+        (
+            &shell,
+            json!("ls -l --color"),
+            Some(json!({"command": "ls -l --color"})),
+            &[BareArguments],
+        ),
+        (
+            &shell,
+            json!("--command 'ls -l' --limit 3"),
+            Some(json!({"command": "ls -l", "limit": 3})),
+            &[CommandLineArguments, StringToNumber],
+        ),
+        (
+            &shell,
+            json!("tail --limit"),
+            Some(json!({"command": "tail --limit"})),
+            &[BareArguments],
+        ),
         (
             &list,
             json!(["a", "b"]),

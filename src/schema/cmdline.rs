@@ -106,16 +106,16 @@ fn param_for<'s>(params: &'s [(String, NodeId)], name: &str) -> Option<&'s (Stri
     None
 }
 
-/// Whether some word of `text` is a flag naming a declared parameter.
+/// Whether some word of `text` is a flag spelling out a declared parameter's name.
 pub(crate) fn has_declared_flag(schema: &Schema, text: &str) -> bool {
     let Some(params) = schema.node(schema.root()).properties.as_ref() else {
         return false;
     };
     tokenize(text).is_some_and(|words| {
-        words
-            .iter()
-            .filter_map(|w| flag(w))
-            .any(|(name, _)| param_for(params, name).is_some())
+        words.iter().filter_map(|w| flag(w)).any(|(name, _)| {
+            let name = normalize(name);
+            params.iter().any(|(k, _)| normalize(k) == name)
+        })
     })
 }
 

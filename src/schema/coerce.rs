@@ -192,6 +192,12 @@ fn reshape(
         return false;
     }
     // 4. A bare scalar where an array is declared, when it fits the element type.
+    //    A string that looks like a broken container cannot be decided.
+    if let Value::String(s) = &*value {
+        if s.trim_start().starts_with(['[', '{', '(']) {
+            return false;
+        }
+    }
     if matches!(value, Value::String(_) | Value::Number(_) | Value::Bool(_)) {
         return wrap(
             schema,

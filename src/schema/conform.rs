@@ -92,14 +92,23 @@ fn from_non_object(
             }
             return Some(map);
         }
-        if !cmdline::has_declared_flag(schema, text) {
+        // Flags spelling out a parameter's name decide for command-line text; otherwise
+        // the bare value comes first. Either way the other reading is the fallback.
+        let flags = cmdline::has_declared_flag(schema, text);
+        if !flags {
             if let Some(map) = wrap_bare(schema, args, repairs) {
                 return Some(map);
             }
         }
-        let map = cmdline::map(schema, tool, text)?;
-        repairs.insert(Repair::CommandLineArguments);
-        return Some(map);
+        if let Some(map) = cmdline::map(schema, tool, text) {
+            repairs.insert(Repair::CommandLineArguments);
+            return Some(map);
+        }
+        return if flags {
+            wrap_bare(schema, args, repairs)
+        } else {
+            None
+        };
     }
     wrap_bare(schema, args, repairs)
 }
