@@ -89,6 +89,8 @@ fn conform_table() {
             Some(json!({"path": "p", "counts": [7]})),
             &[ScalarToArray, StringToNumber],
         ),
+        // An encoded array whose items do not fit is not unwrapped (nor wrapped).
+        (json!({"path": "p", "counts": "[\"a\",\"b\"]"}), None, &[]),
         // A broken encoded array is not wrapped.
         (json!({"path": "p", "paths": "[a, b"}), None, &[]),
         // Not wrapped when the element does not fit.
@@ -762,4 +764,63 @@ fn ref_cycles_and_unknown_keywords() {
     );
     assert_eq!(looped.param_type("x"), ParamType::Any);
     assert_eq!(looped.conform(&json!({"x": "5"})).value, None);
+}
+
+/// Every (parameter, value) pair from a grid: a second conform pass changes nothing,
+/// and a repaired value has no more errors than the original.
+#[test]
+fn conform_grid_is_idempotent_and_never_worse() {
+    let t = tool();
+    let keys: Vec<String> = t.parameters()["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .chain(["undeclared".to_owned()])
+        .collect();
+    let values = [
+        json!(null),
+        json!(true),
+        json!(0),
+        json!(5),
+        json!(-2.5),
+        json!("5"),
+        json!("5.0"),
+        json!("yes"),
+        json!("False"),
+        json!("a"),
+        json!(""),
+        json!("[\"a\",\"b\"]"),
+        json!("['a', 1]"),
+        json!("[1, \"2\"]"),
+        json!("{\"depth\": \"2\"}"),
+        json!("{'n': None}"),
+        json!("[broken"),
+        json!([]),
+        json!(["a", 1]),
+        json!([["x"]]),
+        json!({}),
+        json!({"only": "x"}),
+        json!({"only": ["x"]}),
+        json!({"old": "o", "new": "n"}),
+        json!({"depth": "3"}),
+        json!({"a": 1, "b": 2}),
+        json!([{"old": "o", "new": "n", "line": "1"}]),
+    ];
+    for key in &keys {
+        for v in &values {
+            let args = json!({"path": "p", key.as_str(): v});
+            let first = t.conform(&args);
+            let repaired = first.value.clone().unwrap_or_else(|| args.clone());
+            let second = t.conform(&repaired);
+            assert_eq!(
+                second.value, None,
+                "second pass changed {args} -> {repaired}"
+            );
+            assert_eq!(second.repairs, Repairs::NONE, "second pass repaired {args}");
+            assert_eq!(first.value.is_some(), !first.repairs.is_empty(), "{args}");
+            let before = t.validate(&args).len();
+            assert!(first.errors.len() <= before, "{args}: {:?}", first.errors);
+        }
+    }
 }

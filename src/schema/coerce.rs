@@ -161,25 +161,31 @@ fn reshape(
     // 1. A string holding an encoded array, where an array is declared (before wrapping).
     if let (Value::String(s), true) = (&*value, types.has(TypeSet::ARRAY)) {
         if let Some((decoded, was_python)) = decode_container(s, b'[') {
-            *value = decoded;
-            repairs.insert(Repair::StringToArray);
-            if was_python {
-                repairs.insert(Repair::PythonValue);
-            }
-            walk(schema, id, value, repairs, depth);
-            return true;
+            return unwrap(
+                schema,
+                id,
+                decoded,
+                was_python,
+                Repair::StringToArray,
+                value,
+                repairs,
+                depth,
+            );
         }
     }
     // 2. A string holding an encoded object, where an object is declared.
     if let (Value::String(s), true) = (&*value, types.has(TypeSet::OBJECT)) {
         if let Some((decoded, was_python)) = decode_container(s, b'{') {
-            *value = decoded;
-            repairs.insert(Repair::StringToObject);
-            if was_python {
-                repairs.insert(Repair::PythonValue);
-            }
-            walk(schema, id, value, repairs, depth);
-            return true;
+            return unwrap(
+                schema,
+                id,
+                decoded,
+                was_python,
+                Repair::StringToObject,
+                value,
+                repairs,
+                depth,
+            );
         }
     }
     // 3. Scalar coercion.
@@ -253,6 +259,32 @@ fn reshape(
         }
     }
     false
+}
+
+/// Replace `value` by the container decoded from it, when that (conformed) fits.
+#[allow(clippy::too_many_arguments)]
+fn unwrap(
+    schema: &Schema,
+    id: NodeId,
+    mut decoded: Value,
+    was_python: bool,
+    repair: Repair,
+    value: &mut Value,
+    repairs: &mut Repairs,
+    depth: usize,
+) -> bool {
+    let mut found = Repairs::NONE;
+    walk(schema, id, &mut decoded, &mut found, depth);
+    if !fits(schema, id, &decoded) {
+        return false;
+    }
+    *value = decoded;
+    found.insert(repair);
+    if was_python {
+        found.insert(Repair::PythonValue);
+    }
+    *repairs = repairs.union(found);
+    true
 }
 
 /// Replace `value` by `[element]` when the conformed element fits the item schema.
