@@ -1,0 +1,83 @@
+//! Typing the raw text of a parameter value (XML, pythonic and Gemma dialects) by its
+//! declared schema.
+
+use super::coerce::{conform, decode_container, parse_bool, parse_number};
+use super::types::{NodeId, Schema, TypeSet};
+use crate::repairs::{Repair, Repairs};
+use serde_json::Value;
+
+/// Type `raw` by node `id` (`None`: undeclared). Returns the value and its repairs.
+///
+/// Where a string is allowed the text stays a string. Otherwise the first reading that
+/// fits wins: `null`/`None`, a boolean word, a number, a JSON or Python container (or a
+/// bare scalar wrapped where an array is declared). Undecidable text stays a string.
+pub(crate) fn type_raw(schema: &Schema, id: Option<NodeId>, raw: &str) -> (Value, Repairs) {
+    let keep = || (Value::String(raw.to_owned()), Repairs::NONE);
+    let types = id.map_or(TypeSet::default(), |id| schema.effective_types(id));
+    let t = raw.trim();
+    if types.is_any() {
+        return match serde_json::from_str::<Value>(t) {
+            Ok(Value::String(_)) | Err(_) => keep(),
+            Ok(mut value) => {
+                let mut repairs = Repairs::NONE;
+                if let Some(id) = id {
+                    conform(schema, id, &mut value, &mut repairs);
+                }
+                repairs.insert(Repair::TypedValue);
+                (value, repairs)
+            }
+        };
+    }
+    if types.has(TypeSet::STRING) {
+        return keep();
+    }
+    let typed = |value: Value| {
+        let mut repairs = Repairs::NONE;
+        repairs.insert(Repair::TypedValue);
+        (value, repairs)
+    };
+    if types.has(TypeSet::NULL) && (t == "null" || t == "None") {
+        return typed(Value::Null);
+    }
+    if types.has(TypeSet::BOOLEAN) {
+        if let Some(b) = parse_bool(t, false) {
+            return typed(Value::Bool(b));
+        }
+    }
+    if types.has(TypeSet::INTEGER) || types.has(TypeSet::NUMBER) {
+        if let Some(n) = parse_number(t, types) {
+            return typed(n);
+        }
+    }
+    if types.has(TypeSet::BOOLEAN) {
+        if let Some(b) = parse_bool(t, true) {
+            return typed(Value::Bool(b));
+        }
+    }
+    let Some(id) = id else {
+        return keep();
+    };
+    if types.has(TypeSet::ARRAY) || types.has(TypeSet::OBJECT) {
+        let mut repairs = Repairs::NONE;
+        let mut value = if let Some((v, python)) =
+            decode_container(t, b'[').or_else(|| decode_container(t, b'{'))
+        {
+            if python {
+                repairs.insert(Repair::PythonValue);
+            }
+            v
+        } else if t.starts_with(['[', '{', '(']) {
+            // Looks like a container but is not one: cannot decide.
+            return keep();
+        } else {
+            Value::String(raw.to_owned())
+        };
+        conform(schema, id, &mut value, &mut repairs);
+        if value.is_string() || !schema.effective_types(id).allows(&value) {
+            return keep();
+        }
+        repairs.insert(Repair::TypedValue);
+        return (value, repairs);
+    }
+    keep()
+}
