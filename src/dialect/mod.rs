@@ -1,14 +1,174 @@
 //! Dialects: marker sets and argument grammars over one engine.
+//!
+//! A dialect is data: the markers that open and close reasoning, the markers that open
+//! a call (each with the grammar of what follows and its closer), and markers to strip
+//! wherever they appear. The engine in [`crate::Parser`] interprets this data; no
+//! dialect has a parser of its own. `docs/dialects.md` has the table.
+
+mod gemma4;
+mod hermes;
+mod qwen3_coder;
+
+use crate::repairs::{Repair, Repairs};
 
 /// A tool-call dialect.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Dialect {
-    /// Lock onto whichever dialect's marker appears first.
+    /// Lock onto whichever dialect's call marker appears first.
     #[default]
     Auto,
     /// Hermes / Qwen `<tool_call>{"name": ..., "arguments": {...}}</tool_call>`.
     Hermes,
     /// Qwen3-Coder `<tool_call><function=NAME><parameter=KEY>value</parameter>...`.
     Qwen3Coder,
+    /// Gemma 4 `<|tool_call>call:NAME{key:<|"|>value<|"|>}<tool_call|>`.
+    Gemma4,
+}
+
+impl Dialect {
+    /// Every concrete dialect (not `Auto`).
+    pub const ALL: &'static [Dialect] = &[Dialect::Hermes, Dialect::Qwen3Coder, Dialect::Gemma4];
+
+    /// The dialect's stable name (`auto`, `hermes`, `qwen3_coder`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::Auto => "auto",
+            Dialect::Hermes => "hermes",
+            Dialect::Qwen3Coder => "qwen3_coder",
+            Dialect::Gemma4 => "gemma4",
+        }
+    }
+
+    /// Look a dialect up by name (also common aliases: `qwen`, `qwen25`, `qwen3_xml`).
+    pub fn from_name(name: &str) -> Option<Dialect> {
+        let n = name.to_ascii_lowercase().replace('-', "_");
+        Some(match n.as_str() {
+            "auto" => Dialect::Auto,
+            "hermes" | "qwen" | "qwen25" | "qwen2_5" | "qwen3" => Dialect::Hermes,
+            "qwen3_coder" | "qwen3coder" | "qwen3_xml" | "nemotron" => Dialect::Qwen3Coder,
+            "gemma4" | "gemma_4" => Dialect::Gemma4,
+            _ => return None,
+        })
+    }
+
+    pub(crate) fn spec(self) -> &'static Spec {
+        match self {
+            Dialect::Auto | Dialect::Hermes => &hermes::SPEC,
+            Dialect::Qwen3Coder => &qwen3_coder::SPEC,
+            Dialect::Gemma4 => &gemma4::SPEC,
+        }
+    }
+}
+
+impl std::fmt::Display for Dialect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Dialect {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> Result<Dialect, crate::Error> {
+        Dialect::from_name(s).ok_or_else(|| {
+            crate::Error::new(crate::Category::Syntax, format!("unknown dialect {s:?}"))
+        })
+    }
+}
+
+/// A dialect as data.
+#[derive(Debug)]
+pub(crate) struct Spec {
+    pub dialect: Dialect,
+    /// Reasoning blocks: (opener, closer).
+    pub reasoning: &'static [(&'static [u8], &'static [u8])],
+    /// The ways a call can begin.
+    pub calls: &'static [CallForm],
+    /// Markers removed wherever they appear outside calls (orphan closers, end tokens).
+    pub strip: &'static [&'static [u8]],
+}
+
+/// One way a call begins: its opening marker, what follows, and how it ends.
+#[derive(Debug)]
+pub(crate) struct CallForm {
+    pub opener: &'static [u8],
+    /// What follows the opener.
+    pub body: Body,
+    /// The closing marker after the body; empty when the call ends with its value.
+    pub closer: &'static [u8],
+    /// A repair this opener implies (a bare `<function=` is a dropped `<tool_call>`).
+    pub implies: Option<Repair>,
+}
+
+/// The grammar of a call body.
+#[derive(Debug)]
+pub(crate) enum Body {
+    /// A JSON object naming the call (`{"name": ..., "arguments": {...}}`) or an array
+    /// of them.
+    Envelope,
+    /// XML-style name and parameters.
+    Xml(&'static XmlSpec),
+    /// The name, then a separator (or the `{` that starts the arguments), then a JSON
+    /// (or JSON-like) arguments object.
+    NameArgs(&'static NameArgsSpec),
+    /// One of several bodies, chosen by how the body begins.
+    Sniff(&'static [Body]),
+}
+
+/// Markers of an XML-parameter grammar.
+#[derive(Debug)]
+pub(crate) struct XmlSpec {
+    /// Opens the function name (`<function=`); the opener itself when it already is.
+    pub name_open: &'static [u8],
+    /// Ends the name (`>`).
+    pub name_close: &'static [u8],
+    /// Opens a parameter key (`<parameter=`).
+    pub key_open: &'static [u8],
+    /// Ends the key (`>`).
+    pub key_close: &'static [u8],
+    /// Closes a value (`</parameter>`); misspellings starting with it are accepted.
+    pub value_close: &'static [u8],
+    /// Closes the function (`</function>`).
+    pub func_close: &'static [u8],
+}
+
+/// Markers of a name-then-arguments grammar.
+#[derive(Debug)]
+pub(crate) struct NameArgsSpec {
+    /// Skipped before the name when present (`call:`).
+    pub name_prefix: &'static [u8],
+    /// Ends the name; empty when the name ends at the `{` that opens the arguments.
+    pub separator: &'static [u8],
+    /// The dialect's raw string delimiter (`<|"|>`), empty for none.
+    pub alt_string: &'static [u8],
+    /// Repairs that are this grammar's normal syntax (bare keys), not reported.
+    pub native: &'static [Repair],
+}
+
+impl NameArgsSpec {
+    pub(crate) fn native_repairs(&self) -> Repairs {
+        self.native.iter().copied().collect()
+    }
+}
+
+/// Which dialect a body belongs to, for `auto` locking.
+pub(crate) fn dialect_of_body(body: &Body) -> Option<Dialect> {
+    for d in Dialect::ALL {
+        for form in d.spec().calls {
+            let found = match &form.body {
+                Body::Sniff(list) => list.iter().any(|b| std::ptr::eq(b, body)),
+                b => std::ptr::eq(b, body),
+            };
+            if found {
+                return Some(*d);
+            }
+        }
+    }
+    None
+}
+
+/// The union of every dialect's markers, for `auto`.
+pub(crate) fn auto_specs() -> &'static [&'static Spec] {
+    static ALL: [&Spec; 3] = [&hermes::SPEC, &qwen3_coder::SPEC, &gemma4::SPEC];
+    &ALL
 }

@@ -1,0 +1,438 @@
+//! Call assembly: the sink every argument grammar writes into.
+//!
+//! Grammars report a call's name, id and argument bytes as they decide them; the sink
+//! streams `CallStarted` as soon as the name is complete and `ArgsDelta` for every new
+//! argument byte after it, tracks where the last complete top-level member ends (for
+//! truncation reports), and at the end re-parses the arguments strictly with
+//! serde_json before releasing the call.
+
+use crate::config::{Config, Invalid, UnknownTool};
+use crate::event::{CallIndex, NotReleasedReason};
+use crate::queue::Queue;
+use crate::repairs::{Repair, Repairs};
+use crate::stats::Stats;
+use serde_json::value::RawValue;
+
+/// Tracks the end of the last complete top-level member of an arguments object.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Members {
+    depth: u32,
+    in_string: bool,
+    escape: bool,
+    /// Offset just past the last complete member (or just past the opening `{`).
+    pub last_end: usize,
+    pub is_object: Option<bool>,
+}
+
+impl Members {
+    fn scan(&mut self, args: &[u8], from: usize) {
+        for (i, &b) in args[from..].iter().enumerate() {
+            let at = from + i;
+            if self.in_string {
+                if self.escape {
+                    self.escape = false;
+                } else if b == b'\\' {
+                    self.escape = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => {
+                    if self.depth == 0 && self.is_object.is_none() {
+                        self.is_object = Some(b == b'{');
+                        self.last_end = at + 1;
+                    }
+                    self.depth += 1;
+                }
+                b'}' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        self.last_end = at;
+                    }
+                }
+                b',' if self.depth == 1 => self.last_end = at,
+                b' ' | b'\t' | b'\n' | b'\r' => {}
+                _ if self.depth == 0 && self.is_object.is_none() => self.is_object = Some(false),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// One call being assembled.
+#[derive(Debug, Default)]
+pub(crate) struct Call {
+    pub index: u32,
+    pub id: String,
+    pub name: Option<String>,
+    pub args: Vec<u8>,
+    /// Argument bytes already sent as deltas.
+    pub sent: usize,
+    pub started: bool,
+    /// Not streamed: the tool is unknown and will be rejected.
+    pub silent: bool,
+    pub repairs: Repairs,
+    pub members: Members,
+    pub id_from_model: bool,
+}
+
+/// Why a call is ended early.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Abort {
+    Truncated,
+    TooLarge,
+    TooDeep,
+    HeldTooLong,
+    TooManyCalls,
+}
+
+/// The calls of one response.
+#[derive(Default)]
+pub(crate) struct Calls {
+    pub current: Option<Call>,
+    pub next_index: u32,
+    pub released: u32,
+    pub truncated: bool,
+    spare: Vec<u8>,
+}
+
+/// The sink the grammars write into: the calls plus what emission needs.
+pub(crate) struct Sink<'a> {
+    pub calls: &'a mut Calls,
+    pub queue: &'a mut Queue,
+    pub config: &'a Config,
+    pub stats: &'a mut Stats,
+}
+
+impl Calls {
+    pub(crate) fn reset(&mut self) {
+        if let Some(call) = self.current.take() {
+            self.spare = call.args;
+            self.spare.clear();
+        }
+        self.next_index = 0;
+        self.released = 0;
+        self.truncated = false;
+    }
+
+    pub(crate) fn is_open(&self) -> bool {
+        self.current.is_some()
+    }
+}
+
+impl Sink<'_> {
+    /// Begin a call (a no-op if one is open). Returns false when the call limit is hit.
+    pub(crate) fn begin(&mut self, implies: Option<Repair>) -> bool {
+        if self.calls.current.is_some() {
+            return true;
+        }
+        let index = self.calls.next_index;
+        self.calls.next_index += 1;
+        let mut args = std::mem::take(&mut self.calls.spare);
+        args.clear();
+        let mut call = Call {
+            index,
+            id: format!("{}{}", self.config.id_prefix_or_default(), index),
+            args,
+            ..Call::default()
+        };
+        if let Some(r) = implies {
+            call.repairs.insert(r);
+        }
+        self.calls.current = Some(call);
+        if index as usize >= self.config.limits.max_calls {
+            self.abort(Abort::TooManyCalls);
+            return false;
+        }
+        true
+    }
+
+    fn call(&mut self) -> &mut Call {
+        if self.calls.current.is_none() {
+            self.begin(None);
+        }
+        self.calls.current.as_mut().expect("a call is open")
+    }
+
+    pub(crate) fn repair(&mut self, r: Repair) {
+        self.call().repairs.insert(r);
+    }
+
+    pub(crate) fn repairs(&mut self, r: Repairs) {
+        let call = self.call();
+        call.repairs = call.repairs.union(r);
+    }
+
+    pub(crate) fn has_name(&self) -> bool {
+        self.calls.current.as_ref().is_some_and(|c| c.name.is_some())
+    }
+
+    /// The model's own call id.
+    pub(crate) fn id(&mut self, id: &str) {
+        let call = self.call();
+        if !call.started && !id.is_empty() {
+            call.id = id.to_owned();
+            call.id_from_model = true;
+        }
+    }
+
+    /// The tool name is complete.
+    pub(crate) fn name(&mut self, raw: &str) {
+        let config = self.config;
+        let name = raw.trim();
+        let call = self.calls.current.get_or_insert_with(Call::default);
+        if call.name.is_some() {
+            return;
+        }
+        let tools = &config.tools;
+        let mut resolved = name.to_owned();
+        if !tools.is_empty() {
+            match tools.resolve(name) {
+                Some((tool, repairs)) => {
+                    resolved = tool.name().to_owned();
+                    call.repairs = call.repairs.union(repairs);
+                }
+                None => call.silent = config.unknown_tool == UnknownTool::Reject,
+            }
+        }
+        call.name = Some(resolved);
+        self.flush();
+    }
+
+    /// More argument bytes (decided, strict JSON prefix).
+    pub(crate) fn args(&mut self, bytes: &[u8]) -> Result<(), Abort> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let max = self.config.limits.max_args_bytes;
+        let call = self.call();
+        if call.args.len() + bytes.len() > max {
+            return Err(Abort::TooLarge);
+        }
+        let from = call.args.len();
+        call.args.extend_from_slice(bytes);
+        call.members.scan(&call.args, from);
+        self.flush();
+        Ok(())
+    }
+
+    /// Send what can be sent: the start once the name is known, then new bytes.
+    fn flush(&mut self) {
+        let Some(call) = self.calls.current.as_mut() else {
+            return;
+        };
+        if call.silent || call.name.is_none() {
+            return;
+        }
+        let index = CallIndex(call.index);
+        if !call.started {
+            call.started = true;
+            self.queue.started(index, &call.id, call.name.as_deref().unwrap_or(""));
+        }
+        if call.sent < call.args.len() {
+            // Whole UTF-8 characters only (grammars emit them, but never split one).
+            let mut end = call.args.len();
+            while end > call.sent && (call.args[end - 1] & 0xc0) == 0x80 {
+                end -= 1;
+            }
+            if end > call.sent && call.args[end - 1] >= 0xc0 {
+                end -= 1;
+            }
+            if std::str::from_utf8(&call.args[call.sent..call.args.len()]).is_ok() {
+                end = call.args.len();
+            }
+            self.queue.delta(index, &call.args[call.sent..end]);
+            call.sent = end;
+        }
+    }
+
+    /// The call's body ended: re-parse strictly and release it, or report why not.
+    pub(crate) fn end(&mut self) {
+        let Some(mut call) = self.calls.current.take() else {
+            return;
+        };
+        let index = CallIndex(call.index);
+        if call.args.iter().all(u8::is_ascii_whitespace) {
+            call.args.clear();
+            call.args.extend_from_slice(b"{}");
+            call.members.is_object = Some(true);
+            call.repairs.insert(Repair::MissingArguments);
+        }
+        if call.name.is_none() {
+            if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&call.args) {
+                if let Some(tool) = self.config.tools.infer(&value) {
+                    call.repairs.insert(Repair::ToolNameInferred);
+                    call.name = Some(tool.name().to_owned());
+                }
+            }
+        }
+        let Some(name) = call.name.clone() else {
+            let feedback = "tool call without a tool name; write the call with a \"name\"".to_owned();
+            self.not_released(call, NotReleasedReason::Invalid, feedback);
+            return;
+        };
+        if call.silent {
+            let feedback = self.config.tools.unknown_tool_feedback(&name);
+            self.stats.unknown_tool += 1;
+            self.not_released(call, NotReleasedReason::UnknownTool, feedback);
+            return;
+        }
+        // Strict re-parse: the only arbiter of release.
+        let strict = serde_json::from_slice::<&RawValue>(&call.args).map(|_| ());
+        let is_object = call.args.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+        if let Err(err) = strict {
+            let feedback = format!("{name}: arguments are not valid JSON ({err}); send the call again with a JSON object");
+            self.not_released(call, NotReleasedReason::Invalid, feedback);
+            return;
+        }
+        if !is_object {
+            let feedback = format!("{name}: arguments must be a JSON object");
+            self.not_released(call, NotReleasedReason::Invalid, feedback);
+            return;
+        }
+        let mut validation = String::new();
+        if let Some(tool) = self.config.tools.get(&name) {
+            if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&call.args) {
+                let errors = tool.validate(&value);
+                if !errors.is_empty() {
+                    validation = crate::schema::feedback_for_errors(&name, &errors);
+                    if self.config.invalid == Invalid::HoldBack {
+                        self.not_released(call, NotReleasedReason::SchemaViolation, validation);
+                        return;
+                    }
+                }
+            }
+        }
+        // Send the start and any bytes not yet sent (a call named only at its end).
+        self.calls.current = Some(call);
+        self.flush();
+        let call = self.calls.current.take().expect("still open");
+        self.stats.count_call(call.repairs, !validation.is_empty());
+        self.queue.finished(index, &call.id, &name, &call.args, call.repairs, &validation);
+        self.calls.released += 1;
+        self.recycle(call);
+    }
+
+    /// End the call early.
+    pub(crate) fn abort(&mut self, why: Abort) {
+        let Some(call) = self.calls.current.take() else {
+            return;
+        };
+        let name = call.name.clone().unwrap_or_else(|| "tool call".to_owned());
+        let limits = &self.config.limits;
+        let (reason, feedback) = match why {
+            Abort::Truncated => {
+                self.calls.truncated = true;
+                let at = where_cut(&call.args);
+                (
+                    NotReleasedReason::Truncated,
+                    format!("{name}: arguments were cut off{at}; send the call again, in smaller parts if it is large"),
+                )
+            }
+            Abort::TooLarge => (
+                NotReleasedReason::LimitExceeded,
+                format!("{name}: arguments exceed {} bytes; send smaller parts", limits.max_args_bytes),
+            ),
+            Abort::TooDeep => (
+                NotReleasedReason::LimitExceeded,
+                format!("{name}: arguments nest deeper than {} levels", limits.max_depth),
+            ),
+            Abort::HeldTooLong => (
+                NotReleasedReason::LimitExceeded,
+                format!("{name}: more than {} bytes could not be decided", limits.max_held_bytes),
+            ),
+            Abort::TooManyCalls => (
+                NotReleasedReason::LimitExceeded,
+                format!("more than {} calls in one response", limits.max_calls),
+            ),
+        };
+        self.not_released(call, reason, feedback);
+    }
+
+    fn not_released(&mut self, call: Call, reason: NotReleasedReason, feedback: String) {
+        let completed = completed_members(&call);
+        self.stats.count_not_released(reason, call.repairs);
+        self.queue.not_released(
+            CallIndex(call.index),
+            call.name.as_deref(),
+            reason,
+            &feedback,
+            completed.as_bytes(),
+            call.repairs,
+        );
+        self.recycle(call);
+    }
+
+    fn recycle(&mut self, call: Call) {
+        if call.args.capacity() > self.calls.spare.capacity() {
+            self.calls.spare = call.args;
+        }
+    }
+}
+
+/// `{` + the complete top-level members + `}`, as strict JSON; `{}` when none is.
+fn completed_members(call: &Call) -> String {
+    if call.members.is_object != Some(true) || call.members.last_end == 0 {
+        return "{}".to_owned();
+    }
+    let end = call.members.last_end.min(call.args.len());
+    let mut text = String::from_utf8_lossy(&call.args[..end]).trim_end().to_owned();
+    if text.ends_with('}') && serde_json::from_str::<&RawValue>(&text).is_ok() {
+        return text;
+    }
+    text.push('}');
+    match serde_json::from_str::<&RawValue>(&text) {
+        Ok(_) => text,
+        Err(_) => "{}".to_owned(),
+    }
+}
+
+/// ` inside "KEY"` for the member being written when the call was cut.
+fn where_cut(args: &[u8]) -> String {
+    // The last key at depth 1 that starts a member.
+    let mut depth = 0i32;
+    let mut in_string = false;
+    let mut escape = false;
+    let mut start = 0;
+    let mut last_key: Option<(usize, usize)> = None;
+    let mut expecting_key = false;
+    for (i, &b) in args.iter().enumerate() {
+        if in_string {
+            if escape {
+                escape = false;
+            } else if b == b'\\' {
+                escape = true;
+            } else if b == b'"' {
+                in_string = false;
+                if expecting_key {
+                    last_key = Some((start, i));
+                    expecting_key = false;
+                }
+            }
+            continue;
+        }
+        match b {
+            b'"' => {
+                in_string = true;
+                start = i + 1;
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                if depth == 1 && b == b'{' {
+                    expecting_key = true;
+                }
+            }
+            b'}' | b']' => depth -= 1,
+            b',' if depth == 1 => expecting_key = true,
+            b':' if depth == 1 => expecting_key = false,
+            _ => {}
+        }
+    }
+    match last_key {
+        Some((s, e)) => format!(" inside \"{}\"", String::from_utf8_lossy(&args[s..e])),
+        None => String::new(),
+    }
+}

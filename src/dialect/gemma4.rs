@@ -1,0 +1,24 @@
+//! Gemma 4: `<|tool_call>call:NAME{key:<|"|>value<|"|>,n:42}<tool_call|>`, reasoning in
+//! `<|channel>thought ... <channel|>`.
+
+use super::{Body, CallForm, Dialect, NameArgsSpec, Spec};
+use crate::repairs::Repair;
+
+static CALL: NameArgsSpec = NameArgsSpec {
+    name_prefix: b"call:",
+    separator: b"",
+    alt_string: b"<|\"|>",
+    native: &[Repair::UnquotedKey],
+};
+
+pub(crate) static SPEC: Spec = Spec {
+    dialect: Dialect::Gemma4,
+    reasoning: &[(b"<|channel>thought", b"<channel|>")],
+    calls: &[CallForm {
+        opener: b"<|tool_call>",
+        body: Body::NameArgs(&CALL),
+        closer: b"<tool_call|>",
+        implies: None,
+    }],
+    strip: &[b"<tool_call|>", b"<channel|>", b"<end_of_turn>", b"<|tool_response>", b"<turn|>"],
+};
