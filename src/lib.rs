@@ -6,8 +6,12 @@ mod config;
 pub mod dialect;
 mod error;
 mod event;
+#[cfg(feature = "cli")]
+pub mod proxy;
 mod repairs;
 pub mod schema;
+#[cfg(feature = "codec")]
+pub mod sse;
 
 pub use config::{Config, InReasoning, Invalid, Limits, UnknownTool};
 pub use dialect::Dialect;
