@@ -56,7 +56,12 @@ impl Tools {
             Value::Array(list) => list,
             Value::Object(map) => match map.get("tools") {
                 Some(Value::Array(list)) => list,
-                _ => return Err(Error::new(Category::Syntax, "expected an array of tools or an object with a \"tools\" array")),
+                _ => {
+                    return Err(Error::new(
+                        Category::Syntax,
+                        "expected an array of tools or an object with a \"tools\" array",
+                    ))
+                }
             },
             _ => return Err(Error::new(Category::Syntax, "expected an array of tools")),
         };
@@ -75,7 +80,10 @@ impl Tools {
                 .or_else(|| def.get("input_schema"))
                 .cloned()
                 .unwrap_or(Value::Null);
-            tools.push(Tool { name: name.to_owned(), parameters });
+            tools.push(Tool {
+                name: name.to_owned(),
+                parameters,
+            });
         }
         Ok(Tools { tools })
     }
