@@ -17,6 +17,7 @@ pub struct Stats {
     calls: AtomicU64,
     incomplete_calls: AtomicU64,
     max_queued: AtomicUsize,
+    upstream_bytes: AtomicU64,
     repairs: Mutex<BTreeMap<&'static str, u64>>,
 }
 
@@ -40,6 +41,8 @@ pub struct StatsSnapshot {
     /// The most chunks ever waiting in one response's channel (never above
     /// [`ProxyOptions::channel_capacity`](crate::proxy::ProxyOptions::channel_capacity)).
     pub max_queued: usize,
+    /// Bytes of streaming bodies read from the upstream.
+    pub upstream_bytes: u64,
     /// How many calls each repair was applied to, by repair name.
     pub repairs: BTreeMap<&'static str, u64>,
 }
@@ -69,6 +72,10 @@ impl Stats {
         self.max_queued.fetch_max(queued, Relaxed);
     }
 
+    pub(crate) fn upstream_read(&self, bytes: usize) {
+        self.upstream_bytes.fetch_add(bytes as u64, Relaxed);
+    }
+
     pub(crate) fn outcome(&self, outcome: &Outcome) {
         self.calls
             .fetch_add(outcome.released_calls() as u64, Relaxed);
@@ -91,6 +98,7 @@ impl Stats {
             calls: self.calls.load(Relaxed),
             incomplete_calls: self.incomplete_calls.load(Relaxed),
             max_queued: self.max_queued.load(Relaxed),
+            upstream_bytes: self.upstream_bytes.load(Relaxed),
             repairs: self
                 .repairs
                 .lock()

@@ -116,6 +116,7 @@ pub(crate) async fn pump(
                 let Ok(data) = frame.into_data() else {
                     continue;
                 };
+                state.stats.upstream_read(data.len());
                 buf.extend_from_slice(&data);
                 loop {
                     match decoder.decode(&mut buf) {
