@@ -4,7 +4,7 @@
 //! * `POST /v1/chat/completions`, streaming or not: the request body goes upstream
 //!   untouched (including `tools`); the upstream's text goes through the transform and
 //!   comes back as OpenAI chunks ([`ChatChunkEncoder`](crate::sse::ChatChunkEncoder)) or
-//!   a whole completion ([`MessageBuilder`](crate::sse::MessageBuilder)).
+//!   a whole completion ([`MessageBuilder`]).
 //! * `GET /v1/models` is forwarded as it is.
 //! * Upstream errors pass through with their status and body.
 //!
