@@ -11,8 +11,12 @@ pub mod cli;
 pub mod dialect;
 mod error;
 mod event;
+#[cfg(feature = "cli")]
+pub mod proxy;
 mod repairs;
 pub mod schema;
+#[cfg(feature = "codec")]
+pub mod sse;
 
 pub use config::{Config, InReasoning, Invalid, Limits, UnknownTool};
 pub use dialect::Dialect;

@@ -155,7 +155,10 @@ impl Repairs {
 
     /// The repairs in the set, in declaration order.
     pub fn iter(self) -> impl Iterator<Item = Repair> {
-        Repair::ALL.iter().copied().filter(move |r| self.contains(*r))
+        Repair::ALL
+            .iter()
+            .copied()
+            .filter(move |r| self.contains(*r))
     }
 
     /// The names of the repairs in the set.

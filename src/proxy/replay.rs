@@ -1,0 +1,199 @@
+//! A replay upstream for tests and demos: answers chat completions with a recorded raw
+//! model output, as OpenAI SSE chunks or as one JSON response.
+
+use crate::proxy::body::{full, ChannelBody, ProxyBody};
+use crate::proxy::server;
+use bytes::Bytes;
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::header::{HeaderValue, CONTENT_TYPE};
+use hyper::{Method, Request, Response, StatusCode};
+use serde_json::{json, Value};
+use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// What a replay upstream answers.
+#[derive(Clone, Debug)]
+pub struct Replay {
+    /// The model name reported.
+    pub model: String,
+    /// The raw model output, replayed as `content`.
+    pub content: String,
+    /// Reasoning replayed as `reasoning_content` before the content (empty: none).
+    pub reasoning: String,
+    /// The finish reason of the last chunk (default `stop`).
+    pub finish_reason: String,
+    /// Largest piece of text per chunk, in bytes (split on character boundaries; default 4).
+    pub piece_bytes: usize,
+    /// A pause before each chunk (default none).
+    pub piece_delay: Duration,
+    /// Cut the connection (an aborted body, no `[DONE]`) after this many bytes of content.
+    pub cut_after: Option<usize>,
+    /// Answer every chat completion with this status and body instead.
+    pub error: Option<(u16, String)>,
+    /// Every chat completion request body received, in order.
+    pub requests: Arc<Mutex<Vec<Value>>>,
+    /// Content chunks written so far, over all responses.
+    pub pieces_sent: Arc<AtomicUsize>,
+}
+
+impl Replay {
+    /// Replay `content` in 4-byte pieces, finishing with `stop`.
+    pub fn new(content: impl Into<String>) -> Replay {
+        Replay {
+            model: "replay".into(),
+            content: content.into(),
+            reasoning: String::new(),
+            finish_reason: "stop".into(),
+            piece_bytes: 4,
+            piece_delay: Duration::ZERO,
+            cut_after: None,
+            error: None,
+            requests: Arc::default(),
+            pieces_sent: Arc::default(),
+        }
+    }
+
+    fn chunk(&self, delta: Value, finish_reason: Option<&str>) -> Bytes {
+        let chunk = json!({
+            "id": "chatcmpl-replay",
+            "object": "chat.completion.chunk",
+            "created": 1_700_000_000u64,
+            "model": self.model,
+            "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish_reason}],
+        });
+        Bytes::from(format!("data: {chunk}\n\n"))
+    }
+
+    fn whole(&self) -> Value {
+        let mut message = json!({"role": "assistant", "content": self.content});
+        if !self.reasoning.is_empty() {
+            message["reasoning_content"] = Value::from(self.reasoning.as_str());
+        }
+        json!({
+            "id": "chatcmpl-replay",
+            "object": "chat.completion",
+            "created": 1_700_000_000u64,
+            "model": self.model,
+            "choices": [{"index": 0, "message": message, "finish_reason": self.finish_reason}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        })
+    }
+}
+
+/// Split `text` into pieces of at most `max` bytes (at least one character each).
+fn pieces(text: &str, max: usize) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let mut end = max.max(1).min(rest.len());
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
+        let (piece, tail) = rest.split_at(end);
+        out.push(piece);
+        rest = tail;
+    }
+    out
+}
+
+async fn produce(
+    replay: Arc<Replay>,
+    tx: tokio::sync::mpsc::Sender<Result<Bytes, crate::proxy::BoxError>>,
+) {
+    let send = |bytes: Bytes| {
+        let tx = tx.clone();
+        let delay = replay.piece_delay;
+        async move {
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
+            tx.send(Ok(bytes)).await.is_ok()
+        }
+    };
+    if !send(replay.chunk(json!({"role": "assistant", "content": ""}), None)).await {
+        return;
+    }
+    for piece in pieces(&replay.reasoning, replay.piece_bytes) {
+        if !send(replay.chunk(json!({"reasoning_content": piece}), None)).await {
+            return;
+        }
+    }
+    let mut sent = 0;
+    for piece in pieces(&replay.content, replay.piece_bytes) {
+        if replay.cut_after.is_some_and(|cut| sent >= cut) {
+            let _ = tx.send(Err("replay: connection cut".into())).await;
+            return;
+        }
+        if !send(replay.chunk(json!({"content": piece}), None)).await {
+            return;
+        }
+        sent += piece.len();
+        replay.pieces_sent.fetch_add(1, Ordering::Relaxed);
+    }
+    if replay.cut_after.is_some() {
+        let _ = tx.send(Err("replay: connection cut".into())).await;
+        return;
+    }
+    if send(replay.chunk(json!({}), Some(&replay.finish_reason))).await {
+        send(Bytes::from_static(b"data: [DONE]\n\n")).await;
+    }
+}
+
+async fn answer(replay: Arc<Replay>, req: Request<Incoming>) -> Response<ProxyBody> {
+    let json = |status: u16, body: String| {
+        let mut response = Response::new(full(body));
+        *response.status_mut() =
+            StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        response
+            .headers_mut()
+            .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        response
+    };
+    match (req.method(), req.uri().path()) {
+        (&Method::GET, "/v1/models") => {
+            let body = json!({"object": "list", "data": [{"id": replay.model, "object": "model", "owned_by": "replay"}]});
+            json(200, body.to_string())
+        }
+        (&Method::POST, "/v1/chat/completions") => {
+            let body = match req.into_body().collect().await {
+                Ok(body) => body.to_bytes(),
+                Err(_) => return json(400, "{}".into()),
+            };
+            let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            let stream = request["stream"].as_bool().unwrap_or(false);
+            replay
+                .requests
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(request);
+            if let Some((status, body)) = &replay.error {
+                return json(*status, body.clone());
+            }
+            if !stream {
+                return json(200, replay.whole().to_string());
+            }
+            let (tx, body) = ChannelBody::channel(1);
+            tokio::spawn(produce(replay, tx));
+            let mut response = Response::new(body);
+            response
+                .headers_mut()
+                .insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+            response
+        }
+        _ => json(404, r#"{"error":{"message":"not found"}}"#.into()),
+    }
+}
+
+/// Serve `replay` on `listener` (mounted at `/v1`) until `shutdown` completes.
+pub async fn serve_replay(
+    listener: tokio::net::TcpListener,
+    replay: Replay,
+    shutdown: impl Future<Output = ()>,
+) {
+    let replay = Arc::new(replay);
+    let handler = move |req| answer(replay.clone(), req);
+    server::run(listener, handler, shutdown, Duration::from_secs(1)).await;
+}

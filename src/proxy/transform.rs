@@ -1,0 +1,76 @@
+//! The transform: model text in, events out. The parser plugs in here.
+
+use crate::event::{OwnedEvent, StopReason};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Turns the model's text, as it streams, into [`OwnedEvent`]s.
+///
+/// One transform serves one response. The proxy calls [`push`](Transform::push) with each
+/// piece of `content` from the upstream, [`push_reasoning`](Transform::push_reasoning)
+/// with each piece of upstream `reasoning_content`, and [`finish`](Transform::finish)
+/// once, which must end with [`OwnedEvent::End`].
+pub trait Transform: Send {
+    /// Feed the next piece of model text; append the events it completes to `out`.
+    fn push(&mut self, text: &[u8], out: &mut Vec<OwnedEvent>);
+
+    /// Feed reasoning text the upstream already separated. By default it passes through
+    /// as [`OwnedEvent::Reasoning`].
+    fn push_reasoning(&mut self, text: &str, out: &mut Vec<OwnedEvent>) {
+        if !text.is_empty() {
+            out.push(OwnedEvent::Reasoning(text.to_owned()));
+        }
+    }
+
+    /// The stream ended; append the last events, ending with [`OwnedEvent::End`].
+    fn finish(&mut self, stop: StopReason, out: &mut Vec<OwnedEvent>);
+}
+
+/// Builds a [`Transform`] for each request, from the request's JSON body (its `tools`,
+/// `model`, ...).
+pub type MakeTransform = Arc<dyn Fn(&Value) -> Box<dyn Transform> + Send + Sync>;
+
+/// The identity transform: all text becomes [`OwnedEvent::Text`]; no calls.
+#[derive(Debug, Default)]
+pub struct Passthrough {
+    /// Bytes of a UTF-8 character split across pushes.
+    partial: Vec<u8>,
+}
+
+impl Passthrough {
+    /// A new passthrough.
+    pub fn new() -> Passthrough {
+        Passthrough::default()
+    }
+}
+
+impl Transform for Passthrough {
+    fn push(&mut self, text: &[u8], out: &mut Vec<OwnedEvent>) {
+        self.partial.extend_from_slice(text);
+        let valid = match std::str::from_utf8(&self.partial) {
+            Ok(_) => self.partial.len(),
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(_) => self.partial.len(),
+        };
+        let rest = self.partial.split_off(valid);
+        let text = std::mem::replace(&mut self.partial, rest);
+        if !text.is_empty() {
+            out.push(OwnedEvent::Text(
+                String::from_utf8_lossy(&text).into_owned(),
+            ));
+        }
+    }
+
+    fn finish(&mut self, stop: StopReason, out: &mut Vec<OwnedEvent>) {
+        if !self.partial.is_empty() {
+            let text = std::mem::take(&mut self.partial);
+            out.push(OwnedEvent::Text(
+                String::from_utf8_lossy(&text).into_owned(),
+            ));
+        }
+        out.push(OwnedEvent::End {
+            stop,
+            truncated: false,
+        });
+    }
+}

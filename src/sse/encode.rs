@@ -1,0 +1,253 @@
+//! Writing events as OpenAI chat completion chunks over SSE.
+
+use crate::error::Error;
+use crate::event::{CallIndex, OwnedEvent};
+use crate::sse::chunk::ChunkMeta;
+use crate::sse::outcome::Outcome;
+use bytes::{BufMut, BytesMut};
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use tokio_util::codec::Encoder;
+
+/// When tool calls reach the client.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum CallMode {
+    /// Hold each call until it is released ([`OwnedEvent::CallFinished`]), then write its
+    /// first delta and its arguments (default). A call that is not released never
+    /// reaches the client as a tool call, and the `index` values on the wire are dense.
+    #[default]
+    Buffered,
+    /// Write each call as it is parsed: its first delta on
+    /// [`OwnedEvent::CallStarted`] and every [`OwnedEvent::ArgsDelta`] as an arguments
+    /// fragment. Lower latency, but a call that is later not released has already been
+    /// partly sent; it is still listed in the final chunk's `toolsift.incomplete_calls`.
+    Streamed,
+}
+
+#[derive(Debug)]
+struct OpenCall {
+    id: String,
+    name: String,
+    wire: Option<u32>,
+}
+
+/// An [`Encoder`] of [`OwnedEvent`]s into OpenAI `chat.completion.chunk` SSE events.
+///
+/// * [`OwnedEvent::Text`] → `delta.content`; [`OwnedEvent::Reasoning`] →
+///   `delta.reasoning_content` (the first delta also carries `role: "assistant"`).
+/// * Released calls → `delta.tool_calls` in OpenAI's streaming shape: the first delta of a
+///   call carries `index`, `id`, `type: "function"` and `function: {name, arguments: ""}`,
+///   later deltas only `index` and `function.arguments` fragments. See [`CallMode`].
+/// * [`OwnedEvent::End`] → a final chunk with an empty delta, an honest `finish_reason`
+///   (see [`Outcome::finish_reason`]) and the non-standard `toolsift` extension
+///   ([`Outcome::extension`]); then a `choices: []` chunk with `usage` if the upstream
+///   sent usage; then `data: [DONE]`.
+///
+/// Every chunk carries `id`, `object`, `created`, `model` (and `system_fingerprint` when
+/// known) from the [`ChunkMeta`], which can be updated as upstream chunks arrive.
+#[derive(Debug)]
+pub struct ChatChunkEncoder {
+    meta: ChunkMeta,
+    mode: CallMode,
+    role_sent: bool,
+    done: bool,
+    next_wire: u32,
+    open: HashMap<CallIndex, OpenCall>,
+    outcome: Outcome,
+}
+
+impl ChatChunkEncoder {
+    /// An encoder in [`CallMode::Buffered`].
+    pub fn new(meta: ChunkMeta) -> ChatChunkEncoder {
+        ChatChunkEncoder::with_mode(meta, CallMode::default())
+    }
+
+    /// An encoder in the given mode.
+    pub fn with_mode(meta: ChunkMeta, mode: CallMode) -> ChatChunkEncoder {
+        ChatChunkEncoder {
+            meta,
+            mode,
+            role_sent: false,
+            done: false,
+            next_wire: 0,
+            open: HashMap::new(),
+            outcome: Outcome::new(),
+        }
+    }
+
+    /// The metadata written on every chunk.
+    pub fn meta(&self) -> &ChunkMeta {
+        &self.meta
+    }
+
+    /// Merge newer upstream metadata (see [`ChunkMeta::update`]).
+    pub fn update_meta(&mut self, meta: ChunkMeta) {
+        self.meta.update(meta);
+    }
+
+    /// Report an upstream error in the final chunk's `toolsift.upstream_error`.
+    pub fn set_upstream_error(&mut self, error: Value) {
+        self.outcome.set_upstream_error(error);
+    }
+
+    /// The tally so far.
+    pub fn outcome(&self) -> &Outcome {
+        &self.outcome
+    }
+
+    /// Whether [`OwnedEvent::End`] was written (and `[DONE]` with it).
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    fn chunk(&self, choices: Value) -> Map<String, Value> {
+        let mut chunk = Map::new();
+        chunk.insert("id".into(), Value::from(self.meta.id.as_str()));
+        chunk.insert("object".into(), Value::from("chat.completion.chunk"));
+        chunk.insert("created".into(), Value::from(self.meta.created));
+        chunk.insert("model".into(), Value::from(self.meta.model.as_str()));
+        if let Some(fp) = &self.meta.system_fingerprint {
+            chunk.insert("system_fingerprint".into(), Value::from(fp.as_str()));
+        }
+        chunk.insert("choices".into(), choices);
+        chunk
+    }
+
+    fn write_delta(&mut self, mut delta: Map<String, Value>, dst: &mut BytesMut) {
+        if !self.role_sent {
+            self.role_sent = true;
+            let mut with_role = Map::new();
+            with_role.insert("role".into(), Value::from("assistant"));
+            with_role.append(&mut delta);
+            delta = with_role;
+        }
+        let choices = json!([{
+            "index": 0,
+            "delta": delta,
+            "logprobs": null,
+            "finish_reason": null,
+        }]);
+        write_data(&Value::Object(self.chunk(choices)), dst);
+    }
+
+    fn write_tool_delta(&mut self, call: Value, dst: &mut BytesMut) {
+        let mut delta = Map::new();
+        delta.insert("tool_calls".into(), Value::Array(vec![call]));
+        self.write_delta(delta, dst);
+    }
+
+    fn write_call_start(&mut self, index: CallIndex, dst: &mut BytesMut) -> u32 {
+        let wire = self.next_wire;
+        self.next_wire += 1;
+        let call = self.open.get_mut(&index).expect("call is open");
+        call.wire = Some(wire);
+        let start = json!({
+            "index": wire,
+            "id": call.id,
+            "type": "function",
+            "function": {"name": call.name, "arguments": ""},
+        });
+        self.write_tool_delta(start, dst);
+        wire
+    }
+
+    fn write_args(&mut self, wire: u32, fragment: &str, dst: &mut BytesMut) {
+        if !fragment.is_empty() {
+            let args = json!({"index": wire, "function": {"arguments": fragment}});
+            self.write_tool_delta(args, dst);
+        }
+    }
+
+    fn write_end(&mut self, dst: &mut BytesMut) {
+        let choices = json!([{
+            "index": 0,
+            "delta": {},
+            "logprobs": null,
+            "finish_reason": self.outcome.finish_reason(),
+        }]);
+        let mut last = self.chunk(choices);
+        last.insert("toolsift".into(), self.outcome.extension());
+        write_data(&Value::Object(last), dst);
+        if let Some(usage) = self.meta.usage.clone() {
+            let mut chunk = self.chunk(json!([]));
+            chunk.insert("usage".into(), usage);
+            write_data(&Value::Object(chunk), dst);
+        }
+        dst.extend_from_slice(b"data: [DONE]\n\n");
+        self.done = true;
+    }
+}
+
+fn write_data(value: &Value, dst: &mut BytesMut) {
+    dst.extend_from_slice(b"data: ");
+    // Writing a Value into memory cannot fail.
+    serde_json::to_writer(dst.writer(), value).expect("serialize json into memory");
+    dst.extend_from_slice(b"\n\n");
+}
+
+impl Encoder<&OwnedEvent> for ChatChunkEncoder {
+    type Error = Error;
+
+    fn encode(&mut self, event: &OwnedEvent, dst: &mut BytesMut) -> Result<(), Error> {
+        if self.done {
+            return Ok(());
+        }
+        self.outcome.record(event);
+        match event {
+            OwnedEvent::Text(text) if !text.is_empty() => {
+                let mut delta = Map::new();
+                delta.insert("content".into(), Value::from(text.as_str()));
+                self.write_delta(delta, dst);
+            }
+            OwnedEvent::Reasoning(text) if !text.is_empty() => {
+                let mut delta = Map::new();
+                delta.insert("reasoning_content".into(), Value::from(text.as_str()));
+                self.write_delta(delta, dst);
+            }
+            OwnedEvent::CallStarted { index, id, name } => {
+                let call = OpenCall {
+                    id: id.clone(),
+                    name: name.clone(),
+                    wire: None,
+                };
+                self.open.insert(*index, call);
+                if self.mode == CallMode::Streamed {
+                    self.write_call_start(*index, dst);
+                }
+            }
+            OwnedEvent::ArgsDelta { index, fragment } => {
+                if let Some(wire) = self.open.get(index).and_then(|c| c.wire) {
+                    self.write_args(wire, fragment, dst);
+                }
+            }
+            OwnedEvent::CallFinished {
+                index,
+                id,
+                name,
+                arguments,
+                ..
+            } => {
+                let call = self.open.entry(*index).or_insert_with(|| OpenCall {
+                    id: id.clone(),
+                    name: name.clone(),
+                    wire: None,
+                });
+                match call.wire {
+                    // Streamed: the fragments already sent add up to `arguments`.
+                    Some(_) => {}
+                    None => {
+                        let wire = self.write_call_start(*index, dst);
+                        self.write_args(wire, arguments, dst);
+                    }
+                }
+                self.open.remove(index);
+            }
+            OwnedEvent::CallNotReleased { index, .. } => {
+                self.open.remove(index);
+            }
+            OwnedEvent::End { .. } => self.write_end(dst),
+            _ => {}
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,149 @@
+//! What a response amounted to: released and held-back calls, repairs, and the honest
+//! `finish_reason`. Shared by the streaming encoder and the whole-message builder.
+
+use crate::event::{CallIndex, NotReleasedReason, OwnedEvent, StopReason};
+use crate::repairs::Repairs;
+use serde_json::{json, Map, Value};
+
+/// The tally of one response, fed every [`OwnedEvent`] in order.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    released: usize,
+    incomplete: Vec<Value>,
+    repairs: Map<String, Value>,
+    validation: Map<String, Value>,
+    all_repairs: Repairs,
+    truncated: bool,
+    stop: Option<StopReason>,
+    upstream_error: Option<Value>,
+}
+
+impl Outcome {
+    /// A fresh tally.
+    pub fn new() -> Outcome {
+        Outcome::default()
+    }
+
+    /// Account for one event.
+    pub fn record(&mut self, event: &OwnedEvent) {
+        match event {
+            OwnedEvent::CallFinished {
+                id,
+                repairs,
+                validation,
+                ..
+            } => {
+                self.released += 1;
+                self.all_repairs = self.all_repairs.union(*repairs);
+                if !repairs.is_empty() {
+                    let names = repairs.names().map(Value::from).collect();
+                    self.repairs.insert(id.clone(), Value::Array(names));
+                }
+                if !validation.is_empty() {
+                    self.validation
+                        .insert(id.clone(), Value::from(validation.as_str()));
+                }
+            }
+            OwnedEvent::CallNotReleased {
+                index,
+                name,
+                reason,
+                feedback,
+                completed,
+                repairs,
+            } => {
+                self.all_repairs = self.all_repairs.union(*repairs);
+                if *reason == NotReleasedReason::Truncated {
+                    self.truncated = true;
+                }
+                self.incomplete.push(incomplete_call(
+                    *index,
+                    name.as_deref(),
+                    *reason,
+                    feedback,
+                    completed,
+                ));
+            }
+            OwnedEvent::End { stop, truncated } => {
+                self.stop = Some(*stop);
+                self.truncated |= *truncated;
+            }
+            _ => {}
+        }
+    }
+
+    /// Note an error the upstream sent in place of the rest of the stream.
+    pub fn set_upstream_error(&mut self, error: Value) {
+        self.upstream_error = Some(error);
+    }
+
+    /// How many calls were released.
+    pub fn released_calls(&self) -> usize {
+        self.released
+    }
+
+    /// How many calls were not released.
+    pub fn incomplete_calls(&self) -> usize {
+        self.incomplete.len()
+    }
+
+    /// Every repair applied in the response (released calls or not).
+    pub fn repairs(&self) -> Repairs {
+        self.all_repairs
+    }
+
+    /// The stop reason, once the response ended.
+    pub fn stop(&self) -> Option<StopReason> {
+        self.stop
+    }
+
+    /// The honest OpenAI `finish_reason`: `length` when generation was cut
+    /// ([`StopReason::Length`] or [`StopReason::Disconnected`]) or a call was truncated,
+    /// else `tool_calls` when a call was released, else `stop`.
+    pub fn finish_reason(&self) -> &'static str {
+        let cut = self.stop.is_some_and(StopReason::is_cut);
+        if cut || self.truncated {
+            "length"
+        } else if self.released > 0 {
+            "tool_calls"
+        } else {
+            "stop"
+        }
+    }
+
+    /// The non-standard `toolsift` extension object:
+    /// `{"incomplete_calls": [{"index", "name", "reason", "feedback", "arguments"}],
+    /// "repairs": {call_id: [names]}}`, plus `"validation": {call_id: errors}` and
+    /// `"upstream_error"` when there are any.
+    pub fn extension(&self) -> Value {
+        let mut ext = Map::new();
+        ext.insert(
+            "incomplete_calls".into(),
+            Value::Array(self.incomplete.clone()),
+        );
+        ext.insert("repairs".into(), Value::Object(self.repairs.clone()));
+        if !self.validation.is_empty() {
+            ext.insert("validation".into(), Value::Object(self.validation.clone()));
+        }
+        if let Some(error) = &self.upstream_error {
+            ext.insert("upstream_error".into(), error.clone());
+        }
+        Value::Object(ext)
+    }
+}
+
+fn incomplete_call(
+    index: CallIndex,
+    name: Option<&str>,
+    reason: NotReleasedReason,
+    feedback: &str,
+    completed: &str,
+) -> Value {
+    json!({
+        "index": index.0,
+        "name": name,
+        "reason": reason.as_str(),
+        "feedback": feedback,
+        "arguments": completed,
+    })
+}
