@@ -202,6 +202,26 @@ impl Sink<'_> {
         self.flush();
     }
 
+    /// Whether the value of parameter `key` is typed by the schema (not streamed as a
+    /// string).
+    pub(crate) fn param_is_typed(&self, key: &str) -> bool {
+        self.tool().is_some_and(|t| t.param_type(key) != crate::schema::ParamType::String)
+            && self.tool().is_some_and(|t| t.declares(key) == Some(true))
+    }
+
+    /// Type a raw parameter value by the schema.
+    pub(crate) fn type_value(&self, key: &str, raw: &str) -> (String, Repairs) {
+        match self.tool() {
+            Some(tool) => tool.type_raw_value(key, raw),
+            None => (serde_json::Value::String(raw.to_owned()).to_string(), Repairs::NONE),
+        }
+    }
+
+    fn tool(&self) -> Option<&crate::schema::Tool> {
+        let name = self.calls.current.as_ref()?.name.as_deref()?;
+        self.config.tools.get(name)
+    }
+
     /// More argument bytes (decided, strict JSON prefix).
     pub(crate) fn args(&mut self, bytes: &[u8]) -> Result<(), Abort> {
         if bytes.is_empty() {

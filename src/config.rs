@@ -90,6 +90,8 @@ pub struct Config {
     pub reasoning_open: bool,
     /// Prefix of generated call ids (default `call_`); the call index follows it.
     pub id_prefix: String,
+    /// Token ids that are markers, for [`Parser::push_token`](crate::Parser::push_token).
+    pub special_tokens: Vec<u32>,
 }
 
 impl Config {
@@ -141,6 +143,14 @@ impl Config {
     pub fn reasoning_open(&mut self, open: bool) -> &mut Config {
         self.reasoning_open = open;
         self
+    }
+
+    pub(crate) fn id_prefix_or_default(&self) -> &str {
+        if self.id_prefix.is_empty() {
+            "call_"
+        } else {
+            &self.id_prefix
+        }
     }
 
     /// Set the prefix of generated call ids.

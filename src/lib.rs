@@ -2,9 +2,14 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod calls;
 mod config;
+mod grammar;
 mod json;
+mod parser;
+mod queue;
 mod scan;
+mod stats;
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod cli;
@@ -24,4 +29,6 @@ pub use error::{Category, Error};
 pub use event::{CallIndex, Event, NotReleasedReason, OwnedEvent, StopReason};
 pub use repairs::{Repair, Repairs};
 pub use json::api::{repair, Repaired};
+pub use parser::Parser;
+pub use stats::Stats;
 pub use schema::Tools;

@@ -1,6 +1,8 @@
 //! The command-line tool (`toolsift parse | repair | replay | proxy`), a thin layer
 //! over the library.
 
+mod message;
+mod parse_cmd;
 mod repair_cmd;
 
 use std::io::Read;
@@ -28,6 +30,7 @@ pub fn main(args: Vec<String>) -> i32 {
     };
     let result = match cmd.as_str() {
         "repair" => repair_cmd::run(rest),
+        "parse" => parse_cmd::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(0)

@@ -3,9 +3,9 @@
 //! The same wrapper also carries Qwen3-Coder's XML body in practice, so the body is
 //! chosen by how it begins.
 
-use super::{qwen3_coder, Body, CallForm, Dialect, Spec};
+use super::{qwen3_coder, Body, CallForm, Dialect, Spec, HERMES_ENVELOPE};
 
-pub(super) static BODIES: [Body; 2] = [Body::Envelope, Body::Xml(&qwen3_coder::XML)];
+pub(super) static BODIES: [Body; 2] = [Body::Envelope(&HERMES_ENVELOPE), Body::Xml(&qwen3_coder::XML)];
 
 pub(crate) static SPEC: Spec = Spec {
     dialect: Dialect::Hermes,

@@ -105,7 +105,7 @@ pub(crate) struct CallForm {
 pub(crate) enum Body {
     /// A JSON object naming the call (`{"name": ..., "arguments": {...}}`) or an array
     /// of them.
-    Envelope,
+    Envelope(&'static EnvelopeSpec),
     /// XML-style name and parameters.
     Xml(&'static XmlSpec),
     /// The name, then a separator (or the `{` that starts the arguments), then a JSON
@@ -114,6 +114,31 @@ pub(crate) enum Body {
     /// One of several bodies, chosen by how the body begins.
     Sniff(&'static [Body]),
 }
+
+/// Keys of a JSON call object.
+#[derive(Debug)]
+pub(crate) struct EnvelopeSpec {
+    /// Keys holding the tool name.
+    pub name_keys: &'static [&'static str],
+    /// Keys holding the arguments, each with the repair its use implies (none for the
+    /// dialect's own key).
+    pub args_keys: &'static [(&'static str, Option<Repair>)],
+    /// Keys holding the call id.
+    pub id_keys: &'static [&'static str],
+}
+
+/// The Hermes call object: `arguments` is native; `parameters`, `args` and `input` are
+/// repairs.
+pub(crate) static HERMES_ENVELOPE: EnvelopeSpec = EnvelopeSpec {
+    name_keys: &["name", "tool_name", "function_name"],
+    args_keys: &[
+        ("arguments", None),
+        ("parameters", Some(Repair::ParametersKey)),
+        ("args", Some(Repair::ParametersKey)),
+        ("input", Some(Repair::ParametersKey)),
+    ],
+    id_keys: &["id", "tool_call_id", "call_id"],
+};
 
 /// Markers of an XML-parameter grammar.
 #[derive(Debug)]

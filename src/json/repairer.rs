@@ -965,67 +965,55 @@ impl Repairer {
 
     // ---- end of input ----
 
-    /// End the value at the end of the stream: resolve what is held and close every open
-    /// container. Returns the status if the value completed (or a terminator appeared)
-    /// while resolving held bytes.
-    pub(crate) fn finish(&mut self, out: &mut Vec<u8>) -> Status {
+    /// At the end of the stream, resolve every held decision (a pending look-ahead
+    /// closes, a partial marker is text) without closing anything. Returns `Complete`
+    /// or `Terminated` when the value ended with what was held.
+    pub(crate) fn drain_at_eof(&mut self, out: &mut Vec<u8>) -> Status {
         loop {
             if self.la.is_some() {
                 self.resolve(Verdict::Close, out);
             }
-            if !self.marker.is_empty() {
-                let bytes = std::mem::take(&mut self.marker);
+            if !self.marker.is_empty() && self.rpos >= self.replay.len() {
                 if self.marker_in_string {
+                    let bytes = std::mem::take(&mut self.marker);
                     for &c in &bytes {
                         self.content_byte(c, true, out);
                     }
                 } else {
-                    match self.structural.match_at(&bytes, 0) {
-                        Found::Full { .. } | Found::Partial { .. } if self.structural.find_final(&bytes) != Found::None => {
-                            self.marker = bytes;
-                            self.marker_in_string = false;
-                            // A full marker at the very end.
-                            let m = self.marker.clone();
-                            self.marker.clear();
-                            if let Found::Full { id, end, .. } = self.structural.find_final(&m) {
-                                if end == m.len() {
-                                    self.marker.extend_from_slice(&m);
-                                    self.marker.truncate(end);
-                                    let _ = id;
-                                    // Re-run the check with the exact marker.
-                                    let exact = self.marker.clone();
-                                    self.marker.clear();
-                                    self.marker.extend_from_slice(&exact);
-                                    self.check_marker_final(out);
-                                    continue;
-                                }
-                            }
-                            self.structural_token(m[0], out);
-                            self.requeue(&m[1..]);
-                        }
-                        _ => {
-                            self.structural_token(bytes[0], out);
-                            self.requeue(&bytes[1..]);
-                        }
-                    }
+                    self.check_marker_final(out);
                 }
             }
             let status = self.feed(&[], out);
             if status != Status::NeedMore {
                 return status;
             }
-            if self.la.is_none() && self.marker.is_empty() {
-                break;
+            if self.la.is_none() && self.marker.is_empty() && self.rpos >= self.replay.len() {
+                return Status::NeedMore;
             }
         }
+    }
+
+    /// End the value at the end of the stream: resolve what is held, finish the token
+    /// being written (a cut literal becomes `null`, a cut number loses a dangling `.`
+    /// or exponent) and close every open container. Returns `Complete` when the value
+    /// had ended on its own.
+    pub(crate) fn finish(&mut self, out: &mut Vec<u8>) -> Status {
+        let status = self.drain_at_eof(out);
+        if status != Status::NeedMore {
+            return status;
+        }
+        self.close_at_eof(out);
+        Status::NeedMore
+    }
+
+    /// Close what is open after [`drain_at_eof`](Self::drain_at_eof).
+    pub(crate) fn close_at_eof(&mut self, out: &mut Vec<u8>) {
         match self.st {
             St::Num => self.end_number_at_eof(out),
             St::Word { key } => {
+                self.end_word(key, None, out);
                 if key {
-                    self.end_word(true, None, out);
                     out.extend_from_slice(b":null");
-                } else {
-                    self.end_word(false, None, out);
                 }
             }
             St::Bare => {
@@ -1045,14 +1033,9 @@ impl Repairer {
             St::Comma => self.hold.clear(),
             _ => {}
         }
-        let was_done = self.st == St::Done;
+        self.stop = None;
         self.close_all(out);
         self.st = St::Done;
-        if was_done {
-            Status::Complete { consumed: 0 }
-        } else {
-            Status::NeedMore
-        }
     }
 
     fn check_marker_final(&mut self, out: &mut Vec<u8>) {

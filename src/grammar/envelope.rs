@@ -1,0 +1,305 @@
+//! The JSON envelope grammar: `{"name": ..., "arguments": {...}}`, or an array of them.
+//!
+//! The whole body goes through the [`Repairer`]; a projector then reads the repaired
+//! (strict) text and picks out the name, the id and the arguments value, whose bytes
+//! stream to the sink as they are decided.
+
+use super::Step;
+use crate::calls::{Abort, Sink};
+use crate::dialect::EnvelopeSpec;
+use crate::json::repairer::{Repairer, Status};
+use crate::repairs::Repair;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Field {
+    Name,
+    Args,
+    Id,
+    Function,
+    Other,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Expect {
+    Key,
+    Colon,
+    Value,
+    Comma,
+}
+
+pub(crate) struct Envelope {
+    spec: &'static EnvelopeSpec,
+    depth: u32,
+    /// Depth of the call object(s): 1 for an object body, 2 for an array of them; one
+    /// more inside an OpenAI-style `"function": {...}`.
+    base: u32,
+    in_str: bool,
+    esc: bool,
+    expect: Expect,
+    field: Field,
+    key: Vec<u8>,
+    /// A string value being collected (name, id, or string-encoded arguments).
+    buf: Vec<u8>,
+    /// Inside a value at `base`: its kind.
+    in_value: bool,
+    value_is_str: bool,
+    value_is_container: bool,
+    function_depth: Option<u32>,
+    array_body: bool,
+}
+
+impl Envelope {
+    pub(crate) fn new(spec: &'static EnvelopeSpec) -> Envelope {
+        Envelope {
+            spec,
+            depth: 0,
+            base: 1,
+            in_str: false,
+            esc: false,
+            expect: Expect::Key,
+            field: Field::Other,
+            key: Vec::new(),
+            buf: Vec::new(),
+            in_value: false,
+            value_is_str: false,
+            value_is_container: false,
+            function_depth: None,
+            array_body: false,
+        }
+    }
+
+    pub(crate) fn feed(&mut self, input: &[u8], sink: &mut Sink<'_>, rep: &mut Repairer, scratch: &mut Vec<u8>) -> Step {
+        scratch.clear();
+        let status = rep.feed(input, scratch);
+        if let Err(why) = self.project(scratch, sink) {
+            return Step::Abort { why, consumed: input.len() };
+        }
+        match status {
+            Status::NeedMore => Step::NeedMore,
+            Status::Complete { consumed } => Step::Ended {
+                consumed,
+                closer_seen: false,
+            },
+            Status::Terminated { consumed, .. } => Step::Ended {
+                consumed,
+                closer_seen: true,
+            },
+            Status::TooDeep => Step::Abort {
+                why: Abort::TooDeep,
+                consumed: input.len(),
+            },
+            Status::HeldOverflow => Step::Abort {
+                why: Abort::HeldTooLong,
+                consumed: input.len(),
+            },
+        }
+    }
+
+    /// At the end of the stream: whether the body completed with what was held.
+    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>, rep: &mut Repairer, scratch: &mut Vec<u8>) -> bool {
+        scratch.clear();
+        let status = rep.drain_at_eof(scratch);
+        let _ = self.project(scratch, sink);
+        matches!(status, Status::Complete { .. } | Status::Terminated { .. })
+    }
+
+    fn classify(&self) -> (Field, Option<Repair>) {
+        let key = self.key.as_slice();
+        if self.spec.name_keys.iter().any(|k| k.as_bytes() == key) {
+            return (Field::Name, None);
+        }
+        if let Some((_, r)) = self.spec.args_keys.iter().find(|(k, _)| k.as_bytes() == key) {
+            return (Field::Args, *r);
+        }
+        if self.spec.id_keys.iter().any(|k| k.as_bytes() == key) {
+            return (Field::Id, None);
+        }
+        if key == b"function" && self.function_depth.is_none() {
+            return (Field::Function, None);
+        }
+        (Field::Other, None)
+    }
+
+    /// Read repaired (strict) JSON and route the parts of each call to the sink.
+    fn project(&mut self, out: &[u8], sink: &mut Sink<'_>) -> Result<(), Abort> {
+        let mut run: Option<usize> = None; // start of an argument run in `out`
+        for (i, &b) in out.iter().enumerate() {
+            let args_now = self.in_value && self.field == Field::Args && !self.value_is_str;
+            if args_now && run.is_none() {
+                run = Some(i);
+            }
+            if self.in_str {
+                if self.esc {
+                    self.esc = false;
+                } else if b == b'\\' {
+                    self.esc = true;
+                } else if b == b'"' {
+                    self.in_str = false;
+                }
+                let ended = !self.in_str;
+                if self.depth == self.base && self.expect == Expect::Key && !self.in_value {
+                    if ended {
+                        self.expect = Expect::Colon;
+                    } else {
+                        self.key.push(b);
+                    }
+                } else if self.in_value && self.value_is_str && self.depth == self.base {
+                    self.buf.push(b);
+                    if ended {
+                        self.end_string_value(sink)?;
+                    }
+                }
+                continue;
+            }
+            match b {
+                b'"' => {
+                    self.in_str = true;
+                    self.esc = false;
+                    if self.depth == self.base && !self.in_value {
+                        if self.expect == Expect::Value {
+                            self.start_value(false, sink);
+                            self.value_is_str = true;
+                            self.buf.clear();
+                            self.buf.push(b);
+                            if self.field == Field::Args {
+                                run = None;
+                            }
+                        } else {
+                            self.key.clear();
+                            self.expect = Expect::Key;
+                        }
+                    }
+                }
+                b'{' | b'[' => {
+                    if self.depth == 0 {
+                        self.array_body = b == b'[';
+                        self.base = if self.array_body { 2 } else { 1 };
+                        if !self.array_body {
+                            sink.begin(None);
+                        }
+                    } else if self.array_body && self.depth == 1 && b == b'{' {
+                        sink.begin(None);
+                        self.expect = Expect::Key;
+                    } else if self.depth == self.base && !self.in_value && self.expect == Expect::Value {
+                        if self.field == Field::Function && b == b'{' {
+                            self.function_depth = Some(self.base);
+                            self.base += 1;
+                            self.depth += 1;
+                            self.expect = Expect::Key;
+                            continue;
+                        }
+                        self.start_value(true, sink);
+                        if self.field == Field::Args && run.is_none() {
+                            run = Some(i);
+                        }
+                    }
+                    self.depth += 1;
+                    if self.depth == self.base && !self.in_value {
+                        self.expect = Expect::Key;
+                    }
+                }
+                b'}' | b']' => {
+                    if self.depth == self.base && self.in_value && !self.value_is_container {
+                        // A scalar value ends at its object's closer.
+                        self.flush_run(out, &mut run, i, sink)?;
+                        self.in_value = false;
+                    }
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.in_value && self.value_is_container && self.depth == self.base {
+                        self.flush_run(out, &mut run, i + 1, sink)?;
+                        self.in_value = false;
+                        self.expect = Expect::Comma;
+                        continue;
+                    }
+                    if self.function_depth == Some(self.depth) {
+                        self.base -= 1;
+                        self.function_depth = None;
+                        self.expect = Expect::Comma;
+                    }
+                    if self.array_body && self.depth == 1 {
+                        sink.end();
+                        self.expect = Expect::Key;
+                    }
+                }
+                b':' if self.depth == self.base && !self.in_value => self.expect = Expect::Value,
+                b',' if self.depth == self.base => {
+                    if self.in_value && !self.value_is_container {
+                        self.flush_run(out, &mut run, i, sink)?;
+                        self.in_value = false;
+                    }
+                    self.expect = Expect::Key;
+                }
+                b' ' | b'\t' | b'\n' | b'\r' => {
+                    if self.in_value && !self.value_is_container && self.depth == self.base && !self.value_is_str {
+                        self.flush_run(out, &mut run, i, sink)?;
+                        self.in_value = false;
+                        self.expect = Expect::Comma;
+                    }
+                }
+                _ => {
+                    if self.depth == self.base && !self.in_value && self.expect == Expect::Value {
+                        self.start_value(false, sink);
+                        if self.field == Field::Args {
+                            run = Some(i);
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(start) = run.take() {
+            if self.in_value && self.field == Field::Args && !self.value_is_str {
+                sink.args(&out[start..])?;
+            }
+        }
+        Ok(())
+    }
+
+    fn start_value(&mut self, container: bool, sink: &mut Sink<'_>) {
+        let (field, repair) = self.classify();
+        self.field = field;
+        if let Some(r) = repair {
+            sink.repair(r);
+        }
+        self.in_value = true;
+        self.value_is_str = false;
+        self.value_is_container = container;
+    }
+
+    fn flush_run(&mut self, out: &[u8], run: &mut Option<usize>, end: usize, sink: &mut Sink<'_>) -> Result<(), Abort> {
+        if let Some(start) = run.take() {
+            if self.field == Field::Args {
+                let bytes = &out[start..end];
+                if bytes == b"null" {
+                    // `"arguments": null`: the tool takes none.
+                    sink.repair(Repair::MissingArguments);
+                    return sink.args(b"{}");
+                }
+                return sink.args(bytes);
+            }
+        }
+        Ok(())
+    }
+
+    fn end_string_value(&mut self, sink: &mut Sink<'_>) -> Result<(), Abort> {
+        self.in_value = false;
+        self.expect = Expect::Comma;
+        let text: String = serde_json::from_slice(&self.buf).unwrap_or_default();
+        match self.field {
+            Field::Name => sink.name(&text),
+            Field::Id => sink.id(&text),
+            Field::Args => {
+                // Arguments written as a JSON-encoded string.
+                sink.repair(Repair::ArgumentsString);
+                match crate::repair(text.as_bytes()) {
+                    Ok(fixed) => {
+                        sink.repairs(fixed.repairs);
+                        sink.args(fixed.json.as_bytes())?;
+                    }
+                    Err(_) => sink.args(&self.buf.clone())?,
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}

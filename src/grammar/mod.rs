@@ -1,0 +1,163 @@
+//! Argument grammars: what follows a call's opening marker, as the dialect data says.
+
+mod envelope;
+mod name_args;
+mod xml;
+
+use crate::calls::{Abort, Sink};
+use crate::dialect::{Body, Dialect};
+use crate::json::repairer::Repairer;
+
+pub(crate) use envelope::Envelope;
+pub(crate) use name_args::NameArgs;
+pub(crate) use xml::Xml;
+
+/// What feeding a grammar came to.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// All input was used; the body goes on.
+    NeedMore,
+    /// The body ended after `consumed` bytes (the grammar's leftover comes first).
+    /// `closer_seen`: the call's closing marker was consumed too.
+    Ended { consumed: usize, closer_seen: bool },
+    /// The call must end early.
+    Abort { why: Abort, consumed: usize },
+}
+
+pub(crate) enum Grammar {
+    /// Choosing among bodies by how the body begins; the bytes so far are held.
+    Sniff { bodies: &'static [Body], held: Vec<u8> },
+    Envelope(Envelope),
+    Xml(Box<Xml>),
+    NameArgs(NameArgs),
+}
+
+impl Grammar {
+    pub(crate) fn new(body: &'static Body, closer: &'static [u8]) -> Grammar {
+        match body {
+            Body::Envelope(spec) => Grammar::Envelope(Envelope::new(spec)),
+            Body::Xml(spec) => Grammar::Xml(Box::new(Xml::new(spec, closer))),
+            Body::NameArgs(spec) => Grammar::NameArgs(NameArgs::new(spec)),
+            Body::Sniff(bodies) => Grammar::Sniff {
+                bodies,
+                held: Vec::new(),
+            },
+        }
+    }
+
+    /// The body a sniffing grammar chose, for `auto` locking.
+    pub(crate) fn chosen(body: &'static Body) -> Option<Dialect> {
+        crate::dialect::dialect_of_body(body)
+    }
+
+    pub(crate) fn take_leftover(&mut self, rep: &mut Repairer) -> Vec<u8> {
+        match self {
+            Grammar::Sniff { held, .. } => std::mem::take(held),
+            Grammar::Envelope(_) => rep.take_leftover(),
+            Grammar::Xml(x) => x.take_leftover(),
+            Grammar::NameArgs(n) => n.take_leftover(rep),
+        }
+    }
+
+    pub(crate) fn feed(
+        &mut self,
+        input: &[u8],
+        sink: &mut Sink<'_>,
+        rep: &mut Repairer,
+        scratch: &mut Vec<u8>,
+        closer: &'static [u8],
+        chosen: &mut Option<&'static Body>,
+    ) -> Step {
+        match self {
+            Grammar::Envelope(e) => e.feed(input, sink, rep, scratch),
+            Grammar::Xml(x) => x.feed(input, sink),
+            Grammar::NameArgs(n) => n.feed(input, sink, rep, scratch),
+            Grammar::Sniff { bodies, held } => {
+                let before = held.len();
+                let mut decided = None;
+                let mut used = 0;
+                for &b in input {
+                    held.push(b);
+                    used += 1;
+                    if let Some(body) = sniff(bodies, held) {
+                        decided = Some(body);
+                        break;
+                    }
+                }
+                let Some(body) = decided else {
+                    return Step::NeedMore;
+                };
+                let _ = before;
+                let held = std::mem::take(held);
+                *chosen = Some(body);
+                *self = Grammar::new(body, closer);
+                match self.feed(&held, sink, rep, scratch, closer, chosen) {
+                    Step::NeedMore => match self.feed(&input[used..], sink, rep, scratch, closer, chosen) {
+                        Step::Ended { consumed, closer_seen } => Step::Ended {
+                            consumed: used + consumed,
+                            closer_seen,
+                        },
+                        Step::Abort { why, consumed } => Step::Abort {
+                            why,
+                            consumed: used + consumed,
+                        },
+                        Step::NeedMore => Step::NeedMore,
+                    },
+                    Step::Ended { consumed, closer_seen } => {
+                        // The body ended inside the held bytes: the rest comes back.
+                        let mut rest = self.take_leftover(rep);
+                        rest.extend_from_slice(&held[consumed..]);
+                        *self = Grammar::Sniff { bodies: &[], held: rest };
+                        Step::Ended {
+                            consumed: used,
+                            closer_seen,
+                        }
+                    }
+                    Step::Abort { why, .. } => Step::Abort { why, consumed: used },
+                }
+            }
+        }
+    }
+
+    /// At the end of the stream: whether the body is complete.
+    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>, rep: &mut Repairer, scratch: &mut Vec<u8>) -> bool {
+        match self {
+            Grammar::Envelope(e) => e.finish(sink, rep, scratch),
+            Grammar::Xml(x) => x.finish(sink),
+            Grammar::NameArgs(n) => n.finish(sink, rep, scratch),
+            Grammar::Sniff { .. } => false,
+        }
+    }
+}
+
+/// Pick the body whose start matches `held`, once it can be told.
+fn sniff(bodies: &'static [Body], held: &[u8]) -> Option<&'static Body> {
+    let start = held.iter().position(|b| !b.is_ascii_whitespace())?;
+    let text = &held[start..];
+    let mut waiting = false;
+    for body in bodies {
+        match body {
+            Body::Envelope(_) => {
+                if matches!(text[0], b'{' | b'[') {
+                    return Some(body);
+                }
+            }
+            Body::Xml(spec) => {
+                let open = spec.name_open;
+                if open.is_empty() || text.starts_with(open) {
+                    return Some(body);
+                }
+                if open.starts_with(text) {
+                    waiting = true;
+                }
+            }
+            Body::NameArgs(_) => return Some(body),
+            Body::Sniff(_) => {}
+        }
+    }
+    if waiting {
+        return None;
+    }
+    // Nothing fits: the first body reads it (and reports what it cannot use).
+    bodies.first()
+}

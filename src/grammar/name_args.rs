@@ -1,0 +1,158 @@
+//! Name, then arguments: `call:NAME{...}` (Gemma 4), `NAME[ARGS]{...}` (Mistral v11),
+//! `NAME<｜tool▁sep｜>{...}` (DeepSeek V3.1). The arguments go through the repairer,
+//! with the dialect's raw string delimiter if it has one.
+
+use super::Step;
+use crate::calls::{Abort, Sink};
+use crate::dialect::NameArgsSpec;
+use crate::json::repairer::{Repairer, Status};
+use crate::repairs::Repair;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Phase {
+    Prefix,
+    Name,
+    Args,
+}
+
+pub(crate) struct NameArgs {
+    spec: &'static NameArgsSpec,
+    phase: Phase,
+    buf: Vec<u8>,
+    leftover: Vec<u8>,
+}
+
+impl NameArgs {
+    pub(crate) fn new(spec: &'static NameArgsSpec) -> NameArgs {
+        NameArgs {
+            spec,
+            phase: if spec.name_prefix.is_empty() {
+                Phase::Name
+            } else {
+                Phase::Prefix
+            },
+            buf: Vec::new(),
+            leftover: Vec::new(),
+        }
+    }
+
+    pub(crate) fn take_leftover(&mut self, rep: &mut Repairer) -> Vec<u8> {
+        let mut rest = std::mem::take(&mut self.leftover);
+        rest.extend(rep.take_leftover());
+        rest
+    }
+
+    pub(crate) fn feed(&mut self, input: &[u8], sink: &mut Sink<'_>, rep: &mut Repairer, scratch: &mut Vec<u8>) -> Step {
+        let mut i = 0;
+        while self.phase != Phase::Args {
+            let Some(&b) = input.get(i) else {
+                return Step::NeedMore;
+            };
+            i += 1;
+            match self.phase {
+                Phase::Prefix => {
+                    if self.buf.is_empty() && b.is_ascii_whitespace() {
+                        continue;
+                    }
+                    self.buf.push(b);
+                    let p = self.spec.name_prefix;
+                    if !p.starts_with(&self.buf) {
+                        // No prefix: these bytes start the name.
+                        self.phase = Phase::Name;
+                        let held = std::mem::take(&mut self.buf);
+                        for &c in &held {
+                            if self.name_byte(c, sink) {
+                                // The name ended inside what was held.
+                                break;
+                            }
+                        }
+                    } else if self.buf.len() == p.len() {
+                        self.buf.clear();
+                        self.phase = Phase::Name;
+                    }
+                }
+                Phase::Name => {
+                    if self.name_byte(b, sink) && self.spec.separator.is_empty() {
+                        // The `{` that ended the name starts the arguments.
+                        i -= 1;
+                    }
+                    if self.buf.len() > sink.config.limits.max_name_bytes {
+                        return Step::Abort {
+                            why: Abort::TooLarge,
+                            consumed: i,
+                        };
+                    }
+                }
+                Phase::Args => unreachable!(),
+            }
+        }
+        scratch.clear();
+        let status = rep.feed(&input[i..], scratch);
+        if let Err(why) = sink.args(scratch) {
+            return Step::Abort {
+                why,
+                consumed: input.len(),
+            };
+        }
+        match status {
+            Status::NeedMore => Step::NeedMore,
+            Status::Complete { consumed } => Step::Ended {
+                consumed: i + consumed,
+                closer_seen: false,
+            },
+            Status::Terminated { consumed, .. } => Step::Ended {
+                consumed: i + consumed,
+                closer_seen: true,
+            },
+            Status::TooDeep => Step::Abort {
+                why: Abort::TooDeep,
+                consumed: input.len(),
+            },
+            Status::HeldOverflow => Step::Abort {
+                why: Abort::HeldTooLong,
+                consumed: input.len(),
+            },
+        }
+    }
+
+    /// One byte of the name; true when the name ended at it.
+    fn name_byte(&mut self, b: u8, sink: &mut Sink<'_>) -> bool {
+        let sep = self.spec.separator;
+        let ends = if sep.is_empty() {
+            matches!(b, b'{' | b'(')
+        } else {
+            self.buf.push(b);
+            self.buf.ends_with(sep)
+        };
+        if !ends {
+            if sep.is_empty() {
+                self.buf.push(b);
+            }
+            return false;
+        }
+        if !sep.is_empty() {
+            let n = self.buf.len() - sep.len();
+            self.buf.truncate(n);
+        } else {
+            self.leftover.clear();
+        }
+        let name = String::from_utf8_lossy(&self.buf).into_owned();
+        self.buf.clear();
+        sink.name(name.trim());
+        if b == b'(' {
+            sink.repair(Repair::PythonValue);
+        }
+        self.phase = Phase::Args;
+        true
+    }
+
+    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>, rep: &mut Repairer, scratch: &mut Vec<u8>) -> bool {
+        if self.phase != Phase::Args {
+            return false;
+        }
+        scratch.clear();
+        let status = rep.drain_at_eof(scratch);
+        let _ = sink.args(scratch);
+        matches!(status, Status::Complete { .. } | Status::Terminated { .. })
+    }
+}

@@ -1,0 +1,744 @@
+//! The parser: a push-driven state machine over text, reasoning and calls.
+//!
+//! ```text
+//!                  reasoning opener                      reasoning closer
+//!        ┌──────────────────────────────► Reasoning ─────────────────────────┐
+//!        │                                    │ call opener (policy Extract)  │
+//!        │                                    ▼                               │
+//!      Text ──────── call opener ──────────► Call ── body ended ──► AfterCall ─┤
+//!        ▲  (strip markers dropped)           │  (grammar: envelope,  closer   │
+//!        │                                    │   XML, name+args)    or other  │
+//!        │                                    └─ limit ──► Skip ── closer ─────┤
+//!        └────────────────────────────────────────────────────────────────────┘
+//! ```
+//!
+//! In `Text` and `Reasoning`, the bytes that could still begin a marker are held back
+//! (at most the longest marker) and released as text the moment they cannot; everything
+//! else is emitted at once. In `Call`, the dialect's grammar decides the call's parts
+//! and the [`Sink`] streams them. `docs/design.md` explains each state.
+
+use crate::calls::{Abort, Calls, Sink};
+use crate::config::{Config, InReasoning};
+use crate::dialect::{auto_specs, Body, CallForm, Dialect, Spec};
+use crate::event::{Event, StopReason};
+use crate::grammar::{Grammar, Step};
+use crate::json::lookahead::KeyCheck;
+use crate::json::repairer::{Options, Repairer};
+use crate::queue::Queue;
+use crate::repairs::{Repair, Repairs};
+use crate::scan::{Found, MarkerSet};
+use crate::stats::Stats;
+use smallvec::SmallVec;
+
+#[derive(Copy, Clone, Debug)]
+enum Action {
+    /// Open reasoning; the index of its table.
+    Reason(usize),
+    /// Close reasoning.
+    EndReason,
+    /// Begin a call.
+    Call(&'static CallForm),
+    /// Drop the marker.
+    Strip,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Table {
+    set: MarkerSet,
+    actions: Vec<Action>,
+}
+
+impl Table {
+    fn add(&mut self, marker: &'static [u8], action: Action) {
+        let id = self.set.push(marker);
+        if id == self.actions.len() {
+            self.actions.push(action);
+        }
+    }
+}
+
+/// The marker tables of the dialects in force.
+#[derive(Clone, Debug, Default)]
+struct Tables {
+    text: Table,
+    /// One table per reasoning block kind, used inside it.
+    reasoning: Vec<Table>,
+}
+
+impl Tables {
+    fn build(specs: &[&'static Spec], policy: InReasoning) -> Tables {
+        let mut t = Tables::default();
+        let mut closers: Vec<&'static [u8]> = Vec::new();
+        for spec in specs {
+            for &(open, close) in spec.reasoning {
+                let idx = match closers.iter().position(|c| *c == close) {
+                    Some(i) => i,
+                    None => {
+                        closers.push(close);
+                        let mut table = Table::default();
+                        table.add(close, Action::EndReason);
+                        t.reasoning.push(table);
+                        closers.len() - 1
+                    }
+                };
+                t.text.add(open, Action::Reason(idx));
+            }
+        }
+        for spec in specs {
+            for form in spec.calls {
+                t.text.add(form.opener, Action::Call(form));
+                if policy == InReasoning::Extract {
+                    for table in &mut t.reasoning {
+                        table.add(form.opener, Action::Call(form));
+                    }
+                }
+            }
+        }
+        for spec in specs {
+            for &m in spec.strip {
+                t.text.add(m, Action::Strip);
+            }
+        }
+        t
+    }
+}
+
+enum Mode {
+    Text,
+    Reasoning(usize),
+    Call {
+        form: &'static CallForm,
+        grammar: Grammar,
+        /// The reasoning block the call was written in, to return to.
+        within: Option<usize>,
+        native: Repairs,
+    },
+    /// The body ended; the call waits for its closer (or anything else) to be released.
+    AfterCall {
+        closer: &'static [u8],
+        held: SmallVec<[u8; 32]>,
+        within: Option<usize>,
+    },
+    /// Dropping the rest of a call that broke a limit, up to its closer.
+    Skip {
+        closer: &'static [u8],
+        held: SmallVec<[u8; 32]>,
+    },
+}
+
+/// The streaming parser. See the [crate documentation](crate) for an example.
+///
+/// Call [`push`](Parser::push) with each chunk of model output as it arrives (any size,
+/// split anywhere), drain [`next_event`](Parser::next_event) after each push, and call
+/// [`finish`](Parser::finish) once when generation ends, then drain again. The parser
+/// does no IO and never fails: malformed output becomes events.
+pub struct Parser {
+    config: Config,
+    queue: Queue,
+    calls: Calls,
+    stats: Stats,
+    rep: Repairer,
+    scratch: Vec<u8>,
+    mode: Mode,
+    tables: Tables,
+    locked: Option<Dialect>,
+    /// Text bytes that could still begin a marker.
+    held: SmallVec<[u8; 32]>,
+    /// A partial UTF-8 character of text, and whether it is reasoning.
+    utf8: SmallVec<[u8; 4]>,
+    utf8_reasoning: bool,
+    finished: bool,
+}
+
+impl Parser {
+    /// A parser with the default configuration for `dialect`.
+    pub fn new(dialect: Dialect) -> Parser {
+        Parser::with_config(Config::new(dialect))
+    }
+
+    /// A parser for `config`.
+    pub fn with_config(config: Config) -> Parser {
+        let mut p = Parser {
+            rep: Repairer::new(Options::default()),
+            config,
+            queue: Queue::default(),
+            calls: Calls::default(),
+            stats: Stats::default(),
+            scratch: Vec::new(),
+            mode: Mode::Text,
+            tables: Tables::default(),
+            locked: None,
+            held: SmallVec::new(),
+            utf8: SmallVec::new(),
+            utf8_reasoning: false,
+            finished: false,
+        };
+        p.reset();
+        p
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The dialect in force: the configured one, or what `auto` locked onto.
+    pub fn dialect(&self) -> Dialect {
+        self.locked.unwrap_or(self.config.dialect)
+    }
+
+    /// Counters since the parser was built.
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// Start over for a new response, keeping allocations (and the counters).
+    pub fn reset(&mut self) {
+        self.queue.clear();
+        self.calls.reset();
+        self.rep.reset();
+        self.held.clear();
+        self.utf8.clear();
+        self.finished = false;
+        self.locked = None;
+        self.build_tables();
+        self.mode = match (self.config.reasoning_open, self.tables.reasoning.is_empty()) {
+            (true, false) => Mode::Reasoning(0),
+            _ => Mode::Text,
+        };
+    }
+
+    fn build_tables(&mut self) {
+        let specs: Vec<&'static Spec> = match self.locked.unwrap_or(self.config.dialect) {
+            Dialect::Auto => auto_specs().to_vec(),
+            d => vec![d.spec()],
+        };
+        self.tables = Tables::build(&specs, self.config.in_reasoning);
+    }
+
+    /// The next event, borrowing from the parser until the next `push`, `finish` or
+    /// `reset`. Drain until `None` after every push.
+    pub fn next_event(&mut self) -> Option<Event<'_>> {
+        self.queue.next()
+    }
+
+    /// Push the next chunk of model output.
+    pub fn push(&mut self, chunk: &[u8]) {
+        if self.finished {
+            return;
+        }
+        self.queue.begin();
+        self.stats.bytes += chunk.len() as u64;
+        self.process(chunk);
+    }
+
+    /// Push one token by id. When the id is one of
+    /// [`Config::special_tokens`], its bytes are a whole marker: bytes held back as a
+    /// possible marker before it are released at once. The result is the same as
+    /// pushing the bytes as text.
+    pub fn push_token(&mut self, id: u32, bytes: &[u8]) {
+        if self.config.special_tokens.contains(&id) && !self.held.is_empty() && matches!(self.mode, Mode::Text | Mode::Reasoning(_)) {
+            self.queue.begin();
+            // A special token cannot complete a marker begun in text before it.
+            let probe: SmallVec<[u8; 64]> = self.held.iter().chain(bytes).copied().collect();
+            let table = self.table();
+            if !matches!(table.set.find(&probe), Found::Full { start, .. } if start < self.held.len()) {
+                let held = std::mem::take(&mut self.held);
+                let reasoning = matches!(self.mode, Mode::Reasoning(_));
+                self.emit_text(&held, reasoning);
+            }
+        }
+        self.push(bytes);
+    }
+
+    /// End the stream. Open calls are reported as truncated; an `End` event follows.
+    pub fn finish(&mut self, stop: StopReason) {
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        self.queue.begin();
+        self.finish_mode();
+        if !self.utf8.is_empty() {
+            self.utf8.clear();
+            let reasoning = self.utf8_reasoning;
+            self.queue.text("\u{fffd}".as_bytes(), reasoning);
+        }
+        let truncated = self.calls.truncated;
+        self.queue.end(stop, truncated);
+    }
+
+    fn sink(&mut self) -> (Sink<'_>, &mut Repairer, &mut Vec<u8>, &mut Mode) {
+        (
+            Sink {
+                calls: &mut self.calls,
+                queue: &mut self.queue,
+                config: &self.config,
+                stats: &mut self.stats,
+            },
+            &mut self.rep,
+            &mut self.scratch,
+            &mut self.mode,
+        )
+    }
+
+    fn table(&self) -> &Table {
+        match self.mode {
+            Mode::Reasoning(i) => &self.tables.reasoning[i],
+            _ => &self.tables.text,
+        }
+    }
+
+    fn process(&mut self, mut input: &[u8]) {
+        while !input.is_empty() {
+            let used = match self.mode {
+                Mode::Text => self.scan(input, false),
+                Mode::Reasoning(_) => self.scan(input, true),
+                Mode::Call { .. } => self.feed_call(input),
+                Mode::AfterCall { .. } => self.after_call(input),
+                Mode::Skip { .. } => self.skip(input),
+            };
+            input = &input[used..];
+        }
+    }
+
+    // ---- text and reasoning ----
+
+    fn scan(&mut self, input: &[u8], reasoning: bool) -> usize {
+        if !self.held.is_empty() {
+            let h = self.held.len();
+            let max = self.table().set.max_len();
+            let take = input.len().min(max);
+            let mut tmp: SmallVec<[u8; 64]> = SmallVec::from_slice(&self.held);
+            tmp.extend_from_slice(&input[..take]);
+            let found = self.table().set.find(&tmp);
+            match found {
+                Found::Full { start, .. } | Found::Partial { start } if start >= h => {
+                    self.release_held(reasoning);
+                    return 0;
+                }
+                Found::None => {
+                    self.release_held(reasoning);
+                    return 0;
+                }
+                Found::Partial { start } => {
+                    self.held.clear();
+                    self.emit_text(&tmp[..start], reasoning);
+                    self.held.extend_from_slice(&tmp[start..]);
+                    return take;
+                }
+                Found::Full { id, start, end } => {
+                    self.held.clear();
+                    self.emit_text(&tmp[..start], reasoning);
+                    let action = self.table().actions[id];
+                    self.act(action);
+                    if end <= h {
+                        let rest: SmallVec<[u8; 64]> = SmallVec::from_slice(&tmp[end..h]);
+                        self.process(&rest);
+                        return 0;
+                    }
+                    return end - h;
+                }
+            }
+        }
+        let found = self.table().set.find(input);
+        match found {
+            Found::None => {
+                self.emit_text(input, reasoning);
+                input.len()
+            }
+            Found::Partial { start } => {
+                self.emit_text(&input[..start], reasoning);
+                self.held.extend_from_slice(&input[start..]);
+                input.len()
+            }
+            Found::Full { id, start, end } => {
+                self.emit_text(&input[..start], reasoning);
+                let action = self.table().actions[id];
+                self.act(action);
+                end
+            }
+        }
+    }
+
+    fn release_held(&mut self, reasoning: bool) {
+        let held = std::mem::take(&mut self.held);
+        self.emit_text(&held, reasoning);
+    }
+
+    fn emit_text(&mut self, mut bytes: &[u8], reasoning: bool) {
+        if bytes.is_empty() {
+            return;
+        }
+        if !self.utf8.is_empty() {
+            if self.utf8_reasoning != reasoning {
+                self.utf8.clear();
+                self.queue.text("\u{fffd}".as_bytes(), self.utf8_reasoning);
+            } else {
+                let need = utf8_len(self.utf8[0]);
+                while self.utf8.len() < need && bytes.first().is_some_and(|b| (0x80..=0xbf).contains(b)) {
+                    self.utf8.push(bytes[0]);
+                    bytes = &bytes[1..];
+                }
+                if self.utf8.len() < need && bytes.is_empty() {
+                    return;
+                }
+                let seq = std::mem::take(&mut self.utf8);
+                match std::str::from_utf8(&seq) {
+                    Ok(_) => self.queue.text(&seq, reasoning),
+                    Err(_) => self.queue.text("\u{fffd}".as_bytes(), reasoning),
+                }
+            }
+        }
+        loop {
+            match std::str::from_utf8(bytes) {
+                Ok(_) => {
+                    self.queue.text(bytes, reasoning);
+                    return;
+                }
+                Err(e) => {
+                    let valid = e.valid_up_to();
+                    self.queue.text(&bytes[..valid], reasoning);
+                    match e.error_len() {
+                        None => {
+                            self.utf8.extend_from_slice(&bytes[valid..]);
+                            self.utf8_reasoning = reasoning;
+                            return;
+                        }
+                        Some(n) => {
+                            self.queue.text("\u{fffd}".as_bytes(), reasoning);
+                            bytes = &bytes[valid + n..];
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn act(&mut self, action: Action) {
+        match action {
+            Action::Reason(i) => self.mode = Mode::Reasoning(i),
+            Action::EndReason => self.mode = Mode::Text,
+            Action::Strip => {}
+            Action::Call(form) => {
+                let within = match self.mode {
+                    Mode::Reasoning(i) => Some(i),
+                    _ => None,
+                };
+                self.start_call(form, within);
+            }
+        }
+    }
+
+    // ---- calls ----
+
+    fn start_call(&mut self, form: &'static CallForm, within: Option<usize>) {
+        let (mut sink, ..) = self.sink();
+        if !sink.begin(form.implies) {
+            self.mode = Mode::Skip {
+                closer: form.closer,
+                held: SmallVec::new(),
+            };
+            return;
+        }
+        let (alt, native) = match &form.body {
+            Body::NameArgs(spec) => (spec.alt_string, spec.native_repairs()),
+            _ => (&b""[..], Repairs::NONE),
+        };
+        let limits = &self.config.limits;
+        let mut terminators = MarkerSet::default();
+        if !form.closer.is_empty() {
+            terminators.push(form.closer);
+        }
+        self.rep.reset();
+        self.rep.set_options(Options {
+            max_depth: limits.max_depth,
+            lookahead: limits.lookahead,
+            max_held: limits.max_held_bytes,
+            terminators,
+            alt_string: alt,
+            keys: KeyCheck::default(),
+        });
+        self.mode = Mode::Call {
+            form,
+            grammar: Grammar::new(&form.body, form.closer),
+            within,
+            native,
+        };
+    }
+
+    fn feed_call(&mut self, input: &[u8]) -> usize {
+        let mut chosen = None;
+        let step = {
+            let Parser {
+                calls,
+                queue,
+                config,
+                stats,
+                rep,
+                scratch,
+                mode,
+                ..
+            } = self;
+            let Mode::Call { form, grammar, .. } = mode else {
+                unreachable!()
+            };
+            let mut sink = Sink {
+                calls,
+                queue,
+                config,
+                stats,
+            };
+            grammar.feed(input, &mut sink, rep, scratch, form.closer, &mut chosen)
+        };
+        if let Some(body) = chosen {
+            self.lock(body);
+        }
+        match step {
+            Step::NeedMore => input.len(),
+            Step::Ended { consumed, closer_seen } => {
+                let leftover = self.end_body(closer_seen);
+                if !leftover.is_empty() {
+                    self.process(&leftover);
+                }
+                consumed
+            }
+            Step::Abort { why, consumed } => {
+                let (closer, leftover) = self.abort_call(why);
+                let _ = leftover;
+                self.mode = Mode::Skip {
+                    closer,
+                    held: SmallVec::new(),
+                };
+                consumed
+            }
+        }
+    }
+
+    fn lock(&mut self, body: &'static Body) {
+        if self.config.dialect == Dialect::Auto && self.locked.is_none() {
+            if let Some(d) = Grammar::chosen(body) {
+                self.locked = Some(d);
+                self.build_tables();
+            }
+        }
+    }
+
+    /// The body ended: collect the repairer's repairs, then release or wait for the
+    /// closer. Returns bytes read past the body, to be read again.
+    fn end_body(&mut self, closer_seen: bool) -> Vec<u8> {
+        let mode = std::mem::replace(&mut self.mode, Mode::Text);
+        let Mode::Call {
+            form,
+            mut grammar,
+            within,
+            native,
+        } = mode
+        else {
+            unreachable!()
+        };
+        let leftover = grammar.take_leftover(&mut self.rep);
+        let repairs = self.rep_repairs(&grammar, native);
+        let (mut sink, ..) = self.sink();
+        if sink.calls.is_open() {
+            sink.repairs(repairs);
+        }
+        let back = within.map_or(Mode::Text, Mode::Reasoning);
+        if closer_seen || form.closer.is_empty() {
+            sink.end();
+            self.mode = back;
+        } else {
+            self.mode = Mode::AfterCall {
+                closer: form.closer,
+                held: SmallVec::new(),
+                within,
+            };
+        }
+        leftover
+    }
+
+    fn rep_repairs(&self, grammar: &Grammar, native: Repairs) -> Repairs {
+        match grammar {
+            Grammar::Xml(_) | Grammar::Sniff { .. } => Repairs::NONE,
+            _ => {
+                let all = self.rep.repairs();
+                all.iter().filter(|r| !native.contains(*r)).collect()
+            }
+        }
+    }
+
+    fn abort_call(&mut self, why: Abort) -> (&'static [u8], Vec<u8>) {
+        let mode = std::mem::replace(&mut self.mode, Mode::Text);
+        let Mode::Call {
+            form,
+            grammar,
+            native,
+            ..
+        } = mode
+        else {
+            return (b"", Vec::new());
+        };
+        let repairs = self.rep_repairs(&grammar, native);
+        let (mut sink, ..) = self.sink();
+        if sink.calls.is_open() {
+            sink.repairs(repairs);
+        }
+        sink.abort(why);
+        (form.closer, Vec::new())
+    }
+
+    fn after_call(&mut self, input: &[u8]) -> usize {
+        let Mode::AfterCall { closer, held, within } = &mut self.mode else {
+            unreachable!()
+        };
+        let (closer, within) = (*closer, *within);
+        for (i, &b) in input.iter().enumerate() {
+            if held.is_empty() && b.is_ascii_whitespace() {
+                continue;
+            }
+            if held.is_empty() && matches!(b, b'}' | b']') {
+                // A redundant closer after the body.
+                let (mut sink, ..) = self.sink();
+                sink.repair(Repair::RedundantCloser);
+                return self.after_call_rest(input, i + 1);
+            }
+            held.push(b);
+            if closer.starts_with(held) {
+                if held.len() == closer.len() {
+                    let (mut sink, ..) = self.sink();
+                    sink.end();
+                    self.mode = within.map_or(Mode::Text, Mode::Reasoning);
+                    return i + 1;
+                }
+                continue;
+            }
+            // Something else: the closer was dropped.
+            let held = std::mem::take(held);
+            let (mut sink, ..) = self.sink();
+            sink.repair(Repair::MissingCloser);
+            sink.end();
+            self.mode = within.map_or(Mode::Text, Mode::Reasoning);
+            let from_input = held.len().min(i + 1);
+            let old = held.len() - from_input;
+            if old > 0 {
+                self.process(&held[..old].to_vec());
+            }
+            return i + 1 - from_input;
+        }
+        input.len()
+    }
+
+    fn after_call_rest(&mut self, input: &[u8], from: usize) -> usize {
+        let _ = input;
+        from
+    }
+
+    fn skip(&mut self, input: &[u8]) -> usize {
+        let Mode::Skip { closer, held } = &mut self.mode else {
+            unreachable!()
+        };
+        if closer.is_empty() {
+            return input.len();
+        }
+        for (i, &b) in input.iter().enumerate() {
+            held.push(b);
+            if !closer.starts_with(held) {
+                held.clear();
+                if b == closer[0] {
+                    held.push(b);
+                }
+                continue;
+            }
+            if held.len() == closer.len() {
+                self.mode = Mode::Text;
+                return i + 1;
+            }
+        }
+        input.len()
+    }
+
+    fn finish_mode(&mut self) {
+        match std::mem::replace(&mut self.mode, Mode::Text) {
+            Mode::Text | Mode::Reasoning(_) => {
+                let reasoning = matches!(self.mode, Mode::Reasoning(_));
+                let held = std::mem::take(&mut self.held);
+                if !held.is_empty() {
+                    // A marker complete at the very end still counts; a part of one is
+                    // dropped (it would leak markup), except a lone `<` or `[`.
+                    if let Found::Full { id, start, end } = self.table().set.find_final(&held) {
+                        self.emit_text(&held[..start], reasoning);
+                        let action = self.table().actions[id];
+                        self.act(action);
+                        self.process(&held[end..].to_vec());
+                        self.finish_mode();
+                        return;
+                    }
+                    if held.len() == 1 {
+                        self.emit_text(&held, reasoning);
+                    }
+                }
+            }
+            Mode::Call {
+                form,
+                mut grammar,
+                within,
+                native,
+            } => {
+                let complete = {
+                    let Parser {
+                        calls,
+                        queue,
+                        config,
+                        stats,
+                        rep,
+                        scratch,
+                        ..
+                    } = self;
+                    let mut sink = Sink {
+                        calls,
+                        queue,
+                        config,
+                        stats,
+                    };
+                    grammar.finish(&mut sink, rep, scratch)
+                };
+                let repairs = self.rep_repairs(&grammar, native);
+                let leftover = grammar.take_leftover(&mut self.rep);
+                let (mut sink, ..) = self.sink();
+                if sink.calls.is_open() {
+                    sink.repairs(repairs);
+                }
+                if complete {
+                    if !form.closer.is_empty() {
+                        sink.repair(Repair::MissingCloser);
+                    }
+                    sink.end();
+                    self.mode = within.map_or(Mode::Text, Mode::Reasoning);
+                    if !leftover.is_empty() {
+                        self.process(&leftover);
+                    }
+                    self.finish_mode();
+                } else {
+                    sink.abort(Abort::Truncated);
+                }
+            }
+            Mode::AfterCall { closer, held, .. } => {
+                let (mut sink, ..) = self.sink();
+                if !closer.starts_with(&held) || held.len() < closer.len() {
+                    sink.repair(Repair::MissingCloser);
+                }
+                sink.end();
+            }
+            Mode::Skip { .. } => {}
+        }
+    }
+}
+
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xc2..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf4 => 4,
+        _ => 1,
+    }
+}

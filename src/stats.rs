@@ -1,0 +1,88 @@
+//! Counters: repairs by kind and calls by outcome, per parser (and summed by `replay`).
+
+use crate::event::NotReleasedReason;
+use crate::repairs::{Repair, Repairs};
+
+/// Counters of a parser since it was built (not cleared by `reset`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Calls released with no repair.
+    pub released_clean: u64,
+    /// Calls released after at least one repair.
+    pub released_repaired: u64,
+    /// Released calls that still broke their schema (reported, released by policy).
+    pub released_invalid: u64,
+    /// Calls cut off by the end of the stream.
+    pub truncated: u64,
+    /// Calls whose arguments could not be made strict JSON (or had no name).
+    pub rejected: u64,
+    /// Calls naming an undeclared tool.
+    pub unknown_tool: u64,
+    /// Calls that broke a limit.
+    pub limit_exceeded: u64,
+    /// Calls held back for their schema.
+    pub schema_violation: u64,
+    /// How many calls each repair was applied to, indexed like [`Repair::ALL`].
+    pub repairs: Vec<u64>,
+    /// Bytes pushed.
+    pub bytes: u64,
+}
+
+impl Stats {
+    fn add_repairs(&mut self, repairs: Repairs) {
+        if self.repairs.len() < Repair::ALL.len() {
+            self.repairs.resize(Repair::ALL.len(), 0);
+        }
+        for r in repairs.iter() {
+            self.repairs[r as usize] += 1;
+        }
+    }
+
+    pub(crate) fn count_call(&mut self, repairs: Repairs, invalid: bool) {
+        if repairs.is_empty() {
+            self.released_clean += 1;
+        } else {
+            self.released_repaired += 1;
+        }
+        if invalid {
+            self.released_invalid += 1;
+        }
+        self.add_repairs(repairs);
+    }
+
+    pub(crate) fn count_not_released(&mut self, reason: NotReleasedReason, repairs: Repairs) {
+        match reason {
+            NotReleasedReason::Truncated => self.truncated += 1,
+            NotReleasedReason::UnknownTool => {}
+            NotReleasedReason::LimitExceeded => self.limit_exceeded += 1,
+            NotReleasedReason::SchemaViolation => self.schema_violation += 1,
+            _ => self.rejected += 1,
+        }
+        self.add_repairs(repairs);
+    }
+
+    /// How many calls `repair` was applied to.
+    pub fn repair_count(&self, repair: Repair) -> u64 {
+        self.repairs.get(repair as usize).copied().unwrap_or(0)
+    }
+
+    /// Add another parser's counters.
+    pub fn merge(&mut self, other: &Stats) {
+        self.released_clean += other.released_clean;
+        self.released_repaired += other.released_repaired;
+        self.released_invalid += other.released_invalid;
+        self.truncated += other.truncated;
+        self.rejected += other.rejected;
+        self.unknown_tool += other.unknown_tool;
+        self.limit_exceeded += other.limit_exceeded;
+        self.schema_violation += other.schema_violation;
+        self.bytes += other.bytes;
+        if self.repairs.len() < other.repairs.len() {
+            self.repairs.resize(other.repairs.len(), 0);
+        }
+        for (a, b) in self.repairs.iter_mut().zip(&other.repairs) {
+            *a += b;
+        }
+    }
+}
