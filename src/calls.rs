@@ -96,6 +96,8 @@ pub(crate) struct Calls {
     pub next_index: u32,
     pub released: u32,
     pub truncated: bool,
+    /// The repair implied by a weak opener, applied when its call turns out to begin.
+    pub pending_implies: Option<Repair>,
     spare: Vec<u8>,
 }
 
@@ -116,6 +118,7 @@ impl Calls {
         self.next_index = 0;
         self.released = 0;
         self.truncated = false;
+        self.pending_implies = None;
     }
 
     pub(crate) fn is_open(&self) -> bool {
@@ -139,7 +142,7 @@ impl Sink<'_> {
             args,
             ..Call::default()
         };
-        if let Some(r) = implies {
+        if let Some(r) = implies.or(self.calls.pending_implies.take()) {
             call.repairs.insert(r);
         }
         self.calls.current = Some(call);
@@ -167,7 +170,10 @@ impl Sink<'_> {
     }
 
     pub(crate) fn has_name(&self) -> bool {
-        self.calls.current.as_ref().is_some_and(|c| c.name.is_some())
+        self.calls
+            .current
+            .as_ref()
+            .is_some_and(|c| c.name.is_some())
     }
 
     /// The model's own call id.
@@ -205,7 +211,8 @@ impl Sink<'_> {
     /// Whether the value of parameter `key` is typed by the schema (not streamed as a
     /// string).
     pub(crate) fn param_is_typed(&self, key: &str) -> bool {
-        self.tool().is_some_and(|t| t.param_type(key) != crate::schema::ParamType::String)
+        self.tool()
+            .is_some_and(|t| t.param_type(key) != crate::schema::ParamType::String)
             && self.tool().is_some_and(|t| t.declares(key) == Some(true))
     }
 
@@ -213,7 +220,10 @@ impl Sink<'_> {
     pub(crate) fn type_value(&self, key: &str, raw: &str) -> (String, Repairs) {
         match self.tool() {
             Some(tool) => tool.type_raw_value(key, raw),
-            None => (serde_json::Value::String(raw.to_owned()).to_string(), Repairs::NONE),
+            None => (
+                serde_json::Value::String(raw.to_owned()).to_string(),
+                Repairs::NONE,
+            ),
         }
     }
 
@@ -227,7 +237,9 @@ impl Sink<'_> {
         if bytes.is_empty() {
             return Ok(());
         }
-        let max = self.config.limits.max_args_bytes;
+        // The engine limits a call's raw body to `max_args_bytes` at an exact byte; this
+        // bounds what repairs can add on top (escapes grow text at most sixfold).
+        let max = self.config.limits.max_args_bytes.saturating_mul(8);
         let call = self.call();
         if call.args.len() + bytes.len() > max {
             return Err(Abort::TooLarge);
@@ -250,7 +262,8 @@ impl Sink<'_> {
         let index = CallIndex(call.index);
         if !call.started {
             call.started = true;
-            self.queue.started(index, &call.id, call.name.as_deref().unwrap_or(""));
+            self.queue
+                .started(index, &call.id, call.name.as_deref().unwrap_or(""));
         }
         if call.sent < call.args.len() {
             // Whole UTF-8 characters only (grammars emit them, but never split one).
@@ -290,7 +303,8 @@ impl Sink<'_> {
             }
         }
         let Some(name) = call.name.clone() else {
-            let feedback = "tool call without a tool name; write the call with a \"name\"".to_owned();
+            let feedback =
+                "tool call without a tool name; write the call with a \"name\"".to_owned();
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
         };
@@ -331,7 +345,14 @@ impl Sink<'_> {
         self.flush();
         let call = self.calls.current.take().expect("still open");
         self.stats.count_call(call.repairs, !validation.is_empty());
-        self.queue.finished(index, &call.id, &name, &call.args, call.repairs, &validation);
+        self.queue.finished(
+            index,
+            &call.id,
+            &name,
+            &call.args,
+            call.repairs,
+            &validation,
+        );
         self.calls.released += 1;
         self.recycle(call);
     }
@@ -354,15 +375,24 @@ impl Sink<'_> {
             }
             Abort::TooLarge => (
                 NotReleasedReason::LimitExceeded,
-                format!("{name}: arguments exceed {} bytes; send smaller parts", limits.max_args_bytes),
+                format!(
+                    "{name}: arguments exceed {} bytes; send smaller parts",
+                    limits.max_args_bytes
+                ),
             ),
             Abort::TooDeep => (
                 NotReleasedReason::LimitExceeded,
-                format!("{name}: arguments nest deeper than {} levels", limits.max_depth),
+                format!(
+                    "{name}: arguments nest deeper than {} levels",
+                    limits.max_depth
+                ),
             ),
             Abort::HeldTooLong => (
                 NotReleasedReason::LimitExceeded,
-                format!("{name}: more than {} bytes could not be decided", limits.max_held_bytes),
+                format!(
+                    "{name}: more than {} bytes could not be decided",
+                    limits.max_held_bytes
+                ),
             ),
             Abort::TooManyCalls => (
                 NotReleasedReason::LimitExceeded,
@@ -399,7 +429,9 @@ fn completed_members(call: &Call) -> String {
         return "{}".to_owned();
     }
     let end = call.members.last_end.min(call.args.len());
-    let mut text = String::from_utf8_lossy(&call.args[..end]).trim_end().to_owned();
+    let mut text = String::from_utf8_lossy(&call.args[..end])
+        .trim_end()
+        .to_owned();
     if text.ends_with('}') && serde_json::from_str::<&RawValue>(&text).is_ok() {
         return text;
     }

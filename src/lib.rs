@@ -3,32 +3,32 @@
 #![deny(missing_docs)]
 
 mod calls;
-mod config;
-mod grammar;
-mod json;
-mod parser;
-mod queue;
-mod scan;
-mod stats;
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod cli;
+mod config;
 pub mod dialect;
 mod error;
 mod event;
+mod grammar;
+mod json;
+mod parser;
 #[cfg(feature = "cli")]
 pub mod proxy;
+mod queue;
 mod repairs;
+mod scan;
 pub mod schema;
 #[cfg(feature = "codec")]
 pub mod sse;
+mod stats;
 
 pub use config::{Config, InReasoning, Invalid, Limits, UnknownTool};
 pub use dialect::Dialect;
 pub use error::{Category, Error};
 pub use event::{CallIndex, Event, NotReleasedReason, OwnedEvent, StopReason};
-pub use repairs::{Repair, Repairs};
 pub use json::api::{repair, Repaired};
 pub use parser::Parser;
-pub use stats::Stats;
+pub use repairs::{Repair, Repairs};
 pub use schema::Tools;
+pub use stats::Stats;

@@ -112,6 +112,8 @@ enum Mode {
         /// The reasoning block the call was written in, to return to.
         within: Option<usize>,
         native: Repairs,
+        /// Raw body bytes read so far, for the arguments size limit.
+        body: usize,
     },
     /// The body ended; the call waits for its closer (or anything else) to be released.
     AfterCall {
@@ -147,6 +149,8 @@ pub struct Parser {
     /// A partial UTF-8 character of text, and whether it is reasoning.
     utf8: SmallVec<[u8; 4]>,
     utf8_reasoning: bool,
+    /// Whether the output so far is empty or ends a line: weak openers count only here.
+    line_start: bool,
     finished: bool,
 }
 
@@ -171,6 +175,7 @@ impl Parser {
             held: SmallVec::new(),
             utf8: SmallVec::new(),
             utf8_reasoning: false,
+            line_start: true,
             finished: false,
         };
         p.reset();
@@ -200,6 +205,7 @@ impl Parser {
         self.held.clear();
         self.utf8.clear();
         self.finished = false;
+        self.line_start = true;
         self.locked = None;
         self.build_tables();
         self.mode = match (self.config.reasoning_open, self.tables.reasoning.is_empty()) {
@@ -237,12 +243,16 @@ impl Parser {
     /// possible marker before it are released at once. The result is the same as
     /// pushing the bytes as text.
     pub fn push_token(&mut self, id: u32, bytes: &[u8]) {
-        if self.config.special_tokens.contains(&id) && !self.held.is_empty() && matches!(self.mode, Mode::Text | Mode::Reasoning(_)) {
+        if self.config.special_tokens.contains(&id)
+            && !self.held.is_empty()
+            && matches!(self.mode, Mode::Text | Mode::Reasoning(_))
+        {
             self.queue.begin();
             // A special token cannot complete a marker begun in text before it.
             let probe: SmallVec<[u8; 64]> = self.held.iter().chain(bytes).copied().collect();
             let table = self.table();
-            if !matches!(table.set.find(&probe), Found::Full { start, .. } if start < self.held.len()) {
+            if !matches!(table.set.find(&probe), Found::Full { start, .. } if start < self.held.len())
+            {
                 let held = std::mem::take(&mut self.held);
                 let reasoning = matches!(self.mode, Mode::Reasoning(_));
                 self.emit_text(&held, reasoning);
@@ -331,6 +341,14 @@ impl Parser {
                     self.held.clear();
                     self.emit_text(&tmp[..start], reasoning);
                     let action = self.table().actions[id];
+                    if !self.anchor_ok(action, start == 0) {
+                        // A weak opener inside a line is text: release its first byte.
+                        self.emit_text(&tmp[start..start + 1], reasoning);
+                        let rest: SmallVec<[u8; 64]> =
+                            SmallVec::from_slice(&tmp[start + 1..h.max(start + 1)]);
+                        self.process(&rest);
+                        return 0;
+                    }
                     self.act(action);
                     if end <= h {
                         let rest: SmallVec<[u8; 64]> = SmallVec::from_slice(&tmp[end..h]);
@@ -355,9 +373,21 @@ impl Parser {
             Found::Full { id, start, end } => {
                 self.emit_text(&input[..start], reasoning);
                 let action = self.table().actions[id];
+                if !self.anchor_ok(action, false) {
+                    self.emit_text(&input[start..start + 1], reasoning);
+                    return start + 1;
+                }
                 self.act(action);
                 end
             }
+        }
+    }
+
+    /// Weak openers count only at the start of a line.
+    fn anchor_ok(&self, action: Action, _at_held_start: bool) -> bool {
+        match action {
+            Action::Call(form) if form.anchored => self.line_start,
+            _ => true,
         }
     }
 
@@ -370,13 +400,18 @@ impl Parser {
         if bytes.is_empty() {
             return;
         }
+        if !reasoning {
+            self.line_start = bytes.last() == Some(&b'\n');
+        }
         if !self.utf8.is_empty() {
             if self.utf8_reasoning != reasoning {
                 self.utf8.clear();
                 self.queue.text("\u{fffd}".as_bytes(), self.utf8_reasoning);
             } else {
                 let need = utf8_len(self.utf8[0]);
-                while self.utf8.len() < need && bytes.first().is_some_and(|b| (0x80..=0xbf).contains(b)) {
+                while self.utf8.len() < need
+                    && bytes.first().is_some_and(|b| (0x80..=0xbf).contains(b))
+                {
                     self.utf8.push(bytes[0]);
                     bytes = &bytes[1..];
                 }
@@ -416,6 +451,8 @@ impl Parser {
     }
 
     fn act(&mut self, action: Action) {
+        // A marker is a boundary: what follows it starts a line.
+        self.line_start = true;
         match action {
             Action::Reason(i) => self.mode = Mode::Reasoning(i),
             Action::EndReason => self.mode = Mode::Text,
@@ -434,7 +471,10 @@ impl Parser {
 
     fn start_call(&mut self, form: &'static CallForm, within: Option<usize>) {
         let (mut sink, ..) = self.sink();
-        if !sink.begin(form.implies) {
+        if form.anchored {
+            // A weak opener: the call begins only if what follows is one.
+            sink.calls.pending_implies = form.implies;
+        } else if !sink.begin(form.implies) {
             self.mode = Mode::Skip {
                 closer: form.closer,
                 held: SmallVec::new(),
@@ -461,14 +501,26 @@ impl Parser {
         });
         self.mode = Mode::Call {
             form,
-            grammar: Grammar::new(&form.body, form.closer),
+            grammar: Grammar::new(&form.body, form.closer, form.anchored),
             within,
             native,
+            body: 0,
         };
     }
 
-    fn feed_call(&mut self, input: &[u8]) -> usize {
+    fn feed_call(&mut self, whole: &[u8]) -> usize {
         let mut chosen = None;
+        // The arguments size limit counts the call's raw body bytes, so the call ends at
+        // the same byte however the input is chunked.
+        let Mode::Call { body, .. } = &mut self.mode else {
+            unreachable!()
+        };
+        let budget = self.config.limits.max_args_bytes.saturating_sub(*body);
+        let input = &whole[..whole.len().min(budget)];
+        *body += input.len();
+        if input.is_empty() {
+            return self.abort_to_skip(Abort::TooLarge, 0);
+        }
         let step = {
             let Parser {
                 calls,
@@ -496,23 +548,53 @@ impl Parser {
         }
         match step {
             Step::NeedMore => input.len(),
-            Step::Ended { consumed, closer_seen } => {
+            Step::Ended {
+                consumed,
+                closer_seen,
+            } => {
                 let leftover = self.end_body(closer_seen);
                 if !leftover.is_empty() {
                     self.process(&leftover);
                 }
                 consumed
             }
-            Step::Abort { why, consumed } => {
-                let (closer, leftover) = self.abort_call(why);
-                let _ = leftover;
-                self.mode = Mode::Skip {
-                    closer,
-                    held: SmallVec::new(),
-                };
+            Step::Reject { consumed } => {
+                let mode = std::mem::replace(&mut self.mode, Mode::Text);
+                if let Mode::Call {
+                    form,
+                    mut grammar,
+                    within,
+                    ..
+                } = mode
+                {
+                    self.calls.pending_implies = None;
+                    let rejected = grammar.take_rejected();
+                    let reasoning = within.is_some();
+                    self.mode = within.map_or(Mode::Text, Mode::Reasoning);
+                    self.emit_text(form.opener, reasoning);
+                    self.emit_text(&rejected, reasoning);
+                }
                 consumed
             }
+            Step::Abort { why, consumed } => self.abort_to_skip(why, consumed),
         }
+    }
+
+    /// End the call early and drop the rest of its body, up to its closer.
+    fn abort_to_skip(&mut self, why: Abort, consumed: usize) -> usize {
+        let leftover = match &mut self.mode {
+            Mode::Call { grammar, .. } => grammar.take_leftover(&mut self.rep),
+            _ => Vec::new(),
+        };
+        let (closer, _) = self.abort_call(why);
+        self.mode = Mode::Skip {
+            closer,
+            held: SmallVec::new(),
+        };
+        if !leftover.is_empty() {
+            self.process(&leftover);
+        }
+        consumed
     }
 
     fn lock(&mut self, body: &'static Body) {
@@ -533,6 +615,7 @@ impl Parser {
             mut grammar,
             within,
             native,
+            ..
         } = mode
         else {
             unreachable!()
@@ -588,7 +671,12 @@ impl Parser {
     }
 
     fn after_call(&mut self, input: &[u8]) -> usize {
-        let Mode::AfterCall { closer, held, within } = &mut self.mode else {
+        let Mode::AfterCall {
+            closer,
+            held,
+            within,
+        } = &mut self.mode
+        else {
             unreachable!()
         };
         let (closer, within) = (*closer, *within);
@@ -683,6 +771,7 @@ impl Parser {
                 mut grammar,
                 within,
                 native,
+                ..
             } => {
                 let complete = {
                     let Parser {

@@ -97,7 +97,11 @@ impl Queue {
             }
             _ => {
                 let span = self.put(bytes);
-                self.recs.push_back(if reasoning { Rec::Reasoning(span) } else { Rec::Text(span) });
+                self.recs.push_back(if reasoning {
+                    Rec::Reasoning(span)
+                } else {
+                    Rec::Text(span)
+                });
             }
         }
     }
@@ -113,7 +117,11 @@ impl Queue {
             return;
         }
         let end = self.arena.len();
-        if let Some(Rec::Delta { index: i, fragment: span }) = self.recs.back_mut() {
+        if let Some(Rec::Delta {
+            index: i,
+            fragment: span,
+        }) = self.recs.back_mut()
+        {
             if *i == index && span.end == end {
                 self.arena.extend_from_slice(fragment);
                 span.end = self.arena.len();

@@ -182,7 +182,14 @@ mod tests {
         assert_eq!(set.find(b"ab <tool_"), Found::Partial { start: 3 });
         assert_eq!(set.find(b"a < b <"), Found::Partial { start: 6 });
         assert_eq!(set.find(b"a < b"), Found::None);
-        assert_eq!(set.find(b"<<think>"), Found::Full { id: 2, start: 1, end: 8 });
+        assert_eq!(
+            set.find(b"<<think>"),
+            Found::Full {
+                id: 2,
+                start: 1,
+                end: 8
+            }
+        );
     }
 
     #[test]
@@ -199,14 +206,35 @@ mod tests {
         );
         let set = MarkerSet::new(&[b"ab", b"abcd"]);
         assert_eq!(set.find(b"xab"), Found::Partial { start: 1 });
-        assert_eq!(set.find(b"xabz"), Found::Full { id: 0, start: 1, end: 3 });
-        assert_eq!(set.find_final(b"xab"), Found::Full { id: 0, start: 1, end: 3 });
+        assert_eq!(
+            set.find(b"xabz"),
+            Found::Full {
+                id: 0,
+                start: 1,
+                end: 3
+            }
+        );
+        assert_eq!(
+            set.find_final(b"xab"),
+            Found::Full {
+                id: 0,
+                start: 1,
+                end: 3
+            }
+        );
     }
 
     #[test]
     fn many_first_bytes_use_the_table() {
         let set = MarkerSet::new(&[b"<a>", b"[b]", b"{c}", b">>>d"]);
-        assert_eq!(set.find(b"..>>>d"), Found::Full { id: 3, start: 2, end: 6 });
+        assert_eq!(
+            set.find(b"..>>>d"),
+            Found::Full {
+                id: 3,
+                start: 2,
+                end: 6
+            }
+        );
         assert_eq!(set.find(b"..>>"), Found::Partial { start: 2 });
     }
 }

@@ -32,29 +32,105 @@ fn valid_json_passes_byte_identical() {
 #[test]
 fn the_probe_table() {
     t!("{'a': 'b'}", r#"{"a": "b"}"#, ["single_quoted_string"]);
-    t!(r#"{a: 1, b_2: "x"}"#, r#"{"a": 1, "b_2": "x"}"#, ["unquoted_key"]);
-    t!(r#"{"a": [1, 2,], "b": 3,}"#, r#"{"a": [1, 2], "b": 3}"#, ["trailing_comma"]);
-    t!("{\"a\": 1, /* block */ \"b\": 2 // line\n}", "{\"a\": 1,  \"b\": 2 \n}", ["comment"]);
-    t!(r#"{"a": [1, {"b": 2"#, r#"{"a": [1, {"b": 2}]}"#, ["missing_closers"]);
-    t!(r#"{"a": "hello wor"#, r#"{"a": "hello wor"}"#, ["missing_closers"]);
-    t!("{\"a\": \"line1\nline2\tend\"}", r#"{"a": "line1\nline2\tend"}"#, ["control_character"]);
-    t!(r#"{"a": "say "hi" now", "b": 1}"#, r#"{"a": "say \"hi\" now", "b": 1}"#, ["unescaped_quote"]);
-    t!(r#"{"path": "C:\dir\new", "re": "\d+"}"#, r#"{"path": "C:\\dir\new", "re": "\\d+"}"#, ["invalid_escape"]);
-    t!(r#"{"a": True, "b": False, "c": None}"#, r#"{"a": true, "b": false, "c": null}"#, ["python_literal"]);
-    t!(r#"{"a": NaN, "b": Infinity}"#, r#"{"a": null, "b": null}"#, ["non_finite_number"]);
+    t!(
+        r#"{a: 1, b_2: "x"}"#,
+        r#"{"a": 1, "b_2": "x"}"#,
+        ["unquoted_key"]
+    );
+    t!(
+        r#"{"a": [1, 2,], "b": 3,}"#,
+        r#"{"a": [1, 2], "b": 3}"#,
+        ["trailing_comma"]
+    );
+    t!(
+        "{\"a\": 1, /* block */ \"b\": 2 // line\n}",
+        "{\"a\": 1,  \"b\": 2 \n}",
+        ["comment"]
+    );
+    t!(
+        r#"{"a": [1, {"b": 2"#,
+        r#"{"a": [1, {"b": 2}]}"#,
+        ["missing_closers"]
+    );
+    t!(
+        r#"{"a": "hello wor"#,
+        r#"{"a": "hello wor"}"#,
+        ["missing_closers"]
+    );
+    t!(
+        "{\"a\": \"line1\nline2\tend\"}",
+        r#"{"a": "line1\nline2\tend"}"#,
+        ["control_character"]
+    );
+    t!(
+        r#"{"a": "say "hi" now", "b": 1}"#,
+        r#"{"a": "say \"hi\" now", "b": 1}"#,
+        ["unescaped_quote"]
+    );
+    t!(
+        r#"{"path": "C:\dir\new", "re": "\d+"}"#,
+        r#"{"path": "C:\\dir\new", "re": "\\d+"}"#,
+        ["invalid_escape"]
+    );
+    t!(
+        r#"{"a": True, "b": False, "c": None}"#,
+        r#"{"a": true, "b": false, "c": null}"#,
+        ["python_literal"]
+    );
+    t!(
+        r#"{"a": NaN, "b": Infinity}"#,
+        r#"{"a": null, "b": null}"#,
+        ["non_finite_number"]
+    );
     t!("{“a”: “b”}", r#"{"a": "b"}"#, ["curly_quoted_string"]);
-    t!("```json\n{\"a\": 1}\n```", "{\"a\": 1}\n", ["markdown_fence"]);
-    t!(r#"Sure! Here it is: {"a": 1} Hope that helps."#, r#"{"a": 1} "#, ["surrounding_text"]);
-    t!(r#"{a: hello world, b: 2}"#, r#"{"a": "hello world", "b": 2}"#, ["unquoted_key", "unquoted_string"]);
+    t!(
+        "```json\n{\"a\": 1}\n```",
+        "{\"a\": 1}\n",
+        ["markdown_fence"]
+    );
+    t!(
+        r#"Sure! Here it is: {"a": 1} Hope that helps."#,
+        r#"{"a": 1} "#,
+        ["surrounding_text"]
+    );
+    t!(
+        r#"{a: hello world, b: 2}"#,
+        r#"{"a": "hello world", "b": 2}"#,
+        ["unquoted_key", "unquoted_string"]
+    );
     t!("[1, 2, ...]", "[1, 2 ]", ["trailing_comma", "ellipsis"]);
-    t!(r#"{"a": 1 "b": [1 2]}"#, r#"{"a": 1 ,"b": [1 ,2]}"#, ["missing_comma"]);
-    t!(r#"{"a" 1, "b" "c"}"#, r#"{"a" :1, "b" :"c"}"#, ["missing_colon"]);
-    t!(r#"{"a": [1]]}}"#, r#"{"a": [1]}"#, ["redundant_closer", "surrounding_text"]);
+    t!(
+        r#"{"a": 1 "b": [1 2]}"#,
+        r#"{"a": 1 ,"b": [1 ,2]}"#,
+        ["missing_comma"]
+    );
+    t!(
+        r#"{"a" 1, "b" "c"}"#,
+        r#"{"a" :1, "b" :"c"}"#,
+        ["missing_colon"]
+    );
+    t!(
+        r#"{"a": [1]]}}"#,
+        r#"{"a": [1]}"#,
+        ["redundant_closer", "surrounding_text"]
+    );
     t!(r#"{"a": 1."#, r#"{"a": 1}"#, ["missing_closers"]);
     t!(r#"{"a": tru"#, r#"{"a": null}"#, ["missing_closers"]);
-    t!(r#"{"key": "v"alue", "key2": "value2"}"#, r#"{"key": "v\"alue", "key2": "value2"}"#, ["unescaped_quote"]);
-    t!(r#"{ "height": "(5'3")" }"#, r#"{ "height": "(5'3\")" }"#, ["unescaped_quote"]);
-    t!(r#"{"text": "do you know about "micheal", jackson"}"#, r#"{"text": "do you know about \"micheal\", jackson"}"#, ["unescaped_quote"]);
+    t!(
+        r#"{"key": "v"alue", "key2": "value2"}"#,
+        r#"{"key": "v\"alue", "key2": "value2"}"#,
+        ["unescaped_quote"]
+    );
+    t!(
+        r#"{ "height": "(5'3")" }"#,
+        r#"{ "height": "(5'3\")" }"#,
+        ["unescaped_quote"]
+    );
+    t!(
+        r#"{"text": "do you know about "micheal", jackson"}"#,
+        r#"{"text": "do you know about \"micheal\", jackson"}"#,
+        ["unescaped_quote"]
+    );
 }
 
 #[test]
@@ -82,7 +158,11 @@ fn escapes_and_unicode() {
 
 #[test]
 fn numbers() {
-    t!("[.5, 1., +3, -.5]", "[0.5, 1.0, 3, -0.5]", ["number_normalized"]);
+    t!(
+        "[.5, 1., +3, -.5]",
+        "[0.5, 1.0, 3, -0.5]",
+        ["number_normalized"]
+    );
     t!("[007]", r#"["007"]"#, ["unquoted_string"]);
     t!("[2024-06-27]", r#"["2024-06-27"]"#, ["unquoted_string"]);
 }

@@ -22,11 +22,18 @@ impl Chunks {
             "bytes" => Chunks::Bytes,
             _ => {
                 if let Some(seed) = text.strip_prefix("random:") {
-                    Chunks::Random(seed.parse().map_err(|_| format!("bad seed in --chunks {text}"))?)
+                    Chunks::Random(
+                        seed.parse()
+                            .map_err(|_| format!("bad seed in --chunks {text}"))?,
+                    )
                 } else {
                     match text.parse::<usize>() {
                         Ok(n) if n > 0 => Chunks::Fixed(n),
-                        _ => return Err(format!("--chunks: expected whole, bytes, N or random:SEED, got {text:?}")),
+                        _ => {
+                            return Err(format!(
+                                "--chunks: expected whole, bytes, N or random:SEED, got {text:?}"
+                            ))
+                        }
                     }
                 }
             }
@@ -101,21 +108,29 @@ pub(crate) fn run(args: &[String]) -> Result<i32, String> {
     let mut file = None;
     let mut it = args.iter();
     while let Some(arg) = it.next() {
-        let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
+        let mut value = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
         match arg.as_str() {
             "--dialect" => {
                 let v = value("--dialect")?;
-                config.dialect = Dialect::from_name(&v).ok_or_else(|| format!("unknown dialect {v:?}"))?;
+                config.dialect =
+                    Dialect::from_name(&v).ok_or_else(|| format!("unknown dialect {v:?}"))?;
             }
             "--tools" => {
                 let path = value("--tools")?;
                 let text = std::fs::read(&path).map_err(|e| format!("{path}: {e}"))?;
-                config.tools = std::sync::Arc::new(Tools::from_json(&text).map_err(|e| format!("{path}: {e}"))?);
+                config.tools = std::sync::Arc::new(
+                    Tools::from_json(&text).map_err(|e| format!("{path}: {e}"))?,
+                );
             }
             "--chunks" => chunks = Chunks::parse(&value("--chunks")?)?,
             "--stop" => {
                 let v = value("--stop")?;
-                stop = StopReason::from_name(&v).ok_or_else(|| format!("--stop: expected stop or length, got {v:?}"))?;
+                stop = StopReason::from_name(&v)
+                    .ok_or_else(|| format!("--stop: expected stop or length, got {v:?}"))?;
             }
             "--reasoning-open" => config.reasoning_open = true,
             "--events" => events_out = true,
@@ -132,7 +147,11 @@ pub(crate) fn run(args: &[String]) -> Result<i32, String> {
         out.write_all(b"\n").map_err(|e| e.to_string())
     };
     if !jsonl {
-        let job = Job { config, chunks, stop };
+        let job = Job {
+            config,
+            chunks,
+            stop,
+        };
         let events = run_job(&job, &input, &mut None);
         if events_out {
             for ev in &events {
@@ -152,7 +171,8 @@ pub(crate) fn run(args: &[String]) -> Result<i32, String> {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let record: Value = serde_json::from_slice(line).map_err(|e| format!("line {}: {e}", n + 1))?;
+        let record: Value =
+            serde_json::from_slice(line).map_err(|e| format!("line {}: {e}", n + 1))?;
         let raw = record
             .get("raw")
             .and_then(Value::as_str)
@@ -160,22 +180,29 @@ pub(crate) fn run(args: &[String]) -> Result<i32, String> {
         let mut cfg = config.clone();
         if let Some(tools) = record.get("tools") {
             if !tools.is_null() {
-                cfg.tools = std::sync::Arc::new(Tools::from_value(tools).map_err(|e| format!("line {}: {e}", n + 1))?);
+                cfg.tools = std::sync::Arc::new(
+                    Tools::from_value(tools).map_err(|e| format!("line {}: {e}", n + 1))?,
+                );
             }
         }
         if let Some(d) = record.get("dialect").and_then(Value::as_str) {
-            cfg.dialect = Dialect::from_name(d).ok_or_else(|| format!("line {}: unknown dialect {d:?}", n + 1))?;
+            cfg.dialect = Dialect::from_name(d)
+                .ok_or_else(|| format!("line {}: unknown dialect {d:?}", n + 1))?;
         }
         if let Some(r) = record.get("reasoning_open").and_then(Value::as_bool) {
             cfg.reasoning_open = r;
         }
         let line_stop = match record.get("stop").and_then(Value::as_str) {
-            Some(s) => StopReason::from_name(s).ok_or_else(|| format!("line {}: unknown stop {s:?}", n + 1))?,
+            Some(s) => StopReason::from_name(s)
+                .ok_or_else(|| format!("line {}: unknown stop {s:?}", n + 1))?,
             None => stop,
         };
         // Reuse the parser when the configuration is the same (it usually is).
         let key = (
-            record.get("tools").map(|t| t.to_string()).unwrap_or_default(),
+            record
+                .get("tools")
+                .map(|t| t.to_string())
+                .unwrap_or_default(),
             cfg.dialect.name().to_owned(),
             cfg.reasoning_open,
         );

@@ -20,7 +20,8 @@ pub(crate) fn run(args: &[String]) -> Result<i32, String> {
     if !jsonl {
         return match crate::repair(&input) {
             Ok(fixed) => {
-                out.write_all(fixed.json.as_bytes()).map_err(|e| e.to_string())?;
+                out.write_all(fixed.json.as_bytes())
+                    .map_err(|e| e.to_string())?;
                 out.write_all(b"\n").map_err(|e| e.to_string())?;
                 Ok(0)
             }
@@ -34,7 +35,8 @@ pub(crate) fn run(args: &[String]) -> Result<i32, String> {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let record: Value = serde_json::from_slice(line).map_err(|e| format!("line {}: {e}", n + 1))?;
+        let record: Value =
+            serde_json::from_slice(line).map_err(|e| format!("line {}: {e}", n + 1))?;
         let text = record
             .get("input")
             .and_then(Value::as_str)

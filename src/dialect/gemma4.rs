@@ -4,6 +4,7 @@
 use super::{Body, CallForm, Dialect, NameArgsSpec, Spec};
 use crate::repairs::Repair;
 
+/// After `<|tool_call>`: `call:NAME{...}`.
 static CALL: NameArgsSpec = NameArgsSpec {
     name_prefix: b"call:",
     separator: b"",
@@ -11,14 +12,36 @@ static CALL: NameArgsSpec = NameArgsSpec {
     native: &[Repair::UnquotedKey],
 };
 
+/// The opener dropped: `call:NAME{...}` at the start of a line.
+static BARE: NameArgsSpec = NameArgsSpec {
+    name_prefix: b"",
+    ..CALL
+};
+
 pub(crate) static SPEC: Spec = Spec {
     dialect: Dialect::Gemma4,
     reasoning: &[(b"<|channel>thought", b"<channel|>")],
-    calls: &[CallForm {
-        opener: b"<|tool_call>",
-        body: Body::NameArgs(&CALL),
-        closer: b"<tool_call|>",
-        implies: None,
-    }],
-    strip: &[b"<tool_call|>", b"<channel|>", b"<end_of_turn>", b"<|tool_response>", b"<turn|>"],
+    calls: &[
+        CallForm {
+            opener: b"<|tool_call>",
+            body: Body::NameArgs(&CALL),
+            closer: b"<tool_call|>",
+            implies: None,
+            anchored: false,
+        },
+        CallForm {
+            opener: b"call:",
+            body: Body::NameArgs(&BARE),
+            closer: b"<tool_call|>",
+            implies: Some(Repair::MissingOpener),
+            anchored: true,
+        },
+    ],
+    strip: &[
+        b"<tool_call|>",
+        b"<channel|>",
+        b"<end_of_turn>",
+        b"<|tool_response>",
+        b"<turn|>",
+    ],
 };

@@ -5,7 +5,10 @@
 
 use super::{qwen3_coder, Body, CallForm, Dialect, Spec, HERMES_ENVELOPE};
 
-pub(super) static BODIES: [Body; 2] = [Body::Envelope(&HERMES_ENVELOPE), Body::Xml(&qwen3_coder::XML)];
+pub(super) static BODIES: [Body; 2] = [
+    Body::Envelope(&HERMES_ENVELOPE),
+    Body::Xml(&qwen3_coder::XML),
+];
 
 pub(crate) static SPEC: Spec = Spec {
     dialect: Dialect::Hermes,
@@ -15,6 +18,12 @@ pub(crate) static SPEC: Spec = Spec {
         body: Body::Sniff(&BODIES),
         closer: b"</tool_call>",
         implies: None,
+        anchored: false,
     }],
-    strip: &[b"</tool_call>", b"</think>", b"<|im_end|>", b"<|endoftext|>"],
+    strip: &[
+        b"</tool_call>",
+        b"</think>",
+        b"<|im_end|>",
+        b"<|endoftext|>",
+    ],
 };

@@ -52,6 +52,37 @@ impl Dialect {
         })
     }
 
+    /// Every marker this dialect knows (for `Auto`, every dialect's): openers, closers,
+    /// reasoning markers and stripped tokens. None of them ever reaches visible text.
+    pub fn markers(self) -> Vec<&'static [u8]> {
+        let specs: Vec<&'static Spec> = match self {
+            Dialect::Auto => auto_specs().to_vec(),
+            d => vec![d.spec()],
+        };
+        let mut out: Vec<&'static [u8]> = Vec::new();
+        let mut add = |m: &'static [u8]| {
+            if !m.is_empty() && !out.contains(&m) {
+                out.push(m);
+            }
+        };
+        for spec in specs {
+            for &(open, close) in spec.reasoning {
+                add(open);
+                add(close);
+            }
+            for form in spec.calls {
+                if !form.anchored {
+                    add(form.opener);
+                }
+                add(form.closer);
+            }
+            for &m in spec.strip {
+                add(m);
+            }
+        }
+        out
+    }
+
     pub(crate) fn spec(self) -> &'static Spec {
         match self {
             Dialect::Auto | Dialect::Hermes => &hermes::SPEC,
@@ -98,6 +129,9 @@ pub(crate) struct CallForm {
     pub closer: &'static [u8],
     /// A repair this opener implies (a bare `<function=` is a dropped `<tool_call>`).
     pub implies: Option<Repair>,
+    /// A weak opener (plain words like `call:`): it counts only at the start of a line,
+    /// and if what follows is not a call, it and what was read stay text.
+    pub anchored: bool,
 }
 
 /// The grammar of a call body.
@@ -155,6 +189,8 @@ pub(crate) struct XmlSpec {
     pub value_close: &'static [u8],
     /// Closes the function (`</function>`).
     pub func_close: &'static [u8],
+    /// The body starts at the first parameter: the name (and its tag) were dropped.
+    pub nameless: bool,
 }
 
 /// Markers of a name-then-arguments grammar.

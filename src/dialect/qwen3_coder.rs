@@ -11,11 +11,20 @@ pub(crate) static XML: XmlSpec = XmlSpec {
     key_close: b">",
     value_close: b"</parameter",
     func_close: b"</function>",
+    nameless: false,
 };
 
 /// The bare form: the opener is the name's own opening tag.
 static BARE: XmlSpec = XmlSpec {
     name_open: b"",
+    ..XML
+};
+
+/// Both wrappers dropped: the call starts at its first parameter; the tool is inferred
+/// from the arguments and the declared tools.
+static NAMELESS: XmlSpec = XmlSpec {
+    name_open: b"",
+    nameless: true,
     ..XML
 };
 
@@ -28,12 +37,21 @@ pub(crate) static SPEC: Spec = Spec {
             body: Body::Sniff(&hermes::BODIES),
             closer: b"</tool_call>",
             implies: None,
+            anchored: false,
         },
         CallForm {
             opener: b"<function=",
             body: Body::Xml(&BARE),
             closer: b"</tool_call>",
             implies: Some(Repair::MissingOpener),
+            anchored: false,
+        },
+        CallForm {
+            opener: b"<parameter=",
+            body: Body::Xml(&NAMELESS),
+            closer: b"</tool_call>",
+            implies: Some(Repair::MissingOpener),
+            anchored: true,
         },
     ],
     strip: &[

@@ -68,11 +68,21 @@ impl Envelope {
         }
     }
 
-    pub(crate) fn feed(&mut self, input: &[u8], sink: &mut Sink<'_>, rep: &mut Repairer, scratch: &mut Vec<u8>) -> Step {
+    pub(crate) fn feed(
+        &mut self,
+        input: &[u8],
+        sink: &mut Sink<'_>,
+        rep: &mut Repairer,
+        scratch: &mut Vec<u8>,
+    ) -> Step {
         scratch.clear();
         let status = rep.feed(input, scratch);
         if let Err(why) = self.project(scratch, sink) {
-            return Step::Abort { why, consumed: input.len() };
+            let consumed = match status {
+                Status::Complete { consumed } | Status::Terminated { consumed, .. } => consumed,
+                _ => input.len(),
+            };
+            return Step::Abort { why, consumed };
         }
         match status {
             Status::NeedMore => Step::NeedMore,
@@ -84,19 +94,24 @@ impl Envelope {
                 consumed,
                 closer_seen: true,
             },
-            Status::TooDeep => Step::Abort {
+            Status::TooDeep { consumed } => Step::Abort {
                 why: Abort::TooDeep,
-                consumed: input.len(),
+                consumed: consumed,
             },
-            Status::HeldOverflow => Step::Abort {
+            Status::HeldOverflow { consumed } => Step::Abort {
                 why: Abort::HeldTooLong,
-                consumed: input.len(),
+                consumed: consumed,
             },
         }
     }
 
     /// At the end of the stream: whether the body completed with what was held.
-    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>, rep: &mut Repairer, scratch: &mut Vec<u8>) -> bool {
+    pub(crate) fn finish(
+        &mut self,
+        sink: &mut Sink<'_>,
+        rep: &mut Repairer,
+        scratch: &mut Vec<u8>,
+    ) -> bool {
         scratch.clear();
         let status = rep.drain_at_eof(scratch);
         let _ = self.project(scratch, sink);
@@ -108,7 +123,12 @@ impl Envelope {
         if self.spec.name_keys.iter().any(|k| k.as_bytes() == key) {
             return (Field::Name, None);
         }
-        if let Some((_, r)) = self.spec.args_keys.iter().find(|(k, _)| k.as_bytes() == key) {
+        if let Some((_, r)) = self
+            .spec
+            .args_keys
+            .iter()
+            .find(|(k, _)| k.as_bytes() == key)
+        {
             return (Field::Args, *r);
         }
         if self.spec.id_keys.iter().any(|k| k.as_bytes() == key) {
@@ -180,8 +200,11 @@ impl Envelope {
                     } else if self.array_body && self.depth == 1 && b == b'{' {
                         sink.begin(None);
                         self.expect = Expect::Key;
-                    } else if self.depth == self.base && !self.in_value && self.expect == Expect::Value {
-                        if self.field == Field::Function && b == b'{' {
+                    } else if self.depth == self.base
+                        && !self.in_value
+                        && self.expect == Expect::Value
+                    {
+                        if self.classify().0 == Field::Function && b == b'{' {
                             self.function_depth = Some(self.base);
                             self.base += 1;
                             self.depth += 1;
@@ -230,7 +253,11 @@ impl Envelope {
                     self.expect = Expect::Key;
                 }
                 b' ' | b'\t' | b'\n' | b'\r' => {
-                    if self.in_value && !self.value_is_container && self.depth == self.base && !self.value_is_str {
+                    if self.in_value
+                        && !self.value_is_container
+                        && self.depth == self.base
+                        && !self.value_is_str
+                    {
                         self.flush_run(out, &mut run, i, sink)?;
                         self.in_value = false;
                         self.expect = Expect::Comma;
@@ -265,7 +292,13 @@ impl Envelope {
         self.value_is_container = container;
     }
 
-    fn flush_run(&mut self, out: &[u8], run: &mut Option<usize>, end: usize, sink: &mut Sink<'_>) -> Result<(), Abort> {
+    fn flush_run(
+        &mut self,
+        out: &[u8],
+        run: &mut Option<usize>,
+        end: usize,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), Abort> {
         if let Some(start) = run.take() {
             if self.field == Field::Args {
                 let bytes = &out[start..end];

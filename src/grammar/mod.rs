@@ -22,22 +22,28 @@ pub(crate) enum Step {
     Ended { consumed: usize, closer_seen: bool },
     /// The call must end early.
     Abort { why: Abort, consumed: usize },
+    /// What followed a weak opener is not a call: the opener and the first `consumed`
+    /// bytes are text (see [`Grammar::take_rejected`]).
+    Reject { consumed: usize },
 }
 
 pub(crate) enum Grammar {
     /// Choosing among bodies by how the body begins; the bytes so far are held.
-    Sniff { bodies: &'static [Body], held: Vec<u8> },
+    Sniff {
+        bodies: &'static [Body],
+        held: Vec<u8>,
+    },
     Envelope(Envelope),
     Xml(Box<Xml>),
     NameArgs(NameArgs),
 }
 
 impl Grammar {
-    pub(crate) fn new(body: &'static Body, closer: &'static [u8]) -> Grammar {
+    pub(crate) fn new(body: &'static Body, closer: &'static [u8], weak: bool) -> Grammar {
         match body {
             Body::Envelope(spec) => Grammar::Envelope(Envelope::new(spec)),
             Body::Xml(spec) => Grammar::Xml(Box::new(Xml::new(spec, closer))),
-            Body::NameArgs(spec) => Grammar::NameArgs(NameArgs::new(spec)),
+            Body::NameArgs(spec) => Grammar::NameArgs(NameArgs::new(spec, weak)),
             Body::Sniff(bodies) => Grammar::Sniff {
                 bodies,
                 held: Vec::new(),
@@ -90,37 +96,68 @@ impl Grammar {
                 let _ = before;
                 let held = std::mem::take(held);
                 *chosen = Some(body);
-                *self = Grammar::new(body, closer);
+                *self = Grammar::new(body, closer, false);
                 match self.feed(&held, sink, rep, scratch, closer, chosen) {
-                    Step::NeedMore => match self.feed(&input[used..], sink, rep, scratch, closer, chosen) {
-                        Step::Ended { consumed, closer_seen } => Step::Ended {
-                            consumed: used + consumed,
-                            closer_seen,
-                        },
-                        Step::Abort { why, consumed } => Step::Abort {
-                            why,
-                            consumed: used + consumed,
-                        },
-                        Step::NeedMore => Step::NeedMore,
-                    },
-                    Step::Ended { consumed, closer_seen } => {
+                    Step::NeedMore => {
+                        match self.feed(&input[used..], sink, rep, scratch, closer, chosen) {
+                            Step::Ended {
+                                consumed,
+                                closer_seen,
+                            } => Step::Ended {
+                                consumed: used + consumed,
+                                closer_seen,
+                            },
+                            Step::Abort { why, consumed } => Step::Abort {
+                                why,
+                                consumed: used + consumed,
+                            },
+                            Step::Reject { consumed } => Step::Reject {
+                                consumed: used + consumed,
+                            },
+                            Step::NeedMore => Step::NeedMore,
+                        }
+                    }
+                    Step::Ended {
+                        consumed,
+                        closer_seen,
+                    } => {
                         // The body ended inside the held bytes: the rest comes back.
                         let mut rest = self.take_leftover(rep);
                         rest.extend_from_slice(&held[consumed..]);
-                        *self = Grammar::Sniff { bodies: &[], held: rest };
+                        *self = Grammar::Sniff {
+                            bodies: &[],
+                            held: rest,
+                        };
                         Step::Ended {
                             consumed: used,
                             closer_seen,
                         }
                     }
-                    Step::Abort { why, .. } => Step::Abort { why, consumed: used },
+                    Step::Abort { why, .. } => Step::Abort {
+                        why,
+                        consumed: used,
+                    },
+                    Step::Reject { .. } => Step::Reject { consumed: used },
                 }
             }
         }
     }
 
+    /// The bytes a rejected weak call read, to be text.
+    pub(crate) fn take_rejected(&mut self) -> Vec<u8> {
+        match self {
+            Grammar::NameArgs(n) => n.take_rejected(),
+            _ => Vec::new(),
+        }
+    }
+
     /// At the end of the stream: whether the body is complete.
-    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>, rep: &mut Repairer, scratch: &mut Vec<u8>) -> bool {
+    pub(crate) fn finish(
+        &mut self,
+        sink: &mut Sink<'_>,
+        rep: &mut Repairer,
+        scratch: &mut Vec<u8>,
+    ) -> bool {
         match self {
             Grammar::Envelope(e) => e.finish(sink, rep, scratch),
             Grammar::Xml(x) => x.finish(sink),

@@ -20,11 +20,21 @@ pub(crate) struct NameArgs {
     phase: Phase,
     buf: Vec<u8>,
     leftover: Vec<u8>,
+    /// After a weak opener: a name that is not an identifier means no call.
+    weak: bool,
+    rejected: Vec<u8>,
+}
+
+/// Bytes a tool name is made of.
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':' | b'/')
 }
 
 impl NameArgs {
-    pub(crate) fn new(spec: &'static NameArgsSpec) -> NameArgs {
+    pub(crate) fn new(spec: &'static NameArgsSpec, weak: bool) -> NameArgs {
         NameArgs {
+            weak,
+            rejected: Vec::new(),
             spec,
             phase: if spec.name_prefix.is_empty() {
                 Phase::Name
@@ -36,13 +46,23 @@ impl NameArgs {
         }
     }
 
+    pub(crate) fn take_rejected(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.rejected)
+    }
+
     pub(crate) fn take_leftover(&mut self, rep: &mut Repairer) -> Vec<u8> {
         let mut rest = std::mem::take(&mut self.leftover);
         rest.extend(rep.take_leftover());
         rest
     }
 
-    pub(crate) fn feed(&mut self, input: &[u8], sink: &mut Sink<'_>, rep: &mut Repairer, scratch: &mut Vec<u8>) -> Step {
+    pub(crate) fn feed(
+        &mut self,
+        input: &[u8],
+        sink: &mut Sink<'_>,
+        rep: &mut Repairer,
+        scratch: &mut Vec<u8>,
+    ) -> Step {
         let mut i = 0;
         while self.phase != Phase::Args {
             let Some(&b) = input.get(i) else {
@@ -56,22 +76,39 @@ impl NameArgs {
                     }
                     self.buf.push(b);
                     let p = self.spec.name_prefix;
-                    if !p.starts_with(&self.buf) {
-                        // No prefix: these bytes start the name.
-                        self.phase = Phase::Name;
-                        let held = std::mem::take(&mut self.buf);
-                        for &c in &held {
-                            if self.name_byte(c, sink) {
-                                // The name ended inside what was held.
-                                break;
-                            }
+                    if p.starts_with(&self.buf) {
+                        if self.buf.len() == p.len() {
+                            self.buf.clear();
+                            self.phase = Phase::Name;
                         }
-                    } else if self.buf.len() == p.len() {
-                        self.buf.clear();
-                        self.phase = Phase::Name;
+                        continue;
                     }
+                    let held = std::mem::take(&mut self.buf);
+                    let last = held.len() - 1;
+                    if held[last] == b'{' && p.starts_with(&held[..last]) && p.len() == last + 1 {
+                        // `call{`: the name was dropped; the arguments begin here.
+                        self.phase = Phase::Args;
+                        i -= 1;
+                        break;
+                    }
+                    // No prefix: the held bytes begin the name; read them again.
+                    self.phase = Phase::Name;
+                    let mut again = held;
+                    again.extend_from_slice(&input[i..]);
+                    return match self.feed(&again, sink, rep, scratch) {
+                        Step::NeedMore => Step::NeedMore,
+                        step => shift(step, i, last + 1),
+                    };
                 }
                 Phase::Name => {
+                    if self.weak
+                        && !is_name_byte(b)
+                        && !(self.spec.separator.is_empty() && b == b'{')
+                    {
+                        // Not a call after all: the opener and the name read so far are text.
+                        self.rejected = std::mem::take(&mut self.buf);
+                        return Step::Reject { consumed: i - 1 };
+                    }
                     if self.name_byte(b, sink) && self.spec.separator.is_empty() {
                         // The `{` that ended the name starts the arguments.
                         i -= 1;
@@ -104,18 +141,20 @@ impl NameArgs {
                 consumed: i + consumed,
                 closer_seen: true,
             },
-            Status::TooDeep => Step::Abort {
+            Status::TooDeep { consumed } => Step::Abort {
                 why: Abort::TooDeep,
-                consumed: input.len(),
+                consumed: i + consumed,
             },
-            Status::HeldOverflow => Step::Abort {
+            Status::HeldOverflow { consumed } => Step::Abort {
                 why: Abort::HeldTooLong,
-                consumed: input.len(),
+                consumed: i + consumed,
             },
         }
     }
 
     /// One byte of the name; true when the name ended at it.
+    ///
+    /// The separator-less form ends the name at `{` (or a Python-style `(`).
     fn name_byte(&mut self, b: u8, sink: &mut Sink<'_>) -> bool {
         let sep = self.spec.separator;
         let ends = if sep.is_empty() {
@@ -146,7 +185,12 @@ impl NameArgs {
         true
     }
 
-    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>, rep: &mut Repairer, scratch: &mut Vec<u8>) -> bool {
+    pub(crate) fn finish(
+        &mut self,
+        sink: &mut Sink<'_>,
+        rep: &mut Repairer,
+        scratch: &mut Vec<u8>,
+    ) -> bool {
         if self.phase != Phase::Args {
             return false;
         }
@@ -154,5 +198,28 @@ impl NameArgs {
         let status = rep.drain_at_eof(scratch);
         let _ = sink.args(scratch);
         matches!(status, Status::Complete { .. } | Status::Terminated { .. })
+    }
+}
+
+/// Map a step over `again` (which began with `held` bytes already counted in `i`) back
+/// to the caller's input.
+fn shift(step: Step, i: usize, held: usize) -> Step {
+    let map = |c: usize| (i + c).saturating_sub(held);
+    match step {
+        Step::NeedMore => Step::NeedMore,
+        Step::Ended {
+            consumed,
+            closer_seen,
+        } => Step::Ended {
+            consumed: map(consumed),
+            closer_seen,
+        },
+        Step::Abort { why, consumed } => Step::Abort {
+            why,
+            consumed: map(consumed),
+        },
+        Step::Reject { consumed } => Step::Reject {
+            consumed: map(consumed),
+        },
     }
 }

@@ -92,7 +92,9 @@ impl Xml {
         Xml {
             spec,
             closer,
-            phase: if spec.name_open.is_empty() {
+            phase: if spec.nameless {
+                Phase::Key
+            } else if spec.name_open.is_empty() {
                 Phase::Name
             } else {
                 Phase::NameOpen
@@ -110,7 +112,11 @@ impl Xml {
             keys: Vec::new(),
             replay: Vec::new(),
             rpos: 0,
-            out: Vec::new(),
+            out: if spec.nameless {
+                b"{".to_vec()
+            } else {
+                Vec::new()
+            },
             utf8: Vec::new(),
             in_value_markers: MarkerSet::new(&in_value),
             between_markers: MarkerSet::new(&between),
@@ -145,7 +151,10 @@ impl Xml {
                 if let Err(why) = self.flush(sink) {
                     return Step::Abort { why, consumed: i };
                 }
-                return Step::Ended { consumed: i, closer_seen };
+                return Step::Ended {
+                    consumed: i,
+                    closer_seen,
+                };
             }
             let b = if self.rpos < self.replay.len() {
                 let b = self.replay[self.rpos];
@@ -156,7 +165,11 @@ impl Xml {
                 }
                 b
             } else if i < input.len() {
-                if self.phase == Phase::Value && self.tag.is_empty() && !self.typed && self.utf8.is_empty() {
+                if self.phase == Phase::Value
+                    && self.tag.is_empty()
+                    && !self.typed
+                    && self.utf8.is_empty()
+                {
                     let n = self.value_run(&input[i..]);
                     if n > 0 {
                         i += n;
@@ -228,7 +241,9 @@ impl Xml {
                 0xf0..=0xf4 => 4,
                 _ => 1,
             };
-            if self.utf8.len() < need && (b >= 0x80 && self.utf8.len() == 1 || (0x80..=0xbf).contains(&b)) {
+            if self.utf8.len() < need
+                && (b >= 0x80 && self.utf8.len() == 1 || (0x80..=0xbf).contains(&b))
+            {
                 return;
             }
             match std::str::from_utf8(&self.utf8) {
@@ -375,7 +390,13 @@ impl Xml {
             self.skip = false;
         } else if self.typed {
             let raw = String::from_utf8_lossy(&self.raw).into_owned();
-            let (json, repairs) = sink.type_value(&self.key, &raw);
+            let (json, mut repairs) = sink.type_value(&self.key, &raw);
+            // Typing raw text by the schema is this grammar's own conversion; only
+            // Python spellings and coercions are repairs.
+            repairs = repairs
+                .iter()
+                .filter(|r| *r != Repair::TypedValue)
+                .collect();
             sink.repairs(repairs);
             self.out.extend_from_slice(json.as_bytes());
             self.typed = false;
@@ -419,7 +440,13 @@ impl Xml {
                     self.skip_tag(bytes);
                     return Ok(());
                 }
-                if !self.spec.name_open.is_empty() && self.spec.name_open.starts_with(&bytes[..bytes.len().min(self.spec.name_open.len())]) && bytes.len() >= self.spec.name_open.len() {
+                if !self.spec.name_open.is_empty()
+                    && self
+                        .spec
+                        .name_open
+                        .starts_with(&bytes[..bytes.len().min(self.spec.name_open.len())])
+                    && bytes.len() >= self.spec.name_open.len()
+                {
                     // A new function while this one is open: end this call here.
                     sink.repair(Repair::MissingCloser);
                     self.out.push(b'}');
@@ -498,7 +525,6 @@ impl Xml {
                         self.tag_is_content();
                     }
                 } else if m == self.spec.func_close {
-                    sink.repair(Repair::MismatchedTag);
                     self.start_confirm(Closing::Function);
                 } else {
                     // The call's closer inside a value: parameter and function left open.
@@ -558,6 +584,10 @@ impl Xml {
 
     fn accept_confirm(&mut self, closing: Closing, sink: &mut Sink<'_>) -> Result<(), Abort> {
         let tail = std::mem::take(&mut self.tail);
+        if closing == Closing::Function {
+            // The function closed with its last parameter left open.
+            sink.repair(Repair::MismatchedTag);
+        }
         self.end_value(sink)?;
         if closing == Closing::Function {
             self.out.push(b'}');

@@ -41,10 +41,18 @@ pub fn repair(text: &[u8]) -> Result<Repaired, Error> {
             (Status::Complete { consumed }, tail)
         }
         Status::NeedMore => (repairer.finish(&mut out), Vec::new()),
-        Status::TooDeep => {
-            return Err(Error::new(Category::Limit, "nesting deeper than 128 levels"));
+        Status::TooDeep { .. } => {
+            return Err(Error::new(
+                Category::Limit,
+                "nesting deeper than 128 levels",
+            ));
         }
-        other => return Err(Error::new(Category::Limit, format!("cannot repair: {other:?}"))),
+        other => {
+            return Err(Error::new(
+                Category::Limit,
+                format!("cannot repair: {other:?}"),
+            ))
+        }
     };
     if !matches!(status, Status::Complete { .. }) && repairer.started() {
         repairs.insert(Repair::MissingClosers);
@@ -65,13 +73,17 @@ pub fn repair(text: &[u8]) -> Result<Repaired, Error> {
             format!("repaired text is still not JSON: {err}"),
         ));
     }
-    let json = String::from_utf8(out).map_err(|_| Error::new(Category::Syntax, "repaired text is not UTF-8"))?;
+    let json = String::from_utf8(out)
+        .map_err(|_| Error::new(Category::Syntax, "repaired text is not UTF-8"))?;
     Ok(Repaired { json, repairs })
 }
 
 /// Remove a markdown fence and prose around the value.
 fn strip_wrapping<'a>(text: &'a [u8], repairs: &mut Repairs) -> &'a [u8] {
-    let start = text.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(text.len());
+    let start = text
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(text.len());
     let rest = &text[start..];
     if rest.starts_with(b"```") {
         repairs.insert(Repair::MarkdownFence);
@@ -93,7 +105,15 @@ fn strip_wrapping<'a>(text: &'a [u8], repairs: &mut Repairs) -> &'a [u8] {
 
 fn starts_with_literal(text: &[u8]) -> bool {
     const LITERALS: &[&[u8]] = &[
-        b"true", b"false", b"null", b"True", b"False", b"None", b"NaN", b"Infinity", b"undefined",
+        b"true",
+        b"false",
+        b"null",
+        b"True",
+        b"False",
+        b"None",
+        b"NaN",
+        b"Infinity",
+        b"undefined",
     ];
     LITERALS.iter().any(|l| {
         text.starts_with(l) && text.get(l.len()).is_none_or(|b| !b.is_ascii_alphanumeric())

@@ -34,15 +34,26 @@ enum St {
     /// Just after a `,`: the next item must start here.
     Item,
     Key,
-    KeyStr { quote: u8, esc: bool },
+    KeyStr {
+        quote: u8,
+        esc: bool,
+    },
     KeyWord,
     Colon,
     Value,
-    Str { quote: u8, esc: bool },
+    Str {
+        quote: u8,
+        esc: bool,
+    },
     /// After a quote that may end a nested string: blanks, then a delimiter or not.
-    StrQuote { quote: u8 },
+    StrQuote {
+        quote: u8,
+    },
     Scalar,
-    Comment { block: bool, star: bool },
+    Comment {
+        block: bool,
+        star: bool,
+    },
 }
 
 /// Keys a tool declares, checked at one depth of the structure.
@@ -242,17 +253,29 @@ impl Lookahead {
 
     fn structural_token(&mut self, b: u8, ctx: &Ctx<'_>) -> Option<Verdict> {
         if self.closed && self.stack.is_empty() {
-            return Some(Verdict::Content);
+            // After the whole value only a redundant closer is structure.
+            return Some(if matches!(b, b'}' | b']') {
+                Verdict::Close
+            } else {
+                Verdict::Content
+            });
         }
         if b == b'/' || b == b'#' {
             // A comment start after the quote: accepted (BAML's rule), but only where a
             // blank could stand.
-            if matches!(self.st, St::After | St::Item | St::Key | St::Value | St::Colon) {
+            if matches!(
+                self.st,
+                St::After | St::Item | St::Key | St::Value | St::Colon
+            ) {
                 self.st = St::Comment {
                     block: false,
                     star: false,
                 };
-                return if self.closed { Some(Verdict::Close) } else { None };
+                return if self.closed {
+                    Some(Verdict::Close)
+                } else {
+                    None
+                };
             }
         }
         match self.st {
@@ -273,7 +296,11 @@ impl Lookahead {
                         || b.is_ascii_alphanumeric()
                 };
                 if self.closed {
-                    return Some(if starts { Verdict::Close } else { Verdict::Content });
+                    return Some(if starts {
+                        Verdict::Close
+                    } else {
+                        Verdict::Content
+                    });
                 }
                 if matches!(b, b'}' | b']') {
                     // A trailing comma.
@@ -337,13 +364,21 @@ impl Lookahead {
 mod tests {
     use super::*;
 
-    fn decide(stack: &[u8], after: &str, terms: &[&'static [u8]], keys: Option<&[&str]>) -> Verdict {
+    fn decide(
+        stack: &[u8],
+        after: &str,
+        terms: &[&'static [u8]],
+        keys: Option<&[&str]>,
+    ) -> Verdict {
         let set = MarkerSet::new(terms);
         let check = KeyCheck {
             depth: stack.len(),
             keys: keys.map(|k| k.iter().map(|s| s.to_string()).collect()),
         };
-        let ctx = Ctx { terminators: &set, check: &check };
+        let ctx = Ctx {
+            terminators: &set,
+            check: &check,
+        };
         let mut la = Lookahead::new(stack, 256);
         for &b in after.as_bytes() {
             if let Some(v) = la.step(b, &ctx) {
@@ -373,6 +408,7 @@ mod tests {
             (b"", "", Close),
             (b"", " ", Close),
             (b"", "x", Content),
+            (b"{{", "}}}", Close),
         ];
         for (stack, after, want) in cases {
             assert_eq!(decide(stack, after, &[], None), *want, "{after:?}");
@@ -381,14 +417,26 @@ mod tests {
 
     #[test]
     fn the_call_closer_is_a_legal_continuation() {
-        assert_eq!(decide(b"{{", "</tool_call>", &[b"</tool_call>"], None), Verdict::Close);
-        assert_eq!(decide(b"{{", "</tool_x>", &[b"</tool_call>"], None), Verdict::Content);
+        assert_eq!(
+            decide(b"{{", "</tool_call>", &[b"</tool_call>"], None),
+            Verdict::Close
+        );
+        assert_eq!(
+            decide(b"{{", "</tool_x>", &[b"</tool_call>"], None),
+            Verdict::Content
+        );
     }
 
     #[test]
     fn undeclared_keys_count_against_closing() {
         let keys = Some(&["path", "content"][..]);
-        assert_eq!(decide(b"{", ", \"columns\": 3}", &[], keys), Verdict::Content);
-        assert_eq!(decide(b"{", ", \"path\": \"a\"}", &[], keys), Verdict::Close);
+        assert_eq!(
+            decide(b"{", ", \"columns\": 3}", &[], keys),
+            Verdict::Content
+        );
+        assert_eq!(
+            decide(b"{", ", \"path\": \"a\"}", &[], keys),
+            Verdict::Close
+        );
     }
 }

@@ -1,5 +1,5 @@
 //! Streaming JSON repair: the transducer, its look-ahead, and the standalone API.
 
+pub(crate) mod api;
 pub(crate) mod lookahead;
 pub(crate) mod repairer;
-pub(crate) mod api;

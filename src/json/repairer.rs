@@ -78,10 +78,10 @@ pub(crate) enum Status {
     /// A terminator marker was matched where structure was expected and consumed; the
     /// open containers were closed. Leftover as for `Complete`.
     Terminated { consumed: usize, marker: MarkerId },
-    /// Nesting went deeper than the limit.
-    TooDeep,
-    /// More bytes were held undecided than the limit allows.
-    HeldOverflow,
+    /// Nesting went deeper than the limit, at byte `consumed` of the input.
+    TooDeep { consumed: usize },
+    /// More bytes were held undecided than the limit allows, at byte `consumed`.
+    HeldOverflow { consumed: usize },
 }
 
 /// Limits and dialect data for a [`Repairer`].
@@ -245,6 +245,8 @@ impl Repairer {
         self.stop.take().map(|stop| match stop {
             Status::Complete { .. } => Status::Complete { consumed },
             Status::Terminated { marker, .. } => Status::Terminated { consumed, marker },
+            Status::TooDeep { .. } => Status::TooDeep { consumed },
+            Status::HeldOverflow { .. } => Status::HeldOverflow { consumed },
             other => other,
         })
     }
@@ -272,7 +274,11 @@ impl Repairer {
             if i >= input.len() {
                 return Status::NeedMore;
             }
-            if self.la.is_none() && self.marker.is_empty() && self.esc.is_empty() && self.utf8.is_empty() {
+            if self.la.is_none()
+                && self.marker.is_empty()
+                && self.esc.is_empty()
+                && self.utf8.is_empty()
+            {
                 if let St::Str { delim, .. } = self.st {
                     let n = self.string_run(delim, &input[i..], out);
                     if n > 0 {
@@ -285,7 +291,7 @@ impl Repairer {
             i += 1;
             self.step(b, out);
             if self.held() > self.opts.max_held && self.stop.is_none() {
-                return Status::HeldOverflow;
+                return Status::HeldOverflow { consumed: i };
             }
         }
     }
@@ -305,7 +311,10 @@ impl Repairer {
             })
             .unwrap_or(input.len());
         out.extend_from_slice(&input[..n]);
-        if n < input.len() && input[n] >= 0x80 && !matches!(delim, Delim::CurlyDouble | Delim::CurlySingle) {
+        if n < input.len()
+            && input[n] >= 0x80
+            && !matches!(delim, Delim::CurlyDouble | Delim::CurlySingle)
+        {
             // Validate a non-ASCII run in bulk; partial or invalid sequences go to `step`.
             let rest = &input[n..];
             let m = rest.iter().position(|&b| b < 0x80).unwrap_or(rest.len());
@@ -358,7 +367,10 @@ impl Repairer {
                     if star && b == b'/' {
                         self.st = self.comment_prev;
                     } else {
-                        self.st = St::Comment { block, star: b == b'*' };
+                        self.st = St::Comment {
+                            block,
+                            star: b == b'*',
+                        };
                     }
                 } else if b == b'\n' {
                     self.st = self.comment_prev;
@@ -443,7 +455,10 @@ impl Repairer {
                         self.flag(Repair::MissingClosers);
                     }
                     self.st = St::Done;
-                    self.stop = Some(Status::Terminated { consumed: 0, marker: id });
+                    self.stop = Some(Status::Terminated {
+                        consumed: 0,
+                        marker: id,
+                    });
                 }
             }
             Found::None => {
@@ -500,7 +515,7 @@ impl Repairer {
                     return;
                 }
                 if self.stack.len() >= self.opts.max_depth {
-                    self.stop = Some(Status::TooDeep);
+                    self.stop = Some(Status::TooDeep { consumed: 0 });
                     return;
                 }
                 self.stack.push(b);
@@ -641,7 +656,9 @@ impl Repairer {
         }
         if !self.utf8.is_empty() || b >= 0x80 {
             if let Some(seq) = self.utf8_byte(b, out) {
-                if matches!(delim, Delim::CurlyDouble | Delim::CurlySingle) && seq.as_slice() == delim.closer(b"") {
+                if matches!(delim, Delim::CurlyDouble | Delim::CurlySingle)
+                    && seq.as_slice() == delim.closer(b"")
+                {
                     self.candidate_close(delim, key, seq.len(), &seq, out);
                 } else {
                     out.extend_from_slice(&seq);
@@ -667,7 +684,11 @@ impl Repairer {
     fn content_byte(&mut self, b: u8, raw_backslash: bool, out: &mut Vec<u8>) {
         match b {
             0..=0x1f => {
-                self.flag(Repair::ControlCharacter);
+                // Raw text in a dialect's own string token may hold newlines; elsewhere
+                // a raw control byte is a repair.
+                if !raw_backslash {
+                    self.flag(Repair::ControlCharacter);
+                }
                 escape_byte(b, out);
             }
             b'"' => out.extend_from_slice(b"\\\""),
@@ -712,7 +733,14 @@ impl Repairer {
         None
     }
 
-    fn candidate_close(&mut self, delim: Delim, key: bool, len: usize, closer: &[u8], out: &mut Vec<u8>) {
+    fn candidate_close(
+        &mut self,
+        delim: Delim,
+        key: bool,
+        len: usize,
+        closer: &[u8],
+        out: &mut Vec<u8>,
+    ) {
         if key {
             out.push(b'"');
             self.st = St::Colon;
@@ -872,7 +900,9 @@ impl Repairer {
     }
 
     fn word_byte(&mut self, b: u8, key: bool, out: &mut Vec<u8>) {
-        if is_word_byte(b) && !(self.hold.len() > self.tok && self.structural.starts_with_byte(b) && b >= 0x80) {
+        if is_word_byte(b)
+            && !(self.hold.len() > self.tok && self.structural.starts_with_byte(b) && b >= 0x80)
+        {
             self.hold.push(b);
             return;
         }
@@ -1057,7 +1087,10 @@ impl Repairer {
                 } else {
                     self.close_all(out);
                     self.st = St::Done;
-                    self.stop = Some(Status::Terminated { consumed: 0, marker: id });
+                    self.stop = Some(Status::Terminated {
+                        consumed: 0,
+                        marker: id,
+                    });
                 }
                 return;
             }
@@ -1088,7 +1121,9 @@ impl Repairer {
 }
 
 fn hex4(h: &[u8]) -> u32 {
-    h.iter().fold(0, |acc, &c| acc * 16 + (c as char).to_digit(16).unwrap_or(0))
+    h.iter().fold(0, |acc, &c| {
+        acc * 16 + (c as char).to_digit(16).unwrap_or(0)
+    })
 }
 
 /// A bare word that is a literal, and the repair it needs.
@@ -1110,9 +1145,20 @@ fn literal(word: &[u8]) -> Option<(&'static [u8], Option<Repair>)> {
 
 fn is_literal_prefix(word: &[u8]) -> bool {
     const ALL: &[&[u8]] = &[
-        b"true", b"false", b"null", b"True", b"False", b"None", b"NaN", b"Infinity", b"undefined",
+        b"true",
+        b"false",
+        b"null",
+        b"True",
+        b"False",
+        b"None",
+        b"NaN",
+        b"Infinity",
+        b"undefined",
     ];
-    !word.is_empty() && ALL.iter().any(|l| l.len() > word.len() && l.starts_with(word))
+    !word.is_empty()
+        && ALL
+            .iter()
+            .any(|l| l.len() > word.len() && l.starts_with(word))
 }
 
 enum NumberKind {

@@ -1,0 +1,93 @@
+//! Every fixture in `tests/fixtures/parse.jsonl` under every chunking: whole, one byte
+//! at a time, at every split point (small fixtures) and in random chunks. Each run must
+//! keep every invariant (see `support::check`), all runs must agree, `auto` must agree
+//! with the explicit dialect, and the message must equal the blessed one.
+//!
+//! Set `TOOLSIFT_BLESS=1` to rewrite the expected messages after reviewing a change.
+
+mod support;
+
+use serde_json::Value;
+use std::sync::Arc;
+use toolsift::{Config, Dialect, Limits, StopReason, Tools};
+
+fn config_of(fx: &Value) -> Config {
+    let mut config = Config::new(Dialect::from_name(fx["dialect"].as_str().unwrap()).unwrap());
+    if let Some(tools) = fx.get("tools") {
+        config.tools = Arc::new(Tools::from_value(tools).unwrap());
+    }
+    config.reasoning_open = fx
+        .get("reasoning_open")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    if let Some(l) = fx.get("limits") {
+        let mut limits = Limits::default();
+        if let Some(n) = l.get("max_args_bytes").and_then(Value::as_u64) {
+            limits.max_args_bytes = n as usize;
+        }
+        if let Some(n) = l.get("max_depth").and_then(Value::as_u64) {
+            limits.max_depth = n as usize;
+        }
+        config.limits = limits;
+    }
+    config
+}
+
+#[test]
+fn fixtures_keep_every_invariant_under_every_chunking() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/parse.jsonl");
+    let text = std::fs::read_to_string(path).unwrap();
+    let bless = std::env::var_os("TOOLSIFT_BLESS").is_some();
+    let mut fixtures: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut failures = Vec::new();
+    let mut by_name = std::collections::HashMap::new();
+    for fx in &mut fixtures {
+        let name = fx["name"].as_str().unwrap().to_owned();
+        let raw = fx["raw"].as_str().unwrap().as_bytes().to_vec();
+        let stop = StopReason::from_name(fx.get("stop").and_then(Value::as_str).unwrap_or("stop"))
+            .unwrap();
+        let config = config_of(fx);
+        let events = match support::check_all_chunkings(&config, &raw, stop) {
+            Ok(ev) => ev,
+            Err(e) => {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        let msg = support::message(&events);
+        by_name.insert(name.clone(), msg.clone());
+        if bless {
+            fx["expect"] = msg;
+        } else if fx.get("expect") != Some(&msg) {
+            failures.push(format!(
+                "{name}: message differs\n  want {}\n  got  {}",
+                fx.get("expect").unwrap_or(&Value::Null),
+                msg
+            ));
+        }
+    }
+    // `auto` gives the same result as the explicit dialect.
+    for (name, msg) in &by_name {
+        if let Some(explicit) = name.strip_prefix("auto_") {
+            if by_name.get(explicit) != Some(msg) {
+                failures.push(format!("{name}: auto differs from {explicit}"));
+            }
+        }
+    }
+    if bless {
+        let out: String = fixtures
+            .iter()
+            .map(|f| serde_json::to_string(f).unwrap() + "\n")
+            .collect();
+        std::fs::write(path, out).unwrap();
+    }
+    assert!(
+        failures.is_empty(),
+        "{} fixture failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

@@ -1,0 +1,255 @@
+//! Shared test machinery: run a parser under any chunking, merge events, and check
+//! every invariant of DEVELOPERS.md on the result.
+#![allow(dead_code)]
+
+use serde_json::{json, Value};
+use toolsift::{Config, Dialect, OwnedEvent, Parser, StopReason};
+
+/// Push `raw` split at `cuts` (sorted offsets), finish with `stop`, collect events.
+pub fn run_cuts(config: &Config, raw: &[u8], cuts: &[usize], stop: StopReason) -> Vec<OwnedEvent> {
+    let mut p = Parser::with_config(config.clone());
+    run_with(&mut p, raw, cuts, stop)
+}
+
+/// Same, reusing a parser (after `reset`).
+pub fn run_with(p: &mut Parser, raw: &[u8], cuts: &[usize], stop: StopReason) -> Vec<OwnedEvent> {
+    let mut events = Vec::new();
+    let mut at = 0;
+    for &cut in cuts.iter().chain(std::iter::once(&raw.len())) {
+        let cut = cut.clamp(at, raw.len());
+        p.push(&raw[at..cut]);
+        at = cut;
+        while let Some(ev) = p.next_event() {
+            events.push(ev.into_owned());
+        }
+    }
+    p.finish(stop);
+    while let Some(ev) = p.next_event() {
+        events.push(ev.into_owned());
+    }
+    events
+}
+
+/// A small deterministic generator (xorshift).
+pub struct Rng(pub u64);
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Cut points of `len` bytes in random chunks of 1..=max bytes.
+pub fn random_cuts(len: usize, seed: u64, max: usize) -> Vec<usize> {
+    let mut rng = Rng(seed.wrapping_mul(2654435761) | 1);
+    let mut cuts = Vec::new();
+    let mut at = 0;
+    while at < len {
+        at += 1 + rng.below(max);
+        if at < len {
+            cuts.push(at);
+        }
+    }
+    cuts
+}
+
+/// Merge adjacent text, reasoning, and deltas of the same call.
+pub fn merge(events: &[OwnedEvent]) -> Vec<OwnedEvent> {
+    let mut out: Vec<OwnedEvent> = Vec::new();
+    for ev in events {
+        match (out.last_mut(), ev) {
+            (Some(OwnedEvent::Text(a)), OwnedEvent::Text(b)) => a.push_str(b),
+            (Some(OwnedEvent::Reasoning(a)), OwnedEvent::Reasoning(b)) => a.push_str(b),
+            (
+                Some(OwnedEvent::ArgsDelta {
+                    index: i,
+                    fragment: a,
+                }),
+                OwnedEvent::ArgsDelta {
+                    index: j,
+                    fragment: b,
+                },
+            ) if i == j => a.push_str(b),
+            _ => out.push(ev.clone()),
+        }
+    }
+    out.retain(|e| !matches!(e, OwnedEvent::Text(t) | OwnedEvent::Reasoning(t) if t.is_empty()));
+    out
+}
+
+/// The OpenAI-style message of a response (the CLI's shape).
+pub fn message(events: &[OwnedEvent]) -> Value {
+    let mut content = String::new();
+    let mut reasoning = String::new();
+    let mut calls = Vec::new();
+    let mut incomplete = Vec::new();
+    let mut finish = "stop";
+    for ev in events {
+        match ev {
+            OwnedEvent::Text(t) => content.push_str(t),
+            OwnedEvent::Reasoning(t) => reasoning.push_str(t),
+            OwnedEvent::CallFinished { id, name, arguments, repairs, validation, .. } => {
+                let mut c = json!({"id": id, "name": name, "arguments": arguments,
+                                   "repairs": repairs.names().collect::<Vec<_>>()});
+                if !validation.is_empty() {
+                    c["validation"] = json!(validation);
+                }
+                calls.push(c)
+            }
+            OwnedEvent::CallNotReleased { name, reason, feedback, completed, .. } => incomplete.push(
+                json!({"name": name, "reason": reason.as_str(), "arguments": completed, "feedback": feedback}),
+            ),
+            OwnedEvent::End { stop, .. } => {
+                finish = if stop.is_cut() {
+                    "length"
+                } else if !calls.is_empty() {
+                    "tool_calls"
+                } else {
+                    "stop"
+                }
+            }
+            _ => {}
+        }
+    }
+    json!({"content": content, "reasoning": reasoning, "tool_calls": calls,
+           "incomplete_calls": incomplete, "finish_reason": finish})
+}
+
+fn strict(text: &str) -> Result<Value, String> {
+    serde_json::from_str::<Value>(text).map_err(|e| format!("{e}: {text:?}"))
+}
+
+/// Check the invariants that hold for any single run.
+pub fn check(dialect: Dialect, events: &[OwnedEvent]) -> Result<(), String> {
+    let markers = Dialect::Auto
+        .markers()
+        .into_iter()
+        .chain(dialect.markers())
+        .collect::<Vec<_>>();
+    let merged = merge(events);
+    let mut deltas: std::collections::BTreeMap<u32, String> = Default::default();
+    let mut started: std::collections::BTreeSet<u32> = Default::default();
+    let mut ended: std::collections::BTreeSet<u32> = Default::default();
+    let mut saw_end = false;
+    for ev in events {
+        if saw_end {
+            return Err("event after End".into());
+        }
+        match ev {
+            OwnedEvent::CallStarted { index, .. } => {
+                if !started.insert(index.0) {
+                    return Err(format!("call {} started twice", index.0));
+                }
+            }
+            OwnedEvent::ArgsDelta { index, fragment } => {
+                if !started.contains(&index.0) || ended.contains(&index.0) {
+                    return Err(format!(
+                        "delta for call {} outside its start and end",
+                        index.0
+                    ));
+                }
+                deltas.entry(index.0).or_default().push_str(fragment);
+            }
+            OwnedEvent::CallFinished {
+                index, arguments, ..
+            } => {
+                let v = strict(arguments)
+                    .map_err(|e| format!("released arguments not strict JSON: {e}"))?;
+                if !v.is_object() {
+                    return Err(format!("released arguments not an object: {arguments}"));
+                }
+                if !started.contains(&index.0) {
+                    return Err(format!("call {} finished without starting", index.0));
+                }
+                let sent = deltas.get(&index.0).cloned().unwrap_or_default();
+                if &sent != arguments {
+                    return Err(format!("deltas {sent:?} != final arguments {arguments:?}"));
+                }
+                let again = toolsift::repair(arguments.as_bytes()).map_err(|e| e.to_string())?;
+                if &again.json != arguments || !again.repairs.is_empty() {
+                    return Err(format!(
+                        "repairing released arguments changed them: {arguments:?}"
+                    ));
+                }
+                if !ended.insert(index.0) {
+                    return Err(format!("call {} ended twice", index.0));
+                }
+            }
+            OwnedEvent::CallNotReleased {
+                index, completed, ..
+            } => {
+                strict(completed).map_err(|e| format!("completed members not strict JSON: {e}"))?;
+                if let Some(sent) = deltas.get(&index.0) {
+                    if !sent.starts_with(completed.trim_end_matches('}')) && completed != "{}" {
+                        return Err(format!(
+                            "completed members {completed:?} are not what was sent {sent:?}"
+                        ));
+                    }
+                }
+                if !ended.insert(index.0) {
+                    return Err(format!("call {} ended twice", index.0));
+                }
+            }
+            OwnedEvent::End { .. } => saw_end = true,
+            _ => {}
+        }
+    }
+    if !saw_end {
+        return Err("no End event".into());
+    }
+    for s in &started {
+        if !ended.contains(s) {
+            return Err(format!("call {s} started but never ended"));
+        }
+    }
+    for ev in &merged {
+        if let OwnedEvent::Text(t) = ev {
+            for m in &markers {
+                let m = String::from_utf8_lossy(m);
+                if m.len() > 1 && t.contains(m.as_ref()) {
+                    return Err(format!("marker {m:?} in text {t:?}"));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Run `raw` whole, one byte at a time, at every split point (small inputs) and in
+/// random chunks; check every run and that all runs agree once merged.
+pub fn check_all_chunkings(
+    config: &Config,
+    raw: &[u8],
+    stop: StopReason,
+) -> Result<Vec<OwnedEvent>, String> {
+    let whole = run_cuts(config, raw, &[], stop);
+    check(config.dialect, &whole).map_err(|e| format!("whole: {e}"))?;
+    let want = merge(&whole);
+    let mut runs: Vec<(String, Vec<usize>)> = vec![("bytes".into(), (1..raw.len()).collect())];
+    if raw.len() <= 600 {
+        for cut in 1..raw.len() {
+            runs.push((format!("split at {cut}"), vec![cut]));
+        }
+    }
+    for seed in 1..=6 {
+        runs.push((format!("random:{seed}"), random_cuts(raw.len(), seed, 16)));
+    }
+    let mut reused = Parser::with_config(config.clone());
+    for (name, cuts) in runs {
+        let got = run_with(&mut reused, raw, &cuts, stop);
+        check(config.dialect, &got).map_err(|e| format!("{name}: {e}"))?;
+        let got = merge(&got);
+        if got != want {
+            return Err(format!(
+                "{name}: events differ from the whole run\n whole: {want:?}\n {name}: {got:?}"
+            ));
+        }
+        reused.reset();
+    }
+    Ok(whole)
+}
