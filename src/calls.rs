@@ -169,13 +169,6 @@ impl Sink<'_> {
         call.repairs = call.repairs.union(r);
     }
 
-    pub(crate) fn has_name(&self) -> bool {
-        self.calls
-            .current
-            .as_ref()
-            .is_some_and(|c| c.name.is_some())
-    }
-
     /// The model's own call id.
     pub(crate) fn id(&mut self, id: &str) {
         let call = self.call();

@@ -1,4 +1,4 @@
-//! toolsift
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

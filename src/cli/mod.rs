@@ -4,6 +4,7 @@
 mod message;
 mod parse_cmd;
 mod repair_cmd;
+mod sample_cmd;
 
 use std::io::Read;
 
@@ -20,7 +21,7 @@ const USAGE: &str = "usage:
   toolsift replay FILE.jsonl         parse captured {\"raw\", \"tools\"} records; print a summary table
   toolsift proxy --listen ADDR --upstream URL [--dialect NAME]
                                      an OpenAI-compatible proxy that repairs tool calls
-  toolsift sample                    parse the built-in sample output and print the message";
+  toolsift sample [--chunks MODE]    parse built-in sample output and print each message";
 
 /// Run the tool with `args` (without the program name); returns the exit code.
 pub fn main(args: Vec<String>) -> i32 {
@@ -31,6 +32,7 @@ pub fn main(args: Vec<String>) -> i32 {
     let result = match cmd.as_str() {
         "repair" => repair_cmd::run(rest),
         "parse" => parse_cmd::run(rest),
+        "sample" => sample_cmd::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(0)

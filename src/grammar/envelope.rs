@@ -96,11 +96,11 @@ impl Envelope {
             },
             Status::TooDeep { consumed } => Step::Abort {
                 why: Abort::TooDeep,
-                consumed: consumed,
+                consumed,
             },
             Status::HeldOverflow { consumed } => Step::Abort {
                 why: Abort::HeldTooLong,
-                consumed: consumed,
+                consumed,
             },
         }
     }
