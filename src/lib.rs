@@ -7,6 +7,7 @@ mod calls;
 #[doc(hidden)]
 pub mod cli;
 mod config;
+mod conform;
 pub mod dialect;
 mod error;
 mod event;
