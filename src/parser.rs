@@ -499,6 +499,9 @@ impl Parser {
             alt_string: alt,
             keys: KeyCheck::default(),
         });
+        if !matches!(form.body, Body::Sniff(_)) {
+            self.lock(&form.body);
+        }
         self.mode = Mode::Call {
             form,
             grammar: Grammar::new(&form.body, form.closer, form.anchored),

@@ -4,6 +4,7 @@
 mod message;
 mod parse_cmd;
 mod repair_cmd;
+mod replay_cmd;
 mod sample_cmd;
 
 use std::io::Read;
@@ -18,7 +19,9 @@ const USAGE: &str = "usage:
     --events           print the events as JSON lines instead of the message
     --jsonl            batch: one {\"raw\", \"tools\"?, \"dialect\"?, \"stop\"?, \"reasoning_open\"?} per line
   toolsift repair [--jsonl] [FILE]   repair one JSON text (or {\"input\"} lines); prints strict JSON
-  toolsift replay FILE.jsonl         parse captured {\"raw\", \"tools\"} records; print a summary table
+  toolsift replay FILE.jsonl [--dialect NAME]
+                                     parse captured {\"raw\", \"tools\"} records; print counters by
+                                     outcome, dialect and repair kind
   toolsift proxy --listen ADDR --upstream URL [--dialect NAME]
                                      an OpenAI-compatible proxy that repairs tool calls
   toolsift sample [--chunks MODE]    parse built-in sample output and print each message";
@@ -33,6 +36,7 @@ pub fn main(args: Vec<String>) -> i32 {
         "repair" => repair_cmd::run(rest),
         "parse" => parse_cmd::run(rest),
         "sample" => sample_cmd::run(rest),
+        "replay" => replay_cmd::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(0)
