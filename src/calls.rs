@@ -225,6 +225,13 @@ impl Sink<'_> {
         }
     }
 
+    /// The declared top-level keys of the call's tool, when its schema closes the set.
+    pub(crate) fn declared_keys(&self) -> Option<std::sync::Arc<[String]>> {
+        let tool = self.tool()?;
+        let props = tool.parameters().get("properties")?.as_object()?;
+        Some(props.keys().cloned().collect())
+    }
+
     fn tool(&self) -> Option<&crate::schema::Tool> {
         let name = self.calls.current.as_ref()?.name.as_deref()?;
         self.config.tools.get(name)

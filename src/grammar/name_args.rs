@@ -5,6 +5,7 @@
 use super::Step;
 use crate::calls::{Abort, Sink};
 use crate::dialect::NameArgsSpec;
+use crate::json::lookahead::KeyCheck;
 use crate::json::repairer::{Repairer, Status};
 use crate::repairs::Repair;
 
@@ -23,6 +24,7 @@ pub(crate) struct NameArgs {
     /// After a weak opener: a name that is not an identifier means no call.
     weak: bool,
     rejected: Vec<u8>,
+    keys_pending: bool,
 }
 
 /// Bytes a tool name is made of.
@@ -35,6 +37,7 @@ impl NameArgs {
         NameArgs {
             weak,
             rejected: Vec::new(),
+            keys_pending: true,
             spec,
             phase: if spec.name_prefix.is_empty() {
                 Phase::Name
@@ -121,6 +124,17 @@ impl NameArgs {
                     }
                 }
                 Phase::Args => unreachable!(),
+            }
+        }
+        if self.keys_pending {
+            // The tool is known before its arguments: the look-ahead may count an
+            // undeclared key against closing a string.
+            self.keys_pending = false;
+            if let Some(keys) = sink.declared_keys() {
+                rep.set_keys(KeyCheck {
+                    depth: 1,
+                    keys: Some(keys),
+                });
             }
         }
         scratch.clear();

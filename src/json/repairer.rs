@@ -185,6 +185,11 @@ impl Repairer {
         self.rebuild();
     }
 
+    /// Set the keys the look-ahead checks (the tool became known before its arguments).
+    pub(crate) fn set_keys(&mut self, keys: KeyCheck) {
+        self.opts.keys = keys;
+    }
+
     /// Start over for a new value, keeping allocations and options.
     pub(crate) fn reset(&mut self) {
         self.st = St::Value;
