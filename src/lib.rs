@@ -33,3 +33,7 @@ pub use parser::Parser;
 pub use repairs::{Repair, Repairs};
 pub use schema::Tools;
 pub use stats::Stats;
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/integration.md")]
+struct IntegrationGuideExamples;
