@@ -691,7 +691,7 @@ impl Parser {
                 // A redundant closer after the body.
                 let (mut sink, ..) = self.sink();
                 sink.repair(Repair::RedundantCloser);
-                return self.after_call_rest(input, i + 1);
+                return i + 1;
             }
             held.push(b);
             if closer.starts_with(held) {
@@ -717,11 +717,6 @@ impl Parser {
             return i + 1 - from_input;
         }
         input.len()
-    }
-
-    fn after_call_rest(&mut self, input: &[u8], from: usize) -> usize {
-        let _ = input;
-        from
     }
 
     fn skip(&mut self, input: &[u8]) -> usize {
