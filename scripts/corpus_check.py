@@ -24,7 +24,7 @@ results = {}
 for mode in CHUNKINGS:
     out = subprocess.run([binary, "parse", "--jsonl", "--chunks", mode], input="\n".join(lines).encode(),
                          capture_output=True, check=True)
-    results[mode] = [json.loads(l) for l in out.stdout.decode().splitlines()]
+    results[mode] = [json.loads(l) for l in out.stdout.decode().split("\n") if l]
     assert len(results[mode]) == len(lines), (mode, len(results[mode]), len(lines))
 
 failures = []
@@ -57,7 +57,7 @@ for i, msg in enumerate(base):
 
 stdin = "".join(json.dumps({"input": a}) + "\n" for _, a in released)
 out = subprocess.run([binary, "repair", "--jsonl"], input=stdin.encode(), capture_output=True, check=True)
-for (i, args), res in zip(released, [json.loads(l) for l in out.stdout.decode().splitlines()]):
+for (i, args), res in zip(released, [json.loads(l) for l in out.stdout.decode().split("\n") if l]):
     if res["output"] != args or res["repairs"]:
         failures.append(f"record {i}: repairing released arguments changed them: {res}")
 

@@ -18,7 +18,7 @@ for path in sorted(glob.glob(f"{shared}/peer-suites/*.jsonl")):
         cases.append((path.rsplit("/", 1)[1], case))
 stdin = "".join(json.dumps({"input": c["input"]}) + "\n" for _, c in cases)
 out = subprocess.run([binary, "repair", "--jsonl"], input=stdin.encode(), capture_output=True, check=True)
-results = [json.loads(l) for l in out.stdout.decode().splitlines()]
+results = [json.loads(l) for l in out.stdout.decode().split("\n") if l]
 assert len(results) == len(cases), (len(results), len(cases))
 failed = 0
 for (suite, case), res in zip(cases, results):

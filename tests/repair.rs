@@ -168,6 +168,17 @@ fn numbers() {
 }
 
 #[test]
+fn closers_that_close_nothing_are_dropped() {
+    // Once panicked: a closer matching nothing open, after a held comma.
+    t!(
+        "{\"a\":2,]}",
+        "{\"a\":2}",
+        ["trailing_comma", "redundant_closer"]
+    );
+    t!("[1,}]", "[1]", ["trailing_comma", "redundant_closer"]);
+}
+
+#[test]
 fn errors_say_why() {
     assert!(repair(b"").is_err());
     assert!(repair(b"   ").is_err());

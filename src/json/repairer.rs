@@ -518,10 +518,16 @@ impl Repairer {
                 self.st = if b == b'{' { St::KeyOrEnd } else { St::Value };
             }
             b'}' | b']' => {
+                let open = if b == b'}' { b'{' } else { b'[' };
+                if !self.stack.contains(&open) {
+                    // Closes nothing that is open: drop it and stay where we are.
+                    self.flag(Repair::RedundantCloser);
+                    return;
+                }
                 match self.st {
                     St::Comma => {
                         self.flag(Repair::TrailingComma);
-                        out.extend_from_slice(&self.hold[1..]);
+                        out.extend_from_slice(self.hold.get(1..).unwrap_or_default());
                         self.hold.clear();
                     }
                     St::Colon => {
