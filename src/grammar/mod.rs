@@ -181,7 +181,12 @@ fn sniff(bodies: &'static [Body], held: &[u8]) -> Option<&'static Body> {
             }
             Body::Xml(spec) => {
                 let open = spec.name_open;
-                if open.is_empty() || text.starts_with(open) {
+                if open.is_empty() {
+                    // The name right after the opener (GLM).
+                    if text[0].is_ascii_alphabetic() || text[0] == b'_' {
+                        return Some(body);
+                    }
+                } else if text.starts_with(open) {
                     return Some(body);
                 }
                 if open.starts_with(text) {
