@@ -12,8 +12,10 @@ mod qwen3_coder;
 mod deepseek_dsml;
 mod detect;
 mod glm;
+mod harmony;
 mod hunyuan3;
 mod minimax_m2;
+mod muse_glimmer;
 mod seed_oss;
 
 pub use detect::{Evidence, Source};
@@ -47,6 +49,12 @@ pub enum Dialect {
     DeepseekDsml,
     /// Hunyuan 3 `<tool_call:opensource>NAME<tool_sep:opensource><arg_key:opensource>...`.
     Hunyuan3,
+    /// gpt-oss harmony `<|channel|>commentary to=functions.NAME <|constrain|>json
+    /// <|message|>{...}<|call|>`, `analysis` channel as reasoning.
+    Harmony,
+    /// Meta Muse-Glimmer: harmony-style segments with `<atem:invoke name="NAME">
+    /// <atem:parameter name="K">V</atem:parameter></atem:invoke>` calls.
+    MuseGlimmer,
 }
 
 impl Dialect {
@@ -61,6 +69,8 @@ impl Dialect {
         Dialect::MinimaxM2,
         Dialect::DeepseekDsml,
         Dialect::Hunyuan3,
+        Dialect::Harmony,
+        Dialect::MuseGlimmer,
     ];
 
     /// The dialect's stable name (`auto`, `hermes`, `qwen3_coder`, ...).
@@ -76,6 +86,8 @@ impl Dialect {
             Dialect::MinimaxM2 => "minimax_m2",
             Dialect::DeepseekDsml => "deepseek_v32",
             Dialect::Hunyuan3 => "hunyuan3",
+            Dialect::Harmony => "harmony",
+            Dialect::MuseGlimmer => "muse_glimmer",
         }
     }
 
@@ -99,6 +111,8 @@ impl Dialect {
             "deepseek_v32" | "deepseekv32" | "deepseek_v3_2" | "deepseek_v4" | "deepseekv4"
             | "dsml" => Dialect::DeepseekDsml,
             "hunyuan3" | "hunyuan_3" | "hy3" => Dialect::Hunyuan3,
+            "harmony" | "gpt_oss" | "gptoss" | "openai" => Dialect::Harmony,
+            "muse_glimmer" | "glimmer" | "muse" => Dialect::MuseGlimmer,
             _ => return None,
         })
     }
@@ -145,6 +159,8 @@ impl Dialect {
             Dialect::MinimaxM2 => &minimax_m2::SPEC,
             Dialect::DeepseekDsml => &deepseek_dsml::SPEC,
             Dialect::Hunyuan3 => &hunyuan3::SPEC,
+            Dialect::Harmony => &harmony::SPEC,
+            Dialect::MuseGlimmer => &muse_glimmer::SPEC,
         }
     }
 }
@@ -204,6 +220,19 @@ pub(crate) enum Body {
     NameArgs(&'static NameArgsSpec),
     /// One of several bodies, chosen by how the body begins.
     Sniff(&'static [Body]),
+    // XML, pythonic and harmony dialects
+    /// A harmony message header up to `<|message|>`: a call when it names a recipient.
+    Harmony(&'static HarmonySpec),
+}
+
+/// A harmony-style header grammar.
+#[derive(Debug)]
+pub(crate) struct HarmonySpec {
+    /// A recipient makes the message a call whose content is JSON arguments (gpt-oss);
+    /// otherwise the header is only dropped (the content has its own call markup).
+    pub json_args: bool,
+    /// The closer of the reasoning block the `analysis` channel opens.
+    pub reasoning_close: &'static [u8],
 }
 
 /// Keys of a JSON call object.
@@ -308,7 +337,7 @@ pub(crate) fn dialect_of_body(body: &Body) -> Option<Dialect> {
 
 /// The union of every dialect's markers, for `auto`.
 pub(crate) fn auto_specs() -> &'static [&'static Spec] {
-    static ALL: [&Spec; 8] = [
+    static ALL: [&Spec; 10] = [
         &hermes::SPEC,
         &qwen3_coder::SPEC,
         &gemma4::SPEC,
@@ -318,6 +347,8 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
         &minimax_m2::SPEC,
         &deepseek_dsml::SPEC,
         &hunyuan3::SPEC,
+        &harmony::SPEC,
+        &muse_glimmer::SPEC,
     ];
     &ALL
 }
