@@ -464,7 +464,7 @@ impl Xml {
         self.buf.clear();
         if let Some(tool) = self.glued_tool(name, sink) {
             // `<arg_key>` dropped, the key glued to the name: split at the tool's name.
-            let key = name[tool.len()..].as_bytes().to_vec();
+            let key = name.as_bytes()[tool.len()..].to_vec();
             name = &name[..tool.len()];
             sink.repair(Repair::MismatchedTag);
             sink.name(name);
