@@ -184,7 +184,13 @@ impl Sink<'_> {
     pub(crate) fn name(&mut self, raw: &str) {
         let config = self.config;
         let name = raw.trim();
-        let call = self.calls.current.get_or_insert_with(Call::default);
+        // A call begun lazily (after a weak opener or a header) gets its index and id.
+        if self.calls.current.is_none() && !self.begin(None) {
+            return;
+        }
+        let Some(call) = self.calls.current.as_mut() else {
+            return;
+        };
         if call.name.is_some() {
             return;
         }

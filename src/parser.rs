@@ -61,6 +61,8 @@ impl Table {
 #[derive(Clone, Debug, Default)]
 struct Tables {
     text: Table,
+    /// The closer of each reasoning table.
+    closers: Vec<&'static [u8]>,
     /// One table per reasoning block kind, used inside it.
     reasoning: Vec<Table>,
 }
@@ -84,6 +86,7 @@ impl Tables {
                 t.text.add(open, Action::Reason(idx));
             }
         }
+        t.closers = closers;
         for spec in specs {
             for form in spec.calls {
                 t.text.add(form.opener, Action::Call(form));
@@ -471,8 +474,8 @@ impl Parser {
 
     fn start_call(&mut self, form: &'static CallForm, within: Option<usize>) {
         let (mut sink, ..) = self.sink();
-        if form.anchored {
-            // A weak opener: the call begins only if what follows is one.
+        if form.anchored || matches!(form.body, Body::Harmony(_)) {
+            // A weak opener or a header: the call begins only if what follows is one.
             sink.calls.pending_implies = form.implies;
         } else if !sink.begin(form.implies) {
             self.mode = Mode::Skip {
@@ -499,7 +502,9 @@ impl Parser {
             alt_string: alt,
             keys: KeyCheck::default(),
         });
-        if !matches!(form.body, Body::Sniff(_)) {
+        // Lock `auto` only on a body that is certainly a call: a sniffed body locks when
+        // chosen, and a weak opener or a harmony header may turn out not to be one.
+        if !form.anchored && !matches!(form.body, Body::Sniff(_) | Body::Harmony(_)) {
             self.lock(&form.body);
         }
         self.mode = Mode::Call {
@@ -580,6 +585,25 @@ impl Parser {
                 consumed
             }
             Step::Abort { why, consumed } => self.abort_to_skip(why, consumed),
+            Step::Switch {
+                consumed,
+                reasoning,
+            } => {
+                self.calls.pending_implies = None;
+                let close = match &self.mode {
+                    Mode::Call { form, .. } => match &form.body {
+                        Body::Harmony(spec) => spec.reasoning_close,
+                        _ => b"",
+                    },
+                    _ => b"",
+                };
+                let table = self.tables.closers.iter().position(|c| *c == close);
+                self.mode = match table {
+                    Some(i) if reasoning => Mode::Reasoning(i),
+                    _ => Mode::Text,
+                };
+                consumed
+            }
         }
     }
 

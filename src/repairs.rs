@@ -83,6 +83,8 @@ repairs! {
     MissingOpener = "missing_opener",
     /// A call's closing marker was missing or misspelled.
     MissingCloser = "missing_closer",
+    /// The separator between a call's name and its arguments was missing (`<tool_sep>`).
+    MissingSeparator = "missing_separator",
     /// A parameter or argument tag was misspelled or left open (`</parameter1>`).
     MismatchedTag = "mismatched_tag",
     /// Text between structural tags inside a call was dropped (only blanks are expected).

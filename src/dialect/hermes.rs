@@ -1,13 +1,16 @@
 //! Hermes / Qwen 2.5 / Qwen 3: `<tool_call>{"name": ..., "arguments": {...}}</tool_call>`.
 //!
-//! The same wrapper also carries Qwen3-Coder's XML body in practice, so the body is
-//! chosen by how it begins.
+//! The same wrapper also carries Qwen3-Coder's XML body and GLM's argument tags in
+//! practice, so the body is chosen by how it begins.
 
-use super::{qwen3_coder, Body, CallForm, Dialect, Spec, HERMES_ENVELOPE};
+use super::{glm, qwen3_coder, Body, CallForm, Dialect, Spec, HERMES_ENVELOPE};
 
-pub(super) static BODIES: [Body; 2] = [
+/// `{`/`[` begins the JSON envelope, `<function=` Qwen3-Coder's XML, a name GLM's
+/// argument tags.
+pub(super) static BODIES: [Body; 3] = [
     Body::Envelope(&HERMES_ENVELOPE),
     Body::Xml(&qwen3_coder::XML),
+    Body::Xml(&glm::XML),
 ];
 
 pub(crate) static SPEC: Spec = Spec {

@@ -8,6 +8,17 @@
 mod gemma4;
 mod hermes;
 mod qwen3_coder;
+// XML, pythonic and harmony dialects
+mod deepseek_dsml;
+mod detect;
+mod glm;
+mod harmony;
+mod hunyuan3;
+mod minimax_m2;
+mod muse_glimmer;
+mod seed_oss;
+
+pub use detect::{Evidence, Source};
 
 use crate::repairs::{Repair, Repairs};
 
@@ -24,11 +35,43 @@ pub enum Dialect {
     Qwen3Coder,
     /// Gemma 4 `<|tool_call>call:NAME{key:<|"|>value<|"|>}<tool_call|>`.
     Gemma4,
+    // XML, pythonic and harmony dialects
+    /// Seed-OSS `<seed:tool_call><function=NAME><parameter=KEY>...`, `<seed:think>`.
+    SeedOss,
+    /// GLM-4.5/4.6/4.7/5 and Laguna `<tool_call>NAME<arg_key>K</arg_key><arg_value>V
+    /// </arg_value></tool_call>`.
+    Glm,
+    /// MiniMax M2 `<minimax:tool_call><invoke name="NAME"><parameter name="K">V
+    /// </parameter></invoke></minimax:tool_call>`.
+    MinimaxM2,
+    /// DeepSeek V3.2/V4 DSML `<｜DSML｜invoke name="NAME"><｜DSML｜parameter name="K"
+    /// string="true">V</｜DSML｜parameter></｜DSML｜invoke>`.
+    DeepseekDsml,
+    /// Hunyuan 3 `<tool_call:opensource>NAME<tool_sep:opensource><arg_key:opensource>...`.
+    Hunyuan3,
+    /// gpt-oss harmony `<|channel|>commentary to=functions.NAME <|constrain|>json
+    /// <|message|>{...}<|call|>`, `analysis` channel as reasoning.
+    Harmony,
+    /// Meta Muse-Glimmer: harmony-style segments with `<atem:invoke name="NAME">
+    /// <atem:parameter name="K">V</atem:parameter></atem:invoke>` calls.
+    MuseGlimmer,
 }
 
 impl Dialect {
     /// Every concrete dialect (not `Auto`).
-    pub const ALL: &'static [Dialect] = &[Dialect::Hermes, Dialect::Qwen3Coder, Dialect::Gemma4];
+    pub const ALL: &'static [Dialect] = &[
+        Dialect::Hermes,
+        Dialect::Qwen3Coder,
+        Dialect::Gemma4,
+        // XML, pythonic and harmony dialects
+        Dialect::SeedOss,
+        Dialect::Glm,
+        Dialect::MinimaxM2,
+        Dialect::DeepseekDsml,
+        Dialect::Hunyuan3,
+        Dialect::Harmony,
+        Dialect::MuseGlimmer,
+    ];
 
     /// The dialect's stable name (`auto`, `hermes`, `qwen3_coder`, ...).
     pub fn name(self) -> &'static str {
@@ -37,6 +80,14 @@ impl Dialect {
             Dialect::Hermes => "hermes",
             Dialect::Qwen3Coder => "qwen3_coder",
             Dialect::Gemma4 => "gemma4",
+            // XML, pythonic and harmony dialects
+            Dialect::SeedOss => "seed_oss",
+            Dialect::Glm => "glm45",
+            Dialect::MinimaxM2 => "minimax_m2",
+            Dialect::DeepseekDsml => "deepseek_v32",
+            Dialect::Hunyuan3 => "hunyuan3",
+            Dialect::Harmony => "harmony",
+            Dialect::MuseGlimmer => "muse_glimmer",
         }
     }
 
@@ -48,6 +99,20 @@ impl Dialect {
             "hermes" | "qwen" | "qwen25" | "qwen2_5" | "qwen3" => Dialect::Hermes,
             "qwen3_coder" | "qwen3coder" | "qwen3_xml" | "nemotron" => Dialect::Qwen3Coder,
             "gemma4" | "gemma_4" => Dialect::Gemma4,
+            // XML, pythonic and harmony dialects
+            "nemotron3" | "nemotron_3" | "nemotron_nano" | "nemotron3_nano" | "step3p5" => {
+                Dialect::Qwen3Coder
+            }
+            "seed_oss" | "seed" | "seedoss" => Dialect::SeedOss,
+            "glm45" | "glm4_moe" | "glm46" | "glm47" | "glm5" | "glm" | "laguna" | "poolside" => {
+                Dialect::Glm
+            }
+            "minimax_m2" | "minimax2" | "minimax_m2_5" => Dialect::MinimaxM2,
+            "deepseek_v32" | "deepseekv32" | "deepseek_v3_2" | "deepseek_v4" | "deepseekv4"
+            | "dsml" => Dialect::DeepseekDsml,
+            "hunyuan3" | "hunyuan_3" | "hy3" => Dialect::Hunyuan3,
+            "harmony" | "gpt_oss" | "gptoss" | "openai" => Dialect::Harmony,
+            "muse_glimmer" | "glimmer" | "muse" => Dialect::MuseGlimmer,
             _ => return None,
         })
     }
@@ -88,6 +153,14 @@ impl Dialect {
             Dialect::Auto | Dialect::Hermes => &hermes::SPEC,
             Dialect::Qwen3Coder => &qwen3_coder::SPEC,
             Dialect::Gemma4 => &gemma4::SPEC,
+            // XML, pythonic and harmony dialects
+            Dialect::SeedOss => &seed_oss::SPEC,
+            Dialect::Glm => &glm::SPEC,
+            Dialect::MinimaxM2 => &minimax_m2::SPEC,
+            Dialect::DeepseekDsml => &deepseek_dsml::SPEC,
+            Dialect::Hunyuan3 => &hunyuan3::SPEC,
+            Dialect::Harmony => &harmony::SPEC,
+            Dialect::MuseGlimmer => &muse_glimmer::SPEC,
         }
     }
 }
@@ -147,6 +220,19 @@ pub(crate) enum Body {
     NameArgs(&'static NameArgsSpec),
     /// One of several bodies, chosen by how the body begins.
     Sniff(&'static [Body]),
+    // XML, pythonic and harmony dialects
+    /// A harmony message header up to `<|message|>`: a call when it names a recipient.
+    Harmony(&'static HarmonySpec),
+}
+
+/// A harmony-style header grammar.
+#[derive(Debug)]
+pub(crate) struct HarmonySpec {
+    /// A recipient makes the message a call whose content is JSON arguments (gpt-oss);
+    /// otherwise the header is only dropped (the content has its own call markup).
+    pub json_args: bool,
+    /// The closer of the reasoning block the `analysis` channel opens.
+    pub reasoning_close: &'static [u8],
 }
 
 /// Keys of a JSON call object.
@@ -179,7 +265,8 @@ pub(crate) static HERMES_ENVELOPE: EnvelopeSpec = EnvelopeSpec {
 pub(crate) struct XmlSpec {
     /// Opens the function name (`<function=`); the opener itself when it already is.
     pub name_open: &'static [u8],
-    /// Ends the name (`>`).
+    /// Ends the name (`>`); a tag (`<tool_sep>`) when the name is followed by a
+    /// separator; empty when the name ends natively at a newline or the next tag.
     pub name_close: &'static [u8],
     /// Opens a parameter key (`<parameter=`).
     pub key_open: &'static [u8],
@@ -191,6 +278,12 @@ pub(crate) struct XmlSpec {
     pub func_close: &'static [u8],
     /// The body starts at the first parameter: the name (and its tag) were dropped.
     pub nameless: bool,
+    /// Opens a value after its key (`<arg_value>`); empty when the value follows the key.
+    pub value_open: &'static [u8],
+    /// Values carry one framing newline on each side (Qwen3-Coder), removed.
+    pub framed: bool,
+    /// A prefix that may follow `<` or `</` in any tag and is ignored (`｜DSML｜`).
+    pub tag_prefix: &'static [u8],
 }
 
 /// Markers of a name-then-arguments grammar.
@@ -214,6 +307,19 @@ impl NameArgsSpec {
 
 /// Which dialect a body belongs to, for `auto` locking.
 pub(crate) fn dialect_of_body(body: &Body) -> Option<Dialect> {
+    // A dialect whose own form reads this grammar directly owns it (GLM's tags, also
+    // sniffed after Hermes' `<tool_call>`); otherwise the first in `auto` order whose
+    // forms reach it (Qwen3-Coder before Hermes: its data is a superset).
+    if let Body::Xml(spec) = body {
+        let direct = auto_specs().iter().find(|s| {
+            s.calls
+                .iter()
+                .any(|form| matches!(&form.body, Body::Xml(own) if std::ptr::eq(*own, *spec)))
+        });
+        if let Some(s) = direct {
+            return Some(s.dialect);
+        }
+    }
     let owns = |form: &CallForm| match &form.body {
         Body::Sniff(list) => list.iter().any(|b| std::ptr::eq(b, body)),
         b => std::ptr::eq(b, body),
@@ -228,6 +334,18 @@ pub(crate) fn dialect_of_body(body: &Body) -> Option<Dialect> {
 pub(crate) fn auto_specs() -> &'static [&'static Spec] {
     // Qwen3-Coder first: its data is a superset of Hermes's (same wrapper and bodies,
     // plus the bare openers), so a sniffed `<tool_call>` body locks onto it.
-    static ALL: [&Spec; 3] = [&qwen3_coder::SPEC, &hermes::SPEC, &gemma4::SPEC];
+    static ALL: [&Spec; 10] = [
+        &qwen3_coder::SPEC,
+        &hermes::SPEC,
+        &gemma4::SPEC,
+        // XML, pythonic and harmony dialects
+        &seed_oss::SPEC,
+        &glm::SPEC,
+        &minimax_m2::SPEC,
+        &deepseek_dsml::SPEC,
+        &hunyuan3::SPEC,
+        &harmony::SPEC,
+        &muse_glimmer::SPEC,
+    ];
     &ALL
 }

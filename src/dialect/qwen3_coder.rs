@@ -12,6 +12,9 @@ pub(crate) static XML: XmlSpec = XmlSpec {
     value_close: b"</parameter",
     func_close: b"</function>",
     nameless: false,
+    value_open: b"",
+    framed: true,
+    tag_prefix: b"",
 };
 
 /// The bare form: the opener is the name's own opening tag.

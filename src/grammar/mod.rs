@@ -1,6 +1,7 @@
 //! Argument grammars: what follows a call's opening marker, as the dialect data says.
 
 mod envelope;
+mod harmony;
 mod name_args;
 mod xml;
 
@@ -9,6 +10,7 @@ use crate::dialect::{Body, Dialect};
 use crate::json::repairer::Repairer;
 
 pub(crate) use envelope::Envelope;
+pub(crate) use harmony::Harmony;
 pub(crate) use name_args::NameArgs;
 pub(crate) use xml::Xml;
 
@@ -25,6 +27,9 @@ pub(crate) enum Step {
     /// What followed a weak opener is not a call: the opener and the first `consumed`
     /// bytes are text (see [`Grammar::take_rejected`]).
     Reject { consumed: usize },
+    /// A header that is not a call ended after `consumed` bytes: it is dropped, and
+    /// what follows is reasoning or text.
+    Switch { consumed: usize, reasoning: bool },
 }
 
 pub(crate) enum Grammar {
@@ -36,6 +41,7 @@ pub(crate) enum Grammar {
     Envelope(Envelope),
     Xml(Box<Xml>),
     NameArgs(NameArgs),
+    Harmony(Harmony),
 }
 
 impl Grammar {
@@ -44,6 +50,7 @@ impl Grammar {
             Body::Envelope(spec) => Grammar::Envelope(Envelope::new(spec)),
             Body::Xml(spec) => Grammar::Xml(Box::new(Xml::new(spec, closer))),
             Body::NameArgs(spec) => Grammar::NameArgs(NameArgs::new(spec, weak)),
+            Body::Harmony(spec) => Grammar::Harmony(Harmony::new(spec)),
             Body::Sniff(bodies) => Grammar::Sniff {
                 bodies,
                 held: Vec::new(),
@@ -62,6 +69,7 @@ impl Grammar {
             Grammar::Envelope(_) => rep.take_leftover(),
             Grammar::Xml(x) => x.take_leftover(),
             Grammar::NameArgs(n) => n.take_leftover(rep),
+            Grammar::Harmony(h) => h.take_leftover(rep),
         }
     }
 
@@ -78,6 +86,7 @@ impl Grammar {
             Grammar::Envelope(e) => e.feed(input, sink, rep, scratch),
             Grammar::Xml(x) => x.feed(input, sink),
             Grammar::NameArgs(n) => n.feed(input, sink, rep, scratch),
+            Grammar::Harmony(h) => h.feed(input, sink, rep, scratch),
             Grammar::Sniff { bodies, held } => {
                 let before = held.len();
                 let mut decided = None;
@@ -114,6 +123,13 @@ impl Grammar {
                             Step::Reject { consumed } => Step::Reject {
                                 consumed: used + consumed,
                             },
+                            Step::Switch {
+                                consumed,
+                                reasoning,
+                            } => Step::Switch {
+                                consumed: used + consumed,
+                                reasoning,
+                            },
                             Step::NeedMore => Step::NeedMore,
                         }
                     }
@@ -138,6 +154,10 @@ impl Grammar {
                         consumed: used,
                     },
                     Step::Reject { .. } => Step::Reject { consumed: used },
+                    Step::Switch { reasoning, .. } => Step::Switch {
+                        consumed: used,
+                        reasoning,
+                    },
                 }
             }
         }
@@ -162,6 +182,7 @@ impl Grammar {
             Grammar::Envelope(e) => e.finish(sink, rep, scratch),
             Grammar::Xml(x) => x.finish(sink),
             Grammar::NameArgs(n) => n.finish(sink, rep, scratch),
+            Grammar::Harmony(h) => h.finish(sink, rep, scratch),
             Grammar::Sniff { .. } => false,
         }
     }
@@ -181,7 +202,12 @@ fn sniff(bodies: &'static [Body], held: &[u8]) -> Option<&'static Body> {
             }
             Body::Xml(spec) => {
                 let open = spec.name_open;
-                if open.is_empty() || text.starts_with(open) {
+                if open.is_empty() {
+                    // The name right after the opener (GLM).
+                    if text[0].is_ascii_alphabetic() || text[0] == b'_' {
+                        return Some(body);
+                    }
+                } else if text.starts_with(open) {
                     return Some(body);
                 }
                 if open.starts_with(text) {
@@ -189,7 +215,7 @@ fn sniff(bodies: &'static [Body], held: &[u8]) -> Option<&'static Body> {
                 }
             }
             Body::NameArgs(_) => return Some(body),
-            Body::Sniff(_) => {}
+            Body::Sniff(_) | Body::Harmony(_) => {}
         }
     }
     if waiting {

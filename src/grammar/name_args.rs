@@ -235,5 +235,12 @@ fn shift(step: Step, i: usize, held: usize) -> Step {
         Step::Reject { consumed } => Step::Reject {
             consumed: map(consumed),
         },
+        Step::Switch {
+            consumed,
+            reasoning,
+        } => Step::Switch {
+            consumed: map(consumed),
+            reasoning,
+        },
     }
 }

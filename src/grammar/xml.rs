@@ -22,12 +22,16 @@ enum Phase {
     Name,
     Between,
     Key,
+    /// Expecting the value's opening tag (`<arg_value>`).
+    ValueOpen,
     ValueStart,
     Value,
     /// A closing tag inside a value; `tail` holds it while what follows decides.
     Confirm(Closing),
     /// Dropping a stray closing tag up to its `>`; the count bounds it.
     SkipTag(usize),
+    /// A bare JSON object as the whole body, up to the function's or the call's closer.
+    JsonBody,
     Done,
 }
 
@@ -44,6 +48,8 @@ const MAX_BLANKS: usize = 256;
 
 pub(crate) struct Xml {
     spec: &'static XmlSpec,
+    /// The call's closing marker.
+    closer: &'static [u8],
     phase: Phase,
     buf: Vec<u8>,
     tail: Vec<u8>,
@@ -53,6 +59,10 @@ pub(crate) struct Xml {
     nl_held: bool,
     first_param: bool,
     typed: bool,
+    /// The value is JSON by its tag's own attribute (`string="false"`).
+    json_value: bool,
+    /// Bytes that may begin `<` + the spec's tag prefix, not yet passed on.
+    pf: Vec<u8>,
     skip: bool,
     raw: Vec<u8>,
     key: String,
@@ -74,9 +84,17 @@ fn is_blank(b: u8) -> bool {
 
 impl Xml {
     pub(crate) fn new(spec: &'static XmlSpec, closer: &'static [u8]) -> Xml {
-        let mut in_value = vec![spec.value_close, spec.key_open, spec.func_close];
-        let mut between = vec![spec.key_open, spec.func_close];
-        let mut confirm_value = vec![spec.key_open, spec.func_close];
+        let func: &[&'static [u8]] = if spec.func_close.is_empty() {
+            &[]
+        } else {
+            std::slice::from_ref(&spec.func_close)
+        };
+        let mut in_value = vec![spec.value_close, spec.key_open];
+        in_value.extend_from_slice(func);
+        let mut between = vec![spec.key_open];
+        between.extend_from_slice(func);
+        let mut confirm_value = vec![spec.key_open];
+        confirm_value.extend_from_slice(func);
         let mut confirm_function: Vec<&'static [u8]> = vec![];
         if !closer.is_empty() {
             in_value.push(closer);
@@ -90,6 +108,7 @@ impl Xml {
         confirm_function.push(b"<tool_call>");
         Xml {
             spec,
+            closer,
             phase: if spec.nameless {
                 Phase::Key
             } else if spec.name_open.is_empty() {
@@ -104,6 +123,8 @@ impl Xml {
             nl_held: false,
             first_param: true,
             typed: false,
+            json_value: false,
+            pf: Vec::new(),
             skip: false,
             raw: Vec::new(),
             key: String::new(),
@@ -125,10 +146,42 @@ impl Xml {
     }
 
     pub(crate) fn take_leftover(&mut self) -> Vec<u8> {
-        let rest = self.replay.split_off(self.rpos);
+        let mut rest = self.replay.split_off(self.rpos);
         self.replay.clear();
         self.rpos = 0;
+        rest.append(&mut self.pf);
         rest
+    }
+
+    /// Pass one input byte on (to the replay queue), dropping the spec's tag prefix
+    /// right after `<` or `</`: `<｜DSML｜invoke` reads as `<invoke`.
+    fn filter(&mut self, b: u8) {
+        let prefix = self.spec.tag_prefix;
+        if self.pf.is_empty() {
+            if b == b'<' {
+                self.pf.push(b);
+            } else {
+                self.replay.push(b);
+            }
+            return;
+        }
+        self.pf.push(b);
+        let body = if self.pf.starts_with(b"</") {
+            &self.pf[2..]
+        } else {
+            &self.pf[1..]
+        };
+        if prefix.starts_with(body) {
+            if body.len() == prefix.len() {
+                let keep = self.pf.len() - prefix.len();
+                self.replay.extend_from_slice(&self.pf[..keep]);
+                self.pf.clear();
+            }
+            return;
+        }
+        let last = self.pf.pop().unwrap_or(b);
+        self.replay.append(&mut self.pf);
+        self.filter(last);
     }
 
     fn requeue(&mut self, bytes: &[u8]) {
@@ -163,6 +216,11 @@ impl Xml {
                 }
                 b
             } else if i < input.len() {
+                if !self.spec.tag_prefix.is_empty() {
+                    i += 1;
+                    self.filter(input[i - 1]);
+                    continue;
+                }
                 if self.phase == Phase::Value
                     && self.tag.is_empty()
                     && !self.typed
@@ -274,6 +332,46 @@ impl Xml {
                     self.requeue(&bytes);
                 }
             }
+            Phase::Name if self.spec.name_close.is_empty() => {
+                // The name ends natively at a newline or the next tag (GLM).
+                if b == b'\n' || b == b'<' {
+                    if self.buf.iter().all(|c| is_blank(*c)) {
+                        self.buf.clear();
+                        if b == b'\n' {
+                            return Ok(());
+                        }
+                    }
+                    if b == b'<' {
+                        self.requeue(&[b]);
+                    }
+                    self.end_name(sink)?;
+                    return Ok(());
+                }
+                self.buf.push(b);
+                if self.buf.len() > sink.config.limits.max_name_bytes {
+                    return Err(Abort::TooLarge);
+                }
+            }
+            Phase::Name if self.spec.name_close.starts_with(b"<") => {
+                // The name ends at a separator tag (`<tool_sep>`); another tag means
+                // the separator was dropped.
+                let close = self.spec.name_close;
+                self.buf.push(b);
+                if self.buf.ends_with(close) {
+                    let n = self.buf.len() - close.len();
+                    self.buf.truncate(n);
+                    self.end_name(sink)?;
+                } else if let Some(lt) = self.buf.iter().rposition(|&c| c == b'<') {
+                    if !close.starts_with(&self.buf[lt..]) {
+                        let rest = self.buf.split_off(lt);
+                        sink.repair(Repair::MissingSeparator);
+                        self.end_name(sink)?;
+                        self.requeue(&rest);
+                    }
+                } else if self.buf.len() > sink.config.limits.max_name_bytes {
+                    return Err(Abort::TooLarge);
+                }
+            }
             Phase::Name => {
                 let close = self.spec.name_close;
                 if b == b'\n' || b == b'<' {
@@ -314,16 +412,39 @@ impl Xml {
                     let n = self.buf.len() - close.len();
                     self.buf.truncate(n);
                     self.end_key(sink)?;
+                } else if let Some(p) = self.misclosed_key(b) {
+                    // The key closed by another closing tag (`</arg_value>`).
+                    sink.repair(Repair::MismatchedTag);
+                    self.buf.truncate(p);
+                    self.end_key(sink)?;
                 } else if self.buf.len() > sink.config.limits.max_name_bytes {
                     return Err(Abort::TooLarge);
                 }
             }
+            Phase::ValueOpen => {
+                if self.tag.is_empty() && is_blank(b) {
+                    return Ok(());
+                }
+                self.tag.push(b);
+                let open = self.spec.value_open;
+                if !open.starts_with(&self.tag) {
+                    // The value's opening tag was dropped: the value starts here.
+                    sink.repair(Repair::MismatchedTag);
+                    let bytes = std::mem::take(&mut self.tag);
+                    self.phase = Phase::Value;
+                    self.requeue(&bytes);
+                } else if self.tag.len() == open.len() {
+                    self.tag.clear();
+                    self.phase = Phase::ValueStart;
+                }
+            }
             Phase::ValueStart => {
                 self.phase = Phase::Value;
-                if b != b'\n' {
+                if b != b'\n' || !self.spec.framed {
                     self.value_byte(b, sink)?;
                 }
             }
+            Phase::JsonBody => self.json_body(b, sink)?,
             Phase::Value => self.value_byte(b, sink)?,
             Phase::Confirm(closing) => self.confirm(b, closing, sink)?,
             Phase::SkipTag(n) => {
@@ -340,8 +461,19 @@ impl Xml {
 
     fn end_name(&mut self, sink: &mut Sink<'_>) -> Result<(), Abort> {
         let raw = String::from_utf8_lossy(&self.buf).into_owned();
-        let name = raw.trim().trim_matches('"');
+        let mut name = raw.trim().trim_matches('"');
         self.buf.clear();
+        if let Some(tool) = self.glued_tool(name, sink) {
+            // `<arg_key>` dropped, the key glued to the name: split at the tool's name.
+            let key = name.as_bytes()[tool.len()..].to_vec();
+            name = &name[..tool.len()];
+            sink.repair(Repair::MismatchedTag);
+            sink.name(name);
+            self.out.push(b'{');
+            self.phase = Phase::Key;
+            self.requeue(&key);
+            return Ok(());
+        }
         sink.name(name);
         self.out.push(b'{');
         self.phase = Phase::Between;
@@ -351,14 +483,20 @@ impl Xml {
     fn end_key(&mut self, sink: &mut Sink<'_>) -> Result<(), Abort> {
         let raw = String::from_utf8_lossy(&self.buf).into_owned();
         self.buf.clear();
-        let key = raw.trim().trim_matches('"').to_owned();
-        self.phase = Phase::ValueStart;
+        let (key, attrs) = split_attributes(raw.trim());
+        let key = key.to_owned();
+        self.json_value = attrs.replace(' ', "").contains("string=\"false\"");
+        self.phase = if self.spec.value_open.is_empty() {
+            Phase::ValueStart
+        } else {
+            Phase::ValueOpen
+        };
         self.skip = self.keys.contains(&key);
         if self.skip {
             sink.repair(Repair::DuplicateKey);
             return Ok(());
         }
-        self.typed = sink.param_is_typed(&key);
+        self.typed = self.json_value || sink.param_is_typed(&key);
         if !self.first_param {
             self.out.extend_from_slice(b", ");
         }
@@ -386,6 +524,11 @@ impl Xml {
         }
         if self.skip {
             self.skip = false;
+        } else if self.json_value && !sink.param_is_typed(&self.key) {
+            let raw = String::from_utf8_lossy(&self.raw).into_owned();
+            self.out
+                .extend_from_slice(json_of_raw(&raw, sink).as_bytes());
+            self.typed = false;
         } else if self.typed {
             let raw = String::from_utf8_lossy(&self.raw).into_owned();
             let (json, mut repairs) = sink.type_value(&self.key, &raw);
@@ -409,6 +552,13 @@ impl Xml {
         if self.tag.is_empty() && is_blank(b) {
             return Ok(());
         }
+        if self.tag.is_empty() && b == b'{' && self.keys.is_empty() {
+            // A bare JSON object as the body (DeepSeek DSML invokes).
+            self.raw.clear();
+            self.raw.push(b);
+            self.phase = Phase::JsonBody;
+            return Ok(());
+        }
         self.tag.push(b);
         match self.between_markers.match_at(&self.tag, 0) {
             Found::Partial { .. } => Ok(()),
@@ -422,8 +572,10 @@ impl Xml {
                     self.phase = Phase::Done;
                     self.ended = Some(false);
                 } else {
-                    // The call's closer with the function left open.
-                    sink.repair(Repair::MissingCloser);
+                    // The call's closer (with the function left open, if it has a closer).
+                    if !self.spec.func_close.is_empty() {
+                        sink.repair(Repair::MissingCloser);
+                    }
                     self.out.push(b'}');
                     self.phase = Phase::Done;
                     self.ended = Some(true);
@@ -453,6 +605,13 @@ impl Xml {
                     self.requeue(&bytes);
                     return Ok(());
                 }
+                if !self.spec.value_open.is_empty() && bytes[0] != b'<' {
+                    // A key whose opening tag was dropped (`city</arg_key>`).
+                    sink.repair(Repair::MismatchedTag);
+                    self.phase = Phase::Key;
+                    self.requeue(&bytes);
+                    return Ok(());
+                }
                 sink.repair(Repair::StrayText);
                 self.requeue(&bytes[1..]);
                 Ok(())
@@ -475,7 +634,7 @@ impl Xml {
                     self.tag.push(b);
                     return Ok(());
                 }
-                b'\n' => {
+                b'\n' if self.spec.framed => {
                     if self.nl_held {
                         self.emit_content(b'\n');
                     }
@@ -609,6 +768,11 @@ impl Xml {
 
     /// At the end of the stream: whether the call completed.
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) -> bool {
+        if !self.pf.is_empty() {
+            let pf = std::mem::take(&mut self.pf);
+            self.replay.extend_from_slice(&pf);
+            let _ = self.feed(&[], sink);
+        }
         if let Phase::Confirm(closing) = self.phase {
             // The stream ended right after a closing tag: it was one.
             let _ = self.accept_confirm(closing, sink);
@@ -616,5 +780,99 @@ impl Xml {
         }
         let _ = self.flush(sink);
         self.phase == Phase::Done
+    }
+}
+
+impl Xml {
+    /// For a grammar whose name ends at the next tag: the declared tool that `name`
+    /// begins with but is not, when the name has a key glued to it.
+    fn glued_tool(&self, name: &str, sink: &Sink<'_>) -> Option<String> {
+        if !self.spec.name_close.is_empty() || self.spec.value_open.is_empty() {
+            return None;
+        }
+        let tools = &sink.config.tools;
+        if tools.get(name).is_some() {
+            return None;
+        }
+        tools
+            .iter()
+            .map(|t| t.name())
+            .filter(|t| name.len() > t.len() && name.starts_with(t))
+            .max_by_key(|t| t.len())
+            .map(str::to_owned)
+    }
+
+    /// In a key: the start of a closing tag other than the key's own that just ended
+    /// at `>` (`city</arg_value>`).
+    fn misclosed_key(&self, b: u8) -> Option<usize> {
+        if b != b'>' || !self.spec.key_close.starts_with(b"</") {
+            return None;
+        }
+        self.buf.windows(2).rposition(|w| w == b"</")
+    }
+
+    /// One byte of a bare JSON body; at the closer, the repaired object continues the
+    /// `{` already written.
+    fn json_body(&mut self, b: u8, sink: &mut Sink<'_>) -> Result<(), Abort> {
+        self.raw.push(b);
+        let ends = [(self.spec.func_close, false), (self.closer, true)]
+            .into_iter()
+            .find(|(m, _)| !m.is_empty() && self.raw.ends_with(m));
+        let Some((m, closer_seen)) = ends else {
+            return Ok(());
+        };
+        let body = self.raw[..self.raw.len() - m.len()].trim_ascii();
+        match crate::repair(body) {
+            Ok(fixed) if fixed.json.starts_with('{') => {
+                sink.repairs(fixed.repairs);
+                self.out.extend_from_slice(&fixed.json.as_bytes()[1..]);
+            }
+            _ => {
+                sink.repair(Repair::StrayText);
+                self.out.push(b'}');
+            }
+        }
+        self.raw.clear();
+        self.phase = Phase::Done;
+        self.ended = Some(closer_seen);
+        Ok(())
+    }
+}
+
+/// Split a tag's key from its attributes: `"city" string="true"` -> (`city`,
+/// ` string="true"`); a bare key has none.
+fn split_attributes(raw: &str) -> (&str, &str) {
+    if let Some(rest) = raw.strip_prefix('"') {
+        if let Some(q) = rest.find('"') {
+            return (&rest[..q], &rest[q + 1..]);
+        }
+    }
+    (raw.trim_matches('"'), "")
+}
+
+/// A value its tag says is JSON: kept when strict, repaired when it can be, a string
+/// otherwise.
+fn json_of_raw(raw: &str, sink: &mut Sink<'_>) -> String {
+    let text = raw.trim();
+    if serde_json::from_str::<serde_json::Value>(text).is_ok() {
+        return text.to_owned();
+    }
+    match crate::repair(text.as_bytes()) {
+        Ok(fixed) => {
+            let mut repairs = fixed.repairs;
+            if !fixed.json.starts_with(['{', '[']) {
+                // A scalar has no containers to close.
+                repairs = repairs
+                    .iter()
+                    .filter(|r| *r != Repair::MissingClosers)
+                    .collect();
+            }
+            sink.repairs(repairs);
+            fixed.json
+        }
+        Err(_) => {
+            sink.repair(Repair::UnquotedString);
+            serde_json::Value::String(raw.to_owned()).to_string()
+        }
     }
 }

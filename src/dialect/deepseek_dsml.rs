@@ -1,0 +1,59 @@
+//! DeepSeek V3.2 / V4 DSML: `<｜DSML｜function_calls>` (V3.2) or `<｜DSML｜tool_calls>`
+//! (V4) around `<｜DSML｜invoke name="NAME">` calls with `<｜DSML｜parameter name="K"
+//! string="true|false">V</｜DSML｜parameter>` (`string="false"`: the value is JSON).
+//!
+//! Models also drop the `｜DSML｜` prefix on some tags or all of them, write a bare JSON
+//! object as an invoke's body, and write invokes without a section: every tag reads
+//! with or without the prefix, each invoke begins a call, sections are wrappers.
+
+use super::{Body, CallForm, Dialect, Spec, XmlSpec};
+
+static XML: XmlSpec = XmlSpec {
+    name_open: b"",
+    name_close: b">",
+    key_open: b"<parameter name=",
+    key_close: b">",
+    value_close: b"</parameter",
+    func_close: b"</invoke>",
+    nameless: false,
+    value_open: b"",
+    framed: false,
+    tag_prefix: "｜DSML｜".as_bytes(),
+};
+
+pub(crate) static SPEC: Spec = Spec {
+    dialect: Dialect::DeepseekDsml,
+    reasoning: &[(b"<think>", b"</think>")],
+    calls: &[
+        CallForm {
+            opener: "<｜DSML｜invoke name=".as_bytes(),
+            body: Body::Xml(&XML),
+            closer: b"",
+            implies: None,
+            anchored: false,
+        },
+        CallForm {
+            opener: b"<invoke name=",
+            body: Body::Xml(&XML),
+            closer: b"",
+            implies: None,
+            anchored: false,
+        },
+    ],
+    strip: &[
+        "<｜DSML｜function_calls>".as_bytes(),
+        "</｜DSML｜function_calls>".as_bytes(),
+        "<｜DSML｜tool_calls>".as_bytes(),
+        "</｜DSML｜tool_calls>".as_bytes(),
+        "</｜DSML｜invoke>".as_bytes(),
+        "</｜DSML｜parameter>".as_bytes(),
+        b"<function_calls>",
+        b"</function_calls>",
+        b"<tool_calls>",
+        b"</tool_calls>",
+        b"</invoke>",
+        b"</parameter>",
+        b"</think>",
+        "<｜end▁of▁sentence｜>".as_bytes(),
+    ],
+};

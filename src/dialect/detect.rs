@@ -1,0 +1,222 @@
+//! Choosing a dialect from what a server knows about the model: its name or its chat
+//! template. Each answer comes with the evidence it rests on, so a caller can log why.
+//!
+//! Both tables are ordered most specific first: `qwen3-coder` before `qwen3`, the
+//! `<function=` body before the bare `<tool_call>` wrapper it shares with Hermes.
+
+use super::Dialect;
+use std::fmt;
+
+/// What a detection rested on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Evidence {
+    /// Where the pattern was found.
+    pub source: Source,
+    /// The pattern that matched: a model name fragment or a template marker.
+    pub pattern: &'static str,
+}
+
+/// Where detection evidence was found.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The model name (`Qwen/Qwen3-Coder-30B-A3B-Instruct`).
+    ModelName,
+    /// The chat template text.
+    ChatTemplate,
+}
+
+impl fmt::Display for Evidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.source {
+            Source::ModelName => write!(f, "model name contains {:?}", self.pattern),
+            Source::ChatTemplate => write!(f, "chat template contains {:?}", self.pattern),
+        }
+    }
+}
+
+/// Model name fragments (lowercase, `_` and spaces read as `-`), most specific first.
+const MODEL_NAMES: &[(&str, Dialect)] = &[
+    ("qwen3-coder", Dialect::Qwen3Coder),
+    ("qwen3.5", Dialect::Qwen3Coder),
+    ("qwen3.6", Dialect::Qwen3Coder),
+    ("nemotron-3", Dialect::Qwen3Coder),
+    ("nemotron3", Dialect::Qwen3Coder),
+    ("seed-oss", Dialect::SeedOss),
+    ("glm-4.5", Dialect::Glm),
+    ("glm-4.6", Dialect::Glm),
+    ("glm-4.7", Dialect::Glm),
+    ("glm-5", Dialect::Glm),
+    ("glm4.5", Dialect::Glm),
+    ("glm4.6", Dialect::Glm),
+    ("glm4.7", Dialect::Glm),
+    ("glm5", Dialect::Glm),
+    ("laguna", Dialect::Glm),
+    ("minimax-m2", Dialect::MinimaxM2),
+    ("deepseek-v3.2", Dialect::DeepseekDsml),
+    ("deepseek-v4", Dialect::DeepseekDsml),
+    ("hunyuan-3", Dialect::Hunyuan3),
+    ("hunyuan3", Dialect::Hunyuan3),
+    ("gemma-4", Dialect::Gemma4),
+    ("gemma4", Dialect::Gemma4),
+    ("qwen3", Dialect::Hermes),
+    ("qwen2.5", Dialect::Hermes),
+    ("qwq", Dialect::Hermes),
+    ("hermes", Dialect::Hermes),
+];
+
+/// Chat template markers, most specific first.
+const TEMPLATE_MARKERS: &[(&str, Dialect)] = &[
+    ("<seed:tool_call>", Dialect::SeedOss),
+    ("<minimax:tool_call>", Dialect::MinimaxM2),
+    ("｜DSML｜", Dialect::DeepseekDsml),
+    ("<tool_call:opensource>", Dialect::Hunyuan3),
+    ("<tool_sep:opensource>", Dialect::Hunyuan3),
+    ("<arg_key>", Dialect::Glm),
+    ("<function=", Dialect::Qwen3Coder),
+    ("<parameter=", Dialect::Qwen3Coder),
+    ("<|tool_call>", Dialect::Gemma4),
+    ("<tool_call>", Dialect::Hermes),
+];
+
+impl Dialect {
+    /// The dialect a model name implies (`zai-org/GLM-4.6-FP8` -> [`Dialect::Glm`]),
+    /// with the name fragment that decided it; `None` when no fragment is known.
+    pub fn from_model_name(name: &str) -> Option<(Dialect, Evidence)> {
+        let base = name.rsplit('/').next().unwrap_or(name);
+        let norm: String = base
+            .chars()
+            .map(|c| match c {
+                '_' | ' ' => '-',
+                c => c.to_ascii_lowercase(),
+            })
+            .collect();
+        MODEL_NAMES
+            .iter()
+            .find(|(pattern, _)| norm.contains(pattern))
+            .map(|&(pattern, d)| {
+                let source = Source::ModelName;
+                (d, Evidence { source, pattern })
+            })
+    }
+
+    /// The dialect a chat template writes tool calls in, with the marker that decided
+    /// it; `None` when the template shows no known marker.
+    pub fn from_chat_template(template: &str) -> Option<(Dialect, Evidence)> {
+        TEMPLATE_MARKERS
+            .iter()
+            .find(|(marker, _)| template.contains(marker))
+            .map(|&(pattern, d)| {
+                let source = Source::ChatTemplate;
+                (d, Evidence { source, pattern })
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_names() {
+        let table: &[(&str, Option<(Dialect, &str)>)] = &[
+            (
+                "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+                Some((Dialect::Qwen3Coder, "qwen3-coder")),
+            ),
+            ("Qwen/Qwen3-8B", Some((Dialect::Hermes, "qwen3"))),
+            (
+                "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B",
+                Some((Dialect::Qwen3Coder, "nemotron-3")),
+            ),
+            (
+                "ByteDance-Seed/Seed-OSS-36B-Instruct",
+                Some((Dialect::SeedOss, "seed-oss")),
+            ),
+            ("zai-org/GLM-4.6-FP8", Some((Dialect::Glm, "glm-4.6"))),
+            ("zai-org/GLM-4.7-Flash", Some((Dialect::Glm, "glm-4.7"))),
+            ("mlx-community/glm_5_4bit", Some((Dialect::Glm, "glm-5"))),
+            ("poolside/Laguna-XS", Some((Dialect::Glm, "laguna"))),
+            (
+                "MiniMaxAI/MiniMax-M2.5",
+                Some((Dialect::MinimaxM2, "minimax-m2")),
+            ),
+            (
+                "deepseek-ai/DeepSeek-V3.2-Exp",
+                Some((Dialect::DeepseekDsml, "deepseek-v3.2")),
+            ),
+            (
+                "deepseek-ai/DeepSeek-V4-Flash",
+                Some((Dialect::DeepseekDsml, "deepseek-v4")),
+            ),
+            ("tencent/Hunyuan-3", Some((Dialect::Hunyuan3, "hunyuan-3"))),
+            ("google/gemma-4-31b-it", Some((Dialect::Gemma4, "gemma-4"))),
+            (
+                "NousResearch/Hermes-3-Llama-3.1-8B",
+                Some((Dialect::Hermes, "hermes")),
+            ),
+            ("gpt2", None),
+            ("", None),
+        ];
+        for &(name, want) in table {
+            let got = Dialect::from_model_name(name).map(|(d, e)| {
+                assert_eq!(e.source, Source::ModelName);
+                (d, e.pattern)
+            });
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    #[test]
+    fn chat_templates() {
+        let table: &[(&str, Option<(Dialect, &str)>)] = &[
+            (
+                "{{- '<tool_call>\\n<function=' + tool_call.name + '>\\n' }}",
+                Some((Dialect::Qwen3Coder, "<function=")),
+            ),
+            (
+                "{{ '<tool_call>' + tc.name }}{% for k, v in args %}<arg_key>{{ k }}</arg_key>",
+                Some((Dialect::Glm, "<arg_key>")),
+            ),
+            (
+                "<seed:tool_call>\\n<function={{ name }}>",
+                Some((Dialect::SeedOss, "<seed:tool_call>")),
+            ),
+            (
+                "<minimax:tool_call>\\n<invoke name=\"{{ name }}\">",
+                Some((Dialect::MinimaxM2, "<minimax:tool_call>")),
+            ),
+            (
+                "<｜DSML｜function_calls>\\n<｜DSML｜invoke name=",
+                Some((Dialect::DeepseekDsml, "｜DSML｜")),
+            ),
+            (
+                "<tool_calls:opensource><tool_call:opensource>{{ name }}",
+                Some((Dialect::Hunyuan3, "<tool_call:opensource>")),
+            ),
+            (
+                "<|tool_call>call:{{ name }}",
+                Some((Dialect::Gemma4, "<|tool_call>")),
+            ),
+            (
+                "<tool_call>\\n{\"name\": {{ name | tojson }}}",
+                Some((Dialect::Hermes, "<tool_call>")),
+            ),
+            ("{% for m in messages %}{{ m.content }}{% endfor %}", None),
+        ];
+        for &(template, want) in table {
+            let got = Dialect::from_chat_template(template).map(|(d, e)| {
+                assert_eq!(e.source, Source::ChatTemplate);
+                (d, e.pattern)
+            });
+            assert_eq!(got, want, "{template}");
+        }
+    }
+
+    #[test]
+    fn evidence_says_where_and_what() {
+        let (_, e) = Dialect::from_model_name("zai-org/GLM-4.6").unwrap();
+        assert_eq!(e.to_string(), "model name contains \"glm-4.6\"");
+        let (_, e) = Dialect::from_chat_template("x<arg_key>y").unwrap();
+        assert_eq!(e.to_string(), "chat template contains \"<arg_key>\"");
+    }
+}

@@ -1,0 +1,42 @@
+//! GLM-4.5/4.6 (`<tool_call>NAME\n<arg_key>K</arg_key>\n<arg_value>V</arg_value>\n
+//! </tool_call>`), GLM-4.7/5 (the same without newlines) and Poolside Laguna.
+//!
+//! The name ends at the first newline or tag; values are raw text (typed by the schema
+//! when tools are given). `<tool_call>` is shared with Hermes and Qwen3-Coder: in `auto`
+//! (and under Hermes) a body that begins with a name is read as GLM's.
+
+use super::{Body, CallForm, Dialect, Spec, XmlSpec};
+
+pub(crate) static XML: XmlSpec = XmlSpec {
+    name_open: b"",
+    name_close: b"",
+    key_open: b"<arg_key>",
+    key_close: b"</arg_key>",
+    value_close: b"</arg_value",
+    func_close: b"",
+    nameless: false,
+    value_open: b"<arg_value>",
+    framed: false,
+    tag_prefix: b"",
+};
+
+pub(crate) static SPEC: Spec = Spec {
+    dialect: Dialect::Glm,
+    reasoning: &[(b"<think>", b"</think>")],
+    calls: &[CallForm {
+        opener: b"<tool_call>",
+        body: Body::Xml(&XML),
+        closer: b"</tool_call>",
+        implies: None,
+        anchored: false,
+    }],
+    strip: &[
+        b"</tool_call>",
+        b"</think>",
+        b"</arg_key>",
+        b"</arg_value>",
+        b"<|user|>",
+        b"<|observation|>",
+        b"<|endoftext|>",
+    ],
+};

@@ -1,0 +1,40 @@
+//! Hunyuan 3: `<tool_calls:opensource>` around `<tool_call:opensource>NAME
+//! <tool_sep:opensource><arg_key:opensource>K</arg_key:opensource><arg_value:opensource>
+//! V</arg_value:opensource></tool_call:opensource>` (a missing `<tool_sep>` is repaired).
+
+use super::{Body, CallForm, Dialect, Spec, XmlSpec};
+
+static XML: XmlSpec = XmlSpec {
+    name_open: b"",
+    name_close: b"<tool_sep:opensource>",
+    key_open: b"<arg_key:opensource>",
+    key_close: b"</arg_key:opensource>",
+    value_close: b"</arg_value:opensource",
+    func_close: b"",
+    nameless: false,
+    value_open: b"<arg_value:opensource>",
+    framed: false,
+    tag_prefix: b"",
+};
+
+pub(crate) static SPEC: Spec = Spec {
+    dialect: Dialect::Hunyuan3,
+    reasoning: &[(b"<think>", b"</think>")],
+    calls: &[CallForm {
+        opener: b"<tool_call:opensource>",
+        body: Body::Xml(&XML),
+        closer: b"</tool_call:opensource>",
+        implies: None,
+        anchored: false,
+    }],
+    strip: &[
+        b"<tool_calls:opensource>",
+        b"</tool_calls:opensource>",
+        b"</tool_call:opensource>",
+        b"</arg_key:opensource>",
+        b"</arg_value:opensource>",
+        b"</think>",
+        b"<answer>",
+        b"</answer>",
+    ],
+};

@@ -1,0 +1,40 @@
+//! MiniMax M2: `<minimax:tool_call><invoke name="NAME"><parameter name="KEY">V
+//! </parameter></invoke>...</minimax:tool_call>`.
+//!
+//! The section is a wrapper; each `<invoke` begins a call, so several invokes in one
+//! section are parallel calls. Values are raw text.
+
+use super::{Body, CallForm, Dialect, Spec, XmlSpec};
+
+pub(crate) static XML: XmlSpec = XmlSpec {
+    name_open: b"",
+    name_close: b">",
+    key_open: b"<parameter name=",
+    key_close: b">",
+    value_close: b"</parameter",
+    func_close: b"</invoke>",
+    nameless: false,
+    value_open: b"",
+    framed: false,
+    tag_prefix: b"",
+};
+
+pub(crate) static SPEC: Spec = Spec {
+    dialect: Dialect::MinimaxM2,
+    reasoning: &[(b"<think>", b"</think>")],
+    calls: &[CallForm {
+        opener: b"<invoke name=",
+        body: Body::Xml(&XML),
+        closer: b"",
+        implies: None,
+        anchored: false,
+    }],
+    strip: &[
+        b"<minimax:tool_call>",
+        b"</minimax:tool_call>",
+        b"</invoke>",
+        b"</parameter>",
+        b"</think>",
+        b"[e~[",
+    ],
+};

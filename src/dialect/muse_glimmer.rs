@@ -1,0 +1,55 @@
+//! Meta Muse-Glimmer: harmony-style segments `<|start|>assistant to=NAME<|message|>
+//! ...<|eom|>` whose content carries the calls as `<atem:function_calls><atem:invoke
+//! name="NAME"><atem:parameter name="K">V</atem:parameter></atem:invoke>
+//! </atem:function_calls>`; values are raw strings. Headers are dropped, each
+//! `<atem:invoke` begins a call.
+
+use super::{Body, CallForm, Dialect, HarmonySpec, Spec, XmlSpec};
+
+static HEADER: HarmonySpec = HarmonySpec {
+    json_args: false,
+    reasoning_close: b"",
+};
+
+static XML: XmlSpec = XmlSpec {
+    name_open: b"",
+    name_close: b">",
+    key_open: b"<atem:parameter name=",
+    key_close: b">",
+    value_close: b"</atem:parameter",
+    func_close: b"</atem:invoke>",
+    nameless: false,
+    value_open: b"",
+    framed: false,
+    tag_prefix: b"",
+};
+
+pub(crate) static SPEC: Spec = Spec {
+    dialect: Dialect::MuseGlimmer,
+    reasoning: &[],
+    calls: &[
+        CallForm {
+            opener: b"<|start|>",
+            body: Body::Harmony(&HEADER),
+            closer: b"",
+            implies: None,
+            anchored: false,
+        },
+        CallForm {
+            opener: b"<atem:invoke name=",
+            body: Body::Xml(&XML),
+            closer: b"",
+            implies: None,
+            anchored: false,
+        },
+    ],
+    strip: &[
+        b"<atem:function_calls>",
+        b"</atem:function_calls>",
+        b"</atem:invoke>",
+        b"</atem:parameter>",
+        b"<|eom|>",
+        b"<|eot|>",
+        b"<|message|>",
+    ],
+};

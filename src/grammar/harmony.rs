@@ -1,0 +1,192 @@
+//! Harmony message headers (gpt-oss, Muse-Glimmer): after `<|start|>` or `<|channel|>`,
+//! the header runs to `<|message|>` and says what the message is.
+//!
+//! A recipient (`to=functions.NAME`, in the role part or the channel part) makes the
+//! message a call: its content is the JSON arguments, ended by the value itself or by
+//! `<|call|>`, `<|end|>` or the next `<|start|>` (`<|call|>` is a stop token and usually
+//! absent). A header without a recipient is not a call: the `analysis` channel is
+//! reasoning, every other channel is text. Dialects whose calls are markup of their own
+//! in the content (Muse-Glimmer's `<atem:invoke>`) only drop the header.
+
+use super::Step;
+use crate::calls::{Abort, Sink};
+use crate::dialect::HarmonySpec;
+use crate::json::lookahead::KeyCheck;
+use crate::json::repairer::{Options, Repairer, Status};
+use crate::scan::MarkerSet;
+
+const MESSAGE: &[u8] = b"<|message|>";
+/// What ends a call's arguments where structure is expected.
+const ENDS: [&[u8]; 3] = [b"<|call|>", b"<|end|>", b"<|start|>"];
+
+pub(crate) struct Harmony {
+    spec: &'static HarmonySpec,
+    header: Vec<u8>,
+    in_args: bool,
+    leftover: Vec<u8>,
+}
+
+/// What a finished header says.
+pub(crate) enum Header {
+    /// A call to this tool.
+    Call(String),
+    /// Not a call: reasoning (`analysis`) or text.
+    Switch { reasoning: bool },
+}
+
+impl Harmony {
+    pub(crate) fn new(spec: &'static HarmonySpec) -> Harmony {
+        Harmony {
+            spec,
+            header: Vec::new(),
+            in_args: false,
+            leftover: Vec::new(),
+        }
+    }
+
+    pub(crate) fn take_leftover(&mut self, rep: &mut Repairer) -> Vec<u8> {
+        let mut rest = std::mem::take(&mut self.leftover);
+        rest.extend(rep.take_leftover());
+        rest
+    }
+
+    pub(crate) fn feed(
+        &mut self,
+        input: &[u8],
+        sink: &mut Sink<'_>,
+        rep: &mut Repairer,
+        scratch: &mut Vec<u8>,
+    ) -> Step {
+        let mut i = 0;
+        if !self.in_args {
+            let limit = sink.config.limits.max_name_bytes * 4;
+            loop {
+                let Some(&b) = input.get(i) else {
+                    return Step::NeedMore;
+                };
+                i += 1;
+                self.header.push(b);
+                if self.header.ends_with(MESSAGE) {
+                    break;
+                }
+                if self.header.len() > limit {
+                    return Step::Abort {
+                        why: Abort::TooLarge,
+                        consumed: i,
+                    };
+                }
+            }
+            let text = &self.header[..self.header.len() - MESSAGE.len()];
+            match read_header(text, self.spec, sink) {
+                Header::Switch { reasoning } => {
+                    return Step::Switch {
+                        consumed: i,
+                        reasoning,
+                    }
+                }
+                Header::Call(name) => {
+                    sink.name(&name);
+                    self.in_args = true;
+                    let limits = &sink.config.limits;
+                    rep.set_options(Options {
+                        max_depth: limits.max_depth,
+                        lookahead: limits.lookahead,
+                        max_held: limits.max_held_bytes,
+                        terminators: MarkerSet::new(&ENDS),
+                        alt_string: b"",
+                        keys: KeyCheck::default(),
+                    });
+                }
+            }
+        }
+        scratch.clear();
+        let status = rep.feed(&input[i..], scratch);
+        if let Err(why) = sink.args(scratch) {
+            return Step::Abort {
+                why,
+                consumed: input.len(),
+            };
+        }
+        match status {
+            Status::NeedMore => Step::NeedMore,
+            Status::Complete { consumed } => Step::Ended {
+                consumed: i + consumed,
+                closer_seen: false,
+            },
+            Status::Terminated { consumed, marker } => {
+                // The end marker is read again: stripped, or the next message's opener.
+                self.leftover = ENDS[marker].to_vec();
+                Step::Ended {
+                    consumed: i + consumed,
+                    closer_seen: false,
+                }
+            }
+            Status::TooDeep { consumed } => Step::Abort {
+                why: Abort::TooDeep,
+                consumed: i + consumed,
+            },
+            Status::HeldOverflow { consumed } => Step::Abort {
+                why: Abort::HeldTooLong,
+                consumed: i + consumed,
+            },
+        }
+    }
+
+    pub(crate) fn finish(
+        &mut self,
+        sink: &mut Sink<'_>,
+        rep: &mut Repairer,
+        scratch: &mut Vec<u8>,
+    ) -> bool {
+        if !self.in_args {
+            return false;
+        }
+        scratch.clear();
+        let status = rep.drain_at_eof(scratch);
+        let _ = sink.args(scratch);
+        matches!(status, Status::Complete { .. } | Status::Terminated { .. })
+    }
+}
+
+/// Read a header: `assistant to=functions.f<|channel|>commentary json`, `analysis`,
+/// `commentary to=functions.f <|constrain|>json`.
+fn read_header(text: &[u8], spec: &HarmonySpec, sink: &Sink<'_>) -> Header {
+    let text = String::from_utf8_lossy(text)
+        .replace("<|channel|>", " ")
+        .replace("<|constrain|>", " ")
+        .replace("<|start|>", " ");
+    let mut recipient = None;
+    let mut reasoning = false;
+    for word in text.split_ascii_whitespace() {
+        if let Some(to) = word.strip_prefix("to=") {
+            recipient = Some(to.to_owned());
+        } else if word == "analysis" {
+            reasoning = true;
+        }
+    }
+    match recipient {
+        // A bare `to=functions` names no tool: the content carries its own markup.
+        Some(to) if spec.json_args && !to.is_empty() && to != "functions" => {
+            Header::Call(tool_name(&to, sink))
+        }
+        _ => Header::Switch { reasoning },
+    }
+}
+
+/// The tool a recipient names: without `functions.`, and without a `json` content type
+/// glued to it (`get_weatherjson`) unless that is the declared name.
+fn tool_name(to: &str, sink: &Sink<'_>) -> String {
+    let name = to.strip_prefix("functions.").unwrap_or(to);
+    let tools = &sink.config.tools;
+    if let Some(base) = name.strip_suffix("json") {
+        let glued = if tools.is_empty() {
+            !base.is_empty() && !base.ends_with(['_', '-', '.'])
+        } else {
+            tools.get(name).is_none() && tools.get(base).is_some()
+        };
+        if glued {
+            return base.to_owned();
+        }
+    }
+    name.to_owned()
+}
