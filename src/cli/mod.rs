@@ -3,7 +3,9 @@
 
 mod message;
 mod parse_cmd;
+mod proxy_cmd;
 mod repair_cmd;
+mod replay_upstream_cmd;
 
 use std::io::Read;
 
@@ -18,8 +20,10 @@ const USAGE: &str = "usage:
     --jsonl            batch: one {\"raw\", \"tools\"?, \"dialect\"?, \"stop\"?, \"reasoning_open\"?} per line
   toolsift repair [--jsonl] [FILE]   repair one JSON text (or {\"input\"} lines); prints strict JSON
   toolsift replay FILE.jsonl         parse captured {\"raw\", \"tools\"} records; print a summary table
-  toolsift proxy --listen ADDR --upstream URL [--dialect NAME]
+  toolsift proxy --listen ADDR --upstream URL [--dialect NAME|auto|model]
+      [--unknown-tool reject|forward] [--invalid release|hold] [--hold-calls]
                                      an OpenAI-compatible proxy that repairs tool calls
+                                     (toolsift proxy --help for the options)
   toolsift sample                    parse the built-in sample output and print the message";
 
 /// Run the tool with `args` (without the program name); returns the exit code.
@@ -31,6 +35,8 @@ pub fn main(args: Vec<String>) -> i32 {
     let result = match cmd.as_str() {
         "repair" => repair_cmd::run(rest),
         "parse" => parse_cmd::run(rest),
+        "proxy" => proxy_cmd::run(rest),
+        "replay-upstream" => replay_upstream_cmd::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(0)

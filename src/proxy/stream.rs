@@ -96,7 +96,7 @@ pub(crate) async fn pump(
     mut body: Incoming,
     transform: Box<dyn Transform>,
     tx: Sender<Result<Bytes, BoxError>>,
-    log: RequestLog,
+    mut log: RequestLog,
 ) {
     let mut decoder = SseFrameDecoder::with_max_event_bytes(state.options.max_event_bytes);
     let mut p = Pipeline {
@@ -150,6 +150,7 @@ pub(crate) async fn pump(
         if !flush(&mut p.out, &tx, &state).await {
             // The client went away: dropping the upstream body closes that connection
             // too, which stops generation on most servers.
+            log.dialect = p.transform.dialect();
             log.finish(&state, 499, Some(p.encoder.outcome()));
             return;
         }
@@ -166,5 +167,6 @@ pub(crate) async fn pump(
     drop(body);
     p.finish(stop);
     flush(&mut p.out, &tx, &state).await;
+    log.dialect = p.transform.dialect();
     log.finish(&state, 200, Some(p.encoder.outcome()));
 }
