@@ -133,7 +133,9 @@ pub(crate) async fn pump(
                 }
             }
             Some(Err(err)) => {
-                eprintln!("toolsift: upstream stream broke: {err}");
+                if state.options.log {
+                    eprintln!("toolsift proxy: upstream stream broke: {err}");
+                }
                 break;
             }
             None => {

@@ -21,9 +21,9 @@ pub enum CallMode {
     /// [`OwnedEvent::CallStarted`] and every [`OwnedEvent::ArgsDelta`] as an arguments
     /// fragment. Lower latency, but a call that is later not released has already been
     /// partly sent; it is still listed in the final chunk's `toolsift.incomplete_calls`.
-    /// The fragments hold back everything from the last `}` on until the call is
-    /// released, so the arguments of a call that is not released never reach the client
-    /// as a complete JSON object.
+    /// A `}` that ends the fragments so far (and whitespace after it) waits for the
+    /// next fragment or the release, so the arguments of a call that is not released
+    /// never reach the client as a complete JSON object.
     Streamed,
 }
 
@@ -32,7 +32,7 @@ struct OpenCall {
     id: String,
     name: String,
     wire: Option<u32>,
-    /// Streamed arguments not sent yet: from the last `}` seen on.
+    /// Streamed arguments not sent yet: a final `}` and whitespace after it.
     held: String,
 }
 
@@ -227,12 +227,13 @@ impl Encoder<&OwnedEvent> for ChatChunkEncoder {
                 };
                 if let Some(wire) = call.wire {
                     call.held.push_str(fragment);
-                    let send = match call.held.rfind('}') {
-                        Some(brace) => {
-                            let rest = call.held.split_off(brace);
-                            std::mem::replace(&mut call.held, rest)
-                        }
-                        None => std::mem::take(&mut call.held),
+                    // Only a `}` with nothing but whitespace after it can end the object.
+                    let trimmed = call.held.trim_end();
+                    let send = if trimmed.ends_with('}') {
+                        let rest = call.held.split_off(trimmed.len() - 1);
+                        std::mem::replace(&mut call.held, rest)
+                    } else {
+                        std::mem::take(&mut call.held)
                     };
                     self.write_args(wire, &send, dst);
                 }
