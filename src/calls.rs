@@ -77,6 +77,8 @@ pub(crate) struct Call {
     pub repairs: Repairs,
     pub members: Members,
     pub id_from_model: bool,
+    /// Schema-guided repair of the arguments, when the tool has a schema.
+    pub conformer: Option<Box<crate::conform::Conformer>>,
 }
 
 /// Why a call is ended early.
@@ -169,13 +171,6 @@ impl Sink<'_> {
         call.repairs = call.repairs.union(r);
     }
 
-    pub(crate) fn has_name(&self) -> bool {
-        self.calls
-            .current
-            .as_ref()
-            .is_some_and(|c| c.name.is_some())
-    }
-
     /// The model's own call id.
     pub(crate) fn id(&mut self, id: &str) {
         let call = self.call();
@@ -200,6 +195,9 @@ impl Sink<'_> {
                 Some((tool, repairs)) => {
                     resolved = tool.name().to_owned();
                     call.repairs = call.repairs.union(repairs);
+                    if call.args.is_empty() && tool.parameters().get("properties").is_some() {
+                        call.conformer = Some(Box::new(crate::conform::Conformer::new()));
+                    }
                 }
                 None => call.silent = config.unknown_tool == UnknownTool::Reject,
             }
@@ -240,12 +238,19 @@ impl Sink<'_> {
         // The engine limits a call's raw body to `max_args_bytes` at an exact byte; this
         // bounds what repairs can add on top (escapes grow text at most sixfold).
         let max = self.config.limits.max_args_bytes.saturating_mul(8);
+        let config = self.config;
         let call = self.call();
         if call.args.len() + bytes.len() > max {
             return Err(Abort::TooLarge);
         }
         let from = call.args.len();
-        call.args.extend_from_slice(bytes);
+        match (
+            &mut call.conformer,
+            call.name.as_deref().and_then(|n| config.tools.get(n)),
+        ) {
+            (Some(conformer), Some(tool)) => conformer.push(tool, bytes, &mut call.args),
+            _ => call.args.extend_from_slice(bytes),
+        }
         call.members.scan(&call.args, from);
         self.flush();
         Ok(())
@@ -288,6 +293,14 @@ impl Sink<'_> {
             return;
         };
         let index = CallIndex(call.index);
+        if let Some(mut conformer) = call.conformer.take() {
+            if let Some(tool) = call.name.as_deref().and_then(|n| self.config.tools.get(n)) {
+                let from = call.args.len();
+                conformer.finish(tool, &mut call.args);
+                call.members.scan(&call.args, from);
+                call.repairs = call.repairs.union(conformer.repairs);
+            }
+        }
         if call.args.iter().all(u8::is_ascii_whitespace) {
             call.args.clear();
             call.args.extend_from_slice(b"{}");

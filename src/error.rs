@@ -27,7 +27,6 @@ pub struct Error(Box<ErrorImpl>);
 
 struct ErrorImpl {
     category: Category,
-    offset: Option<u64>,
     message: String,
 }
 
@@ -35,24 +34,13 @@ impl Error {
     pub(crate) fn new(category: Category, message: impl Into<String>) -> Error {
         Error(Box::new(ErrorImpl {
             category,
-            offset: None,
             message: message.into(),
         }))
-    }
-
-    pub(crate) fn at(mut self, offset: u64) -> Error {
-        self.0.offset = Some(offset);
-        self
     }
 
     /// The category of failure.
     pub fn category(&self) -> Category {
         self.0.category
-    }
-
-    /// Byte offset in the input where the failure was found, where known.
-    pub fn offset(&self) -> Option<u64> {
-        self.0.offset
     }
 
     /// Whether the input ended too early.
@@ -68,10 +56,7 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0.offset {
-            Some(offset) => write!(f, "{} at byte {}", self.0.message, offset),
-            None => f.write_str(&self.0.message),
-        }
+        f.write_str(&self.0.message)
     }
 }
 
@@ -79,7 +64,6 @@ impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Error")
             .field("category", &self.0.category)
-            .field("offset", &self.0.offset)
             .field("message", &self.0.message)
             .finish()
     }

@@ -1,4 +1,4 @@
-//! toolsift
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -7,6 +7,7 @@ mod calls;
 #[doc(hidden)]
 pub mod cli;
 mod config;
+mod conform;
 pub mod dialect;
 mod error;
 mod event;

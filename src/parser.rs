@@ -499,6 +499,9 @@ impl Parser {
             alt_string: alt,
             keys: KeyCheck::default(),
         });
+        if !matches!(form.body, Body::Sniff(_)) {
+            self.lock(&form.body);
+        }
         self.mode = Mode::Call {
             form,
             grammar: Grammar::new(&form.body, form.closer, form.anchored),
@@ -709,7 +712,7 @@ impl Parser {
             let from_input = held.len().min(i + 1);
             let old = held.len() - from_input;
             if old > 0 {
-                self.process(&held[..old].to_vec());
+                self.process(&held[..old]);
             }
             return i + 1 - from_input;
         }
@@ -757,7 +760,7 @@ impl Parser {
                         self.emit_text(&held[..start], reasoning);
                         let action = self.table().actions[id];
                         self.act(action);
-                        self.process(&held[end..].to_vec());
+                        self.process(&held[end..]);
                         self.finish_mode();
                         return;
                     }

@@ -70,10 +70,6 @@ impl Queue {
         self.recs.clear();
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
-        self.recs.is_empty()
-    }
-
     fn put(&mut self, bytes: &[u8]) -> Span {
         let start = self.arena.len();
         self.arena.extend_from_slice(bytes);

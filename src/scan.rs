@@ -74,10 +74,6 @@ impl MarkerSet {
         self.markers[id]
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
-        self.markers.is_empty()
-    }
-
     /// The longest marker's length: the most bytes a partial match can hold back.
     pub(crate) fn max_len(&self) -> usize {
         self.max_len

@@ -20,6 +20,12 @@ fn config_of(fx: &Value) -> Config {
         .get("reasoning_open")
         .and_then(Value::as_bool)
         .unwrap_or(false);
+    if fx.get("invalid").and_then(Value::as_str) == Some("hold") {
+        config.invalid = toolsift::Invalid::HoldBack;
+    }
+    if fx.get("unknown_tool").and_then(Value::as_str) == Some("forward") {
+        config.unknown_tool = toolsift::UnknownTool::Forward;
+    }
     if let Some(l) = fx.get("limits") {
         let mut limits = Limits::default();
         if let Some(n) = l.get("max_args_bytes").and_then(Value::as_u64) {

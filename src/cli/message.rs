@@ -112,6 +112,5 @@ pub(crate) fn event_json(event: &OwnedEvent) -> Value {
         OwnedEvent::End { stop, truncated } => {
             json!({"type": "end", "stop": stop.as_str(), "truncated": truncated})
         }
-        _ => json!({"type": "unknown"}),
     }
 }

@@ -5,7 +5,9 @@ mod message;
 mod parse_cmd;
 mod proxy_cmd;
 mod repair_cmd;
+mod replay_cmd;
 mod replay_upstream_cmd;
+mod sample_cmd;
 
 use std::io::Read;
 
@@ -19,12 +21,14 @@ const USAGE: &str = "usage:
     --events           print the events as JSON lines instead of the message
     --jsonl            batch: one {\"raw\", \"tools\"?, \"dialect\"?, \"stop\"?, \"reasoning_open\"?} per line
   toolsift repair [--jsonl] [FILE]   repair one JSON text (or {\"input\"} lines); prints strict JSON
-  toolsift replay FILE.jsonl         parse captured {\"raw\", \"tools\"} records; print a summary table
+  toolsift replay FILE.jsonl [--dialect NAME]
+                                     parse captured {\"raw\", \"tools\"} records; print counters by
+                                     outcome, dialect and repair kind
   toolsift proxy --listen ADDR --upstream URL [--dialect NAME|auto|model]
       [--unknown-tool reject|forward] [--invalid release|hold] [--hold-calls]
                                      an OpenAI-compatible proxy that repairs tool calls
                                      (toolsift proxy --help for the options)
-  toolsift sample                    parse the built-in sample output and print the message";
+  toolsift sample [--chunks MODE]    parse built-in sample output and print each message";
 
 /// Run the tool with `args` (without the program name); returns the exit code.
 pub fn main(args: Vec<String>) -> i32 {
@@ -35,6 +39,8 @@ pub fn main(args: Vec<String>) -> i32 {
     let result = match cmd.as_str() {
         "repair" => repair_cmd::run(rest),
         "parse" => parse_cmd::run(rest),
+        "sample" => sample_cmd::run(rest),
+        "replay" => replay_cmd::run(rest),
         "proxy" => proxy_cmd::run(rest),
         "replay-upstream" => replay_upstream_cmd::run(rest),
         "-h" | "--help" | "help" => {

@@ -214,22 +214,20 @@ impl NameArgsSpec {
 
 /// Which dialect a body belongs to, for `auto` locking.
 pub(crate) fn dialect_of_body(body: &Body) -> Option<Dialect> {
-    for d in Dialect::ALL {
-        for form in d.spec().calls {
-            let found = match &form.body {
-                Body::Sniff(list) => list.iter().any(|b| std::ptr::eq(b, body)),
-                b => std::ptr::eq(b, body),
-            };
-            if found {
-                return Some(*d);
-            }
-        }
-    }
-    None
+    let owns = |form: &CallForm| match &form.body {
+        Body::Sniff(list) => list.iter().any(|b| std::ptr::eq(b, body)),
+        b => std::ptr::eq(b, body),
+    };
+    auto_specs()
+        .iter()
+        .find(|spec| spec.calls.iter().any(owns))
+        .map(|spec| spec.dialect)
 }
 
 /// The union of every dialect's markers, for `auto`.
 pub(crate) fn auto_specs() -> &'static [&'static Spec] {
-    static ALL: [&Spec; 3] = [&hermes::SPEC, &qwen3_coder::SPEC, &gemma4::SPEC];
+    // Qwen3-Coder first: its data is a superset of Hermes's (same wrapper and bodies,
+    // plus the bare openers), so a sniffed `<tool_call>` body locks onto it.
+    static ALL: [&Spec; 3] = [&qwen3_coder::SPEC, &hermes::SPEC, &gemma4::SPEC];
     &ALL
 }

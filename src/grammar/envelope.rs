@@ -96,11 +96,11 @@ impl Envelope {
             },
             Status::TooDeep { consumed } => Step::Abort {
                 why: Abort::TooDeep,
-                consumed: consumed,
+                consumed,
             },
             Status::HeldOverflow { consumed } => Step::Abort {
                 why: Abort::HeldTooLong,
-                consumed: consumed,
+                consumed,
             },
         }
     }
@@ -321,6 +321,11 @@ impl Envelope {
             Field::Name => sink.name(&text),
             Field::Id => sink.id(&text),
             Field::Args => {
+                if !text.trim_start().starts_with(['{', '[']) {
+                    // A bare string value, not encoded JSON: the schema may wrap it.
+                    let raw = self.buf.clone();
+                    return sink.args(&raw);
+                }
                 // Arguments written as a JSON-encoded string.
                 sink.repair(Repair::ArgumentsString);
                 match crate::repair(text.as_bytes()) {

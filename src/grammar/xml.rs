@@ -44,7 +44,6 @@ const MAX_BLANKS: usize = 256;
 
 pub(crate) struct Xml {
     spec: &'static XmlSpec,
-    closer: &'static [u8],
     phase: Phase,
     buf: Vec<u8>,
     tail: Vec<u8>,
@@ -91,7 +90,6 @@ impl Xml {
         confirm_function.push(b"<tool_call>");
         Xml {
             spec,
-            closer,
             phase: if spec.nameless {
                 Phase::Key
             } else if spec.name_open.is_empty() {

@@ -244,14 +244,14 @@ impl Lookahead {
                 Found::Partial { .. } => None,
                 Found::None => {
                     self.marker.clear();
-                    self.structural_token(b, ctx)
+                    self.structural_token(b)
                 }
             };
         }
-        self.structural_token(b, ctx)
+        self.structural_token(b)
     }
 
-    fn structural_token(&mut self, b: u8, ctx: &Ctx<'_>) -> Option<Verdict> {
+    fn structural_token(&mut self, b: u8) -> Option<Verdict> {
         if self.closed && self.stack.is_empty() {
             // After the whole value only a redundant closer is structure.
             return Some(if matches!(b, b'}' | b']') {
@@ -307,7 +307,7 @@ impl Lookahead {
                     return self.close(b);
                 }
                 self.st = if in_object { St::Key } else { St::Value };
-                self.structural_token(b, ctx)
+                self.structural_token(b)
             }
             St::Key => match b {
                 b'"' | b'\'' => {

@@ -28,7 +28,7 @@ enum Delim {
 }
 
 impl Delim {
-    fn closer<'a>(self, alt: &'a [u8]) -> &'a [u8] {
+    fn closer(self, alt: &[u8]) -> &[u8] {
         match self {
             Delim::Double => b"\"",
             Delim::Single => b"'",
@@ -185,11 +185,6 @@ impl Repairer {
         self.rebuild();
     }
 
-    /// Set the declared keys checked by the look-ahead.
-    pub(crate) fn set_keys(&mut self, keys: KeyCheck) {
-        self.opts.keys = keys;
-    }
-
     /// Start over for a new value, keeping allocations and options.
     pub(crate) fn reset(&mut self) {
         self.st = St::Value;
@@ -217,11 +212,6 @@ impl Repairer {
     /// Whether any non-blank byte of the value has been seen.
     pub(crate) fn started(&self) -> bool {
         self.started
-    }
-
-    /// Whether the top-level value is complete.
-    pub(crate) fn is_done(&self) -> bool {
-        self.st == St::Done
     }
 
     /// Bytes read but not used after stopping; they come before the rest of the input.
@@ -861,7 +851,7 @@ impl Repairer {
             self.hold.push(b);
             return;
         }
-        if b.is_ascii_alphabetic() || b == b'_' || b == b':' && false {
+        if b.is_ascii_alphabetic() || b == b'_' {
             self.st = St::Word { key: false };
             self.hold.push(b);
             return;
@@ -1032,12 +1022,20 @@ impl Repairer {
         if status != Status::NeedMore {
             return status;
         }
-        self.close_at_eof(out);
-        Status::NeedMore
+        if self.close_at_eof(out) {
+            Status::NeedMore
+        } else {
+            // A top-level scalar may end where the input ends.
+            Status::Complete { consumed: 0 }
+        }
     }
 
-    /// Close what is open after [`drain_at_eof`](Self::drain_at_eof).
-    pub(crate) fn close_at_eof(&mut self, out: &mut Vec<u8>) {
+    /// Close what is open after [`drain_at_eof`](Self::drain_at_eof). Returns whether
+    /// the value was cut (anything had to be closed or completed).
+    pub(crate) fn close_at_eof(&mut self, out: &mut Vec<u8>) -> bool {
+        let cut = !self.stack.is_empty()
+            || matches!(self.st, St::Str { .. } | St::Colon | St::Comma)
+            || (self.st == St::Value && self.started);
         match self.st {
             St::Num => self.end_number_at_eof(out),
             St::Word { key } => {
@@ -1066,6 +1064,7 @@ impl Repairer {
         self.stop = None;
         self.close_all(out);
         self.st = St::Done;
+        cut
     }
 
     fn check_marker_final(&mut self, out: &mut Vec<u8>) {

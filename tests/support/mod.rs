@@ -141,10 +141,8 @@ pub fn check(dialect: Dialect, events: &[OwnedEvent]) -> Result<(), String> {
             return Err("event after End".into());
         }
         match ev {
-            OwnedEvent::CallStarted { index, .. } => {
-                if !started.insert(index.0) {
-                    return Err(format!("call {} started twice", index.0));
-                }
+            OwnedEvent::CallStarted { index, .. } if !started.insert(index.0) => {
+                return Err(format!("call {} started twice", index.0));
             }
             OwnedEvent::ArgsDelta { index, fragment } => {
                 if !started.contains(&index.0) || ended.contains(&index.0) {

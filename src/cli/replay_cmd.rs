@@ -1,0 +1,191 @@
+//! `toolsift replay FILE.jsonl`: run captured `{"raw", "tools"}` records through the
+//! parser and print counters by outcome, dialect and repair kind.
+
+use super::read_input;
+use crate::{Config, Dialect, OwnedEvent, Parser, Repair, Stats, StopReason, Tools};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::sync::Arc;
+
+/// Outcome counters of one dialect.
+#[derive(Default)]
+struct Row {
+    records: u64,
+    released: u64,
+    repaired: u64,
+    not_released: BTreeMap<&'static str, u64>,
+}
+
+pub(crate) fn run(args: &[String]) -> Result<i32, String> {
+    let mut file = None;
+    let mut dialect = Dialect::Auto;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--dialect" => {
+                let v = it.next().ok_or("--dialect needs a value")?;
+                dialect = Dialect::from_name(v).ok_or_else(|| format!("unknown dialect {v:?}"))?;
+            }
+            a if a.starts_with("--") => return Err(format!("replay: unknown option {a}")),
+            a => file = Some(a.to_owned()),
+        }
+    }
+    let Some(file) = file else {
+        return Err("replay: usage: toolsift replay FILE.jsonl [--dialect NAME]".into());
+    };
+    let input = read_input(Some(&file))?;
+    let lines: Vec<&[u8]> = input
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+        .collect();
+    let progress = Progress::new(lines.len(), input.len());
+    let mut stats = Stats::default();
+    let mut rows: BTreeMap<&'static str, Row> = BTreeMap::new();
+    let mut bad_records = 0u64;
+    for (n, line) in lines.iter().enumerate() {
+        progress.tick(n);
+        let Ok(record) = serde_json::from_slice::<Value>(line) else {
+            bad_records += 1;
+            continue;
+        };
+        let Some(raw) = record.get("raw").and_then(Value::as_str) else {
+            bad_records += 1;
+            continue;
+        };
+        let mut config = Config::new(dialect);
+        if let Some(tools) = record.get("tools").filter(|t| !t.is_null()) {
+            match Tools::from_value(tools) {
+                Ok(tools) => config.tools = Arc::new(tools),
+                Err(_) => bad_records += 1,
+            }
+        }
+        let stop = record
+            .get("stop")
+            .and_then(Value::as_str)
+            .and_then(StopReason::from_name)
+            .unwrap_or(StopReason::Stop);
+        let mut parser = Parser::with_config(config);
+        parser.push(raw.as_bytes());
+        let mut events = Vec::new();
+        while let Some(ev) = parser.next_event() {
+            events.push(ev.into_owned());
+        }
+        parser.finish(stop);
+        while let Some(ev) = parser.next_event() {
+            events.push(ev.into_owned());
+        }
+        let row = rows.entry(parser.dialect().name()).or_default();
+        row.records += 1;
+        for ev in &events {
+            match ev {
+                OwnedEvent::CallFinished { repairs, .. } => {
+                    row.released += 1;
+                    if !repairs.is_empty() {
+                        row.repaired += 1;
+                    }
+                }
+                OwnedEvent::CallNotReleased { reason, .. } => {
+                    *row.not_released.entry(reason.as_str()).or_default() += 1;
+                }
+                _ => {}
+            }
+        }
+        stats.merge(parser.stats());
+    }
+    progress.done();
+    print_summary(&file, lines.len(), bad_records, &rows, &stats).map_err(|e| e.to_string())?;
+    Ok(0)
+}
+
+fn print_summary(
+    file: &str,
+    records: usize,
+    bad: u64,
+    rows: &BTreeMap<&'static str, Row>,
+    stats: &Stats,
+) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "{file}: {records} records ({bad} unreadable), {} bytes",
+        stats.bytes
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{:<14} {:>8} {:>9} {:>9} {:>10} {:>9} {:>13} {:>8} {:>7}",
+        "dialect",
+        "records",
+        "released",
+        "repaired",
+        "truncated",
+        "invalid",
+        "unknown_tool",
+        "limit",
+        "schema"
+    )?;
+    let get = |r: &Row, k: &str| r.not_released.get(k).copied().unwrap_or(0);
+    for (name, r) in rows {
+        writeln!(
+            out,
+            "{:<14} {:>8} {:>9} {:>9} {:>10} {:>9} {:>13} {:>8} {:>7}",
+            name,
+            r.records,
+            r.released,
+            r.repaired,
+            get(r, "truncated"),
+            get(r, "invalid") + get(r, "not_a_call"),
+            get(r, "unknown_tool"),
+            get(r, "limit_exceeded"),
+            get(r, "schema_violation"),
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(out, "{:<24} {:>6}", "repair", "calls")?;
+    let mut counts: Vec<(Repair, u64)> = Repair::ALL
+        .iter()
+        .map(|&r| (r, stats.repair_count(r)))
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    for (r, n) in counts {
+        writeln!(out, "{:<24} {:>6}", r.name(), n)?;
+    }
+    Ok(())
+}
+
+/// A progress bar on stderr for large files, when stderr is a terminal.
+struct Progress {
+    total: usize,
+    show: bool,
+}
+
+impl Progress {
+    fn new(total: usize, bytes: usize) -> Progress {
+        Progress {
+            total,
+            show: (total >= 2000 || bytes >= 8 << 20) && std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn tick(&self, n: usize) {
+        if !self.show || n % (self.total / 100).max(1) != 0 {
+            return;
+        }
+        let filled = n * 40 / self.total.max(1);
+        eprint!(
+            "\r[{}{}] {:>3}% {n}/{}",
+            "=".repeat(filled),
+            " ".repeat(40 - filled),
+            n * 100 / self.total.max(1),
+            self.total
+        );
+    }
+
+    fn done(&self) {
+        if self.show {
+            eprintln!("\r[{}] 100% {}/{}", "=".repeat(40), self.total, self.total);
+        }
+    }
+}
