@@ -70,7 +70,6 @@ fn parse(args: &[String]) -> Result<Args, String> {
                 }
             }
             "--hold-calls" => call_mode = CallMode::Buffered,
-            "-h" | "--help" => return Err(USAGE.to_owned()),
             other => return Err(format!("unknown option {other:?}\n{USAGE}")),
         }
     }
@@ -134,6 +133,10 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, String> {
 }
 
 pub(crate) fn run(args: &[String]) -> Result<i32, String> {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{USAGE}");
+        return Ok(0);
+    }
     let args = parse(args)?;
     let dialect = match &args.parser.dialect {
         DialectChoice::Fixed(d) => d.name().to_owned(),
