@@ -353,7 +353,9 @@ fn encoder_golden_streamed() {
         format!(r#"{HEAD}{{"content":"Checking."}}{OPEN}"#),
         format!(r#"{HEAD}{{"tool_calls":[{{"index":0,"id":"call_0","type":"function","function":{{"name":"get_weather","arguments":""}}}}]}}{OPEN}"#),
         format!(r#"{HEAD}{{"tool_calls":[{{"index":0,"function":{{"arguments":"{{\"city\":"}}}}]}}{OPEN}"#),
-        format!(r#"{HEAD}{{"tool_calls":[{{"index":0,"function":{{"arguments":"\"Paris\"}}"}}}}]}}{OPEN}"#),
+        // The closing brace waits for the release.
+        format!(r#"{HEAD}{{"tool_calls":[{{"index":0,"function":{{"arguments":"\"Paris\""}}}}]}}{OPEN}"#),
+        format!(r#"{HEAD}{{"tool_calls":[{{"index":0,"function":{{"arguments":"}}"}}}}]}}{OPEN}"#),
         format!(r#"{HEAD}{{}},"logprobs":null,"finish_reason":"tool_calls"}}],"toolsift":{{"incomplete_calls":[],"repairs":{{"call_0":["trailing_comma"]}}}}}}"#),
         r#"data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":7,"model":"m","choices":[],"usage":{"total_tokens":3}}"#.to_owned(),
         "data: [DONE]".to_owned(),

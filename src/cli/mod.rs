@@ -3,8 +3,10 @@
 
 mod message;
 mod parse_cmd;
+mod proxy_cmd;
 mod repair_cmd;
 mod replay_cmd;
+mod replay_upstream_cmd;
 mod sample_cmd;
 
 use std::io::Read;
@@ -22,8 +24,10 @@ const USAGE: &str = "usage:
   toolsift replay FILE.jsonl [--dialect NAME]
                                      parse captured {\"raw\", \"tools\"} records; print counters by
                                      outcome, dialect and repair kind
-  toolsift proxy --listen ADDR --upstream URL [--dialect NAME]
+  toolsift proxy --listen ADDR --upstream URL [--dialect NAME|auto|model]
+      [--unknown-tool reject|forward] [--invalid release|hold] [--hold-calls]
                                      an OpenAI-compatible proxy that repairs tool calls
+                                     (toolsift proxy --help for the options)
   toolsift sample [--chunks MODE]    parse built-in sample output and print each message";
 
 /// Run the tool with `args` (without the program name); returns the exit code.
@@ -37,6 +41,8 @@ pub fn main(args: Vec<String>) -> i32 {
         "parse" => parse_cmd::run(rest),
         "sample" => sample_cmd::run(rest),
         "replay" => replay_cmd::run(rest),
+        "proxy" => proxy_cmd::run(rest),
+        "replay-upstream" => replay_upstream_cmd::run(rest),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(0)

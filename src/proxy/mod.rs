@@ -11,6 +11,7 @@
 //! See `docs/proxy.md`.
 
 mod body;
+mod parser_transform;
 mod replay;
 mod server;
 mod stats;
@@ -19,7 +20,10 @@ mod transform;
 mod upstream;
 
 pub use body::{BoxError, ProxyBody};
-pub use replay::{serve_replay, Replay};
+pub use parser_transform::{
+    DialectChoice, ModelDialects, ParserOptions, ParserTransform, ParserTransforms,
+};
+pub use replay::{serve_replay, serve_replays, Replay};
 pub use stats::{Stats, StatsSnapshot};
 pub use transform::{MakeTransform, Passthrough, Transform};
 
@@ -149,6 +153,8 @@ pub(crate) struct RequestLog {
     model: String,
     stream: bool,
     start: Instant,
+    /// The transform's dialect, once known.
+    pub(crate) dialect: Option<String>,
 }
 
 impl RequestLog {
@@ -165,6 +171,9 @@ impl RequestLog {
         );
         if !self.model.is_empty() {
             line += &format!(" model={} stream={}", self.model, self.stream);
+        }
+        if let Some(dialect) = &self.dialect {
+            line += &format!(" dialect={dialect}");
         }
         if let Some(outcome) = outcome {
             let repairs: Vec<&str> = outcome.repairs().names().collect();
@@ -218,6 +227,7 @@ async fn handle(state: Arc<State>, req: Request<Incoming>) -> Response<ProxyBody
         model: String::new(),
         stream: false,
         start: Instant::now(),
+        dialect: None,
     };
     let response = match (req.method(), req.uri().path()) {
         (&Method::POST, "/v1/chat/completions") => return chat(state, req, log).await,
@@ -366,6 +376,8 @@ async fn complete(
         builder.push(event);
     }
     builder.apply_to(&mut response);
+    let mut log = log;
+    log.dialect = transform.dialect();
     log.finish(&state, 200, Some(builder.outcome()));
     json_response(StatusCode::OK, response.to_string())
 }

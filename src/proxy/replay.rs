@@ -142,20 +142,33 @@ async fn produce(
     }
 }
 
-async fn answer(replay: Arc<Replay>, req: Request<Incoming>) -> Response<ProxyBody> {
-    let json = |status: u16, body: String| {
-        let mut response = Response::new(full(body));
-        *response.status_mut() =
-            StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        response
-            .headers_mut()
-            .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        response
-    };
+/// Chooses the replay for each chat completion request from its body, or answers with
+/// an error status and body.
+pub type PickReplay = Arc<dyn Fn(&Value) -> Result<Replay, (u16, String)> + Send + Sync>;
+
+fn json_answer(status: u16, body: String) -> Response<ProxyBody> {
+    let mut response = Response::new(full(body));
+    *response.status_mut() =
+        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+async fn answer(
+    models: Arc<Vec<String>>,
+    pick: PickReplay,
+    req: Request<Incoming>,
+) -> Response<ProxyBody> {
+    let json = json_answer;
     match (req.method(), req.uri().path()) {
         (&Method::GET, "/v1/models") => {
-            let body = json!({"object": "list", "data": [{"id": replay.model, "object": "model", "owned_by": "replay"}]});
-            json(200, body.to_string())
+            let data: Vec<Value> = models
+                .iter()
+                .map(|id| json!({"id": id, "object": "model", "owned_by": "replay"}))
+                .collect();
+            json(200, json!({"object": "list", "data": data}).to_string())
         }
         (&Method::POST, "/v1/chat/completions") => {
             let body = match req.into_body().collect().await {
@@ -164,6 +177,10 @@ async fn answer(replay: Arc<Replay>, req: Request<Incoming>) -> Response<ProxyBo
             };
             let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
             let stream = request["stream"].as_bool().unwrap_or(false);
+            let replay = match pick(&request) {
+                Ok(replay) => Arc::new(replay),
+                Err((status, body)) => return json(status, body),
+            };
             replay
                 .requests
                 .lock()
@@ -193,7 +210,20 @@ pub async fn serve_replay(
     replay: Replay,
     shutdown: impl Future<Output = ()>,
 ) {
-    let replay = Arc::new(replay);
-    let handler = move |req| answer(replay.clone(), req);
+    let models = vec![replay.model.clone()];
+    serve_replays(listener, models, move |_| Ok(replay.clone()), shutdown).await;
+}
+
+/// Serve a replay chosen per request by `pick` (from the request body, e.g. by its
+/// `model`); `/v1/models` lists `models`.
+pub async fn serve_replays(
+    listener: tokio::net::TcpListener,
+    models: Vec<String>,
+    pick: impl Fn(&Value) -> Result<Replay, (u16, String)> + Send + Sync + 'static,
+    shutdown: impl Future<Output = ()>,
+) {
+    let models = Arc::new(models);
+    let pick: PickReplay = Arc::new(pick);
+    let handler = move |req| answer(models.clone(), pick.clone(), req);
     server::run(listener, handler, shutdown, Duration::from_secs(1)).await;
 }

@@ -96,7 +96,7 @@ pub(crate) async fn pump(
     mut body: Incoming,
     transform: Box<dyn Transform>,
     tx: Sender<Result<Bytes, BoxError>>,
-    log: RequestLog,
+    mut log: RequestLog,
 ) {
     let mut decoder = SseFrameDecoder::with_max_event_bytes(state.options.max_event_bytes);
     let mut p = Pipeline {
@@ -133,7 +133,9 @@ pub(crate) async fn pump(
                 }
             }
             Some(Err(err)) => {
-                eprintln!("toolsift: upstream stream broke: {err}");
+                if state.options.log {
+                    eprintln!("toolsift proxy: upstream stream broke: {err}");
+                }
                 break;
             }
             None => {
@@ -150,6 +152,7 @@ pub(crate) async fn pump(
         if !flush(&mut p.out, &tx, &state).await {
             // The client went away: dropping the upstream body closes that connection
             // too, which stops generation on most servers.
+            log.dialect = p.transform.dialect();
             log.finish(&state, 499, Some(p.encoder.outcome()));
             return;
         }
@@ -166,5 +169,6 @@ pub(crate) async fn pump(
     drop(body);
     p.finish(stop);
     flush(&mut p.out, &tx, &state).await;
+    log.dialect = p.transform.dialect();
     log.finish(&state, 200, Some(p.encoder.outcome()));
 }

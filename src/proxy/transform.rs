@@ -24,6 +24,11 @@ pub trait Transform: Send {
 
     /// The stream ended; append the last events, ending with [`OwnedEvent::End`].
     fn finish(&mut self, stop: StopReason, out: &mut Vec<OwnedEvent>);
+
+    /// The dialect the transform parses, for the request log (`None`: not a parser).
+    fn dialect(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Builds a [`Transform`] for each request, from the request's JSON body (its `tools`,

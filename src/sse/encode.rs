@@ -21,6 +21,9 @@ pub enum CallMode {
     /// [`OwnedEvent::CallStarted`] and every [`OwnedEvent::ArgsDelta`] as an arguments
     /// fragment. Lower latency, but a call that is later not released has already been
     /// partly sent; it is still listed in the final chunk's `toolsift.incomplete_calls`.
+    /// A `}` that ends the fragments so far (and whitespace after it) waits for the
+    /// next fragment or the release, so the arguments of a call that is not released
+    /// never reach the client as a complete JSON object.
     Streamed,
 }
 
@@ -29,6 +32,8 @@ struct OpenCall {
     id: String,
     name: String,
     wire: Option<u32>,
+    /// Streamed arguments not sent yet: a final `}` and whitespace after it.
+    held: String,
 }
 
 /// An [`Encoder`] of [`OwnedEvent`]s into OpenAI `chat.completion.chunk` SSE events.
@@ -209,6 +214,7 @@ impl Encoder<&OwnedEvent> for ChatChunkEncoder {
                     id: id.clone(),
                     name: name.clone(),
                     wire: None,
+                    held: String::new(),
                 };
                 self.open.insert(*index, call);
                 if self.mode == CallMode::Streamed {
@@ -216,8 +222,20 @@ impl Encoder<&OwnedEvent> for ChatChunkEncoder {
                 }
             }
             OwnedEvent::ArgsDelta { index, fragment } => {
-                if let Some(wire) = self.open.get(index).and_then(|c| c.wire) {
-                    self.write_args(wire, fragment, dst);
+                let Some(call) = self.open.get_mut(index) else {
+                    return Ok(());
+                };
+                if let Some(wire) = call.wire {
+                    call.held.push_str(fragment);
+                    // Only a `}` with nothing but whitespace after it can end the object.
+                    let trimmed = call.held.trim_end();
+                    let send = if trimmed.ends_with('}') {
+                        let rest = call.held.split_off(trimmed.len() - 1);
+                        std::mem::replace(&mut call.held, rest)
+                    } else {
+                        std::mem::take(&mut call.held)
+                    };
+                    self.write_args(wire, &send, dst);
                 }
             }
             OwnedEvent::CallFinished {
@@ -231,10 +249,14 @@ impl Encoder<&OwnedEvent> for ChatChunkEncoder {
                     id: id.clone(),
                     name: name.clone(),
                     wire: None,
+                    held: String::new(),
                 });
                 match call.wire {
-                    // Streamed: the fragments already sent add up to `arguments`.
-                    Some(_) => {}
+                    // Streamed: the fragments sent and held add up to `arguments`.
+                    Some(wire) => {
+                        let held = std::mem::take(&mut call.held);
+                        self.write_args(wire, &held, dst);
+                    }
                     None => {
                         let wire = self.write_call_start(*index, dst);
                         self.write_args(wire, arguments, dst);

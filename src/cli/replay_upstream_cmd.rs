@@ -1,0 +1,81 @@
+//! `toolsift replay-upstream` (not in the usage text: a test and demo tool): an
+//! OpenAI-compatible server that answers each chat completion with the recorded raw model
+//! output named by the request's `model`.
+
+use super::proxy_cmd::{runtime, shutdown_signal};
+use crate::proxy::{serve_replays, Replay};
+use serde_json::json;
+use std::collections::BTreeMap;
+
+const USAGE: &str = "usage: toolsift replay-upstream --listen ADDR --dir DIR [--piece-bytes N]
+  Answers POST /v1/chat/completions for model M with the text of DIR/M.txt, as SSE chunks
+  of at most N bytes (default 4) or as one response. A model whose name ends in -cut is
+  cut off after its text: streaming, the connection breaks without a finish reason or
+  [DONE]; not streaming, the finish reason is length.";
+
+pub(crate) fn run(args: &[String]) -> Result<i32, String> {
+    let (mut listen, mut dir, mut piece_bytes) = (None, None, 4usize);
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut value = || {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{arg} needs a value\n{USAGE}"))
+        };
+        match arg.as_str() {
+            "--listen" => listen = Some(value()?),
+            "--dir" => dir = Some(value()?),
+            "--piece-bytes" => {
+                piece_bytes = value()?
+                    .parse()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .ok_or("--piece-bytes: expected a positive number")?
+            }
+            other => return Err(format!("unknown option {other:?}\n{USAGE}")),
+        }
+    }
+    let listen = listen.ok_or_else(|| format!("--listen is required\n{USAGE}"))?;
+    let dir = dir.ok_or_else(|| format!("--dir is required\n{USAGE}"))?;
+    let mut outputs = BTreeMap::new();
+    for entry in std::fs::read_dir(&dir).map_err(|e| format!("{dir}: {e}"))? {
+        let path = entry.map_err(|e| format!("{dir}: {e}"))?.path();
+        let (Some(stem), Some("txt")) = (
+            path.file_stem().and_then(|s| s.to_str()),
+            path.extension().and_then(|s| s.to_str()),
+        ) else {
+            continue;
+        };
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        outputs.insert(stem.to_owned(), text);
+    }
+    if outputs.is_empty() {
+        return Err(format!("{dir}: no .txt outputs to replay"));
+    }
+    let models: Vec<String> = outputs.keys().cloned().collect();
+    let pick = move |request: &serde_json::Value| {
+        let model = request["model"].as_str().unwrap_or("");
+        let Some(text) = outputs.get(model) else {
+            let error = json!({"error": {"message": format!("no recorded output for model {model:?}"), "type": "invalid_request_error"}});
+            return Err((404, error.to_string()));
+        };
+        let mut replay = Replay::new(text.clone());
+        replay.model = model.to_owned();
+        replay.piece_bytes = piece_bytes;
+        if model.ends_with("-cut") {
+            replay.cut_after = Some(text.len());
+            replay.finish_reason = "length".into();
+        }
+        Ok(replay)
+    };
+    runtime()?.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(&listen)
+            .await
+            .map_err(|e| format!("--listen {listen}: {e}"))?;
+        let addr = listener.local_addr().map_err(|e| e.to_string())?;
+        eprintln!("toolsift replay-upstream: listening on http://{addr}/v1, models {models:?}");
+        serve_replays(listener, models, pick, shutdown_signal()).await;
+        Ok(0)
+    })
+}
