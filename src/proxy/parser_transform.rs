@@ -27,31 +27,18 @@ impl Default for DialectChoice {
     }
 }
 
-/// Rules from model names to dialects: `(pattern, dialect)`, tried in order, a rule
-/// matching when the lowercased model name contains the pattern (with `-`, `.` and `_`
-/// treated alike).
+/// User rules from model names to dialects: `(pattern, dialect)`, tried in order before
+/// the built-in detection ([`Dialect::from_model_name`]), a rule matching when the
+/// lowercased model name contains the pattern (with `-`, `.` and `_` treated alike).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModelDialects {
     rules: Vec<(String, Dialect)>,
 }
 
 impl Default for ModelDialects {
-    /// The built-in rules for common model families (most specific first).
+    /// No user rules: every model name goes to [`Dialect::from_model_name`].
     fn default() -> ModelDialects {
-        let builtin = [
-            ("qwen3-coder", Dialect::Qwen3Coder),
-            ("qwen3coder", Dialect::Qwen3Coder),
-            ("nemotron", Dialect::Qwen3Coder),
-            ("gemma-4", Dialect::Gemma4),
-            ("gemma4", Dialect::Gemma4),
-            ("hermes", Dialect::Hermes),
-            ("qwen", Dialect::Hermes),
-        ];
-        let mut rules = ModelDialects { rules: Vec::new() };
-        for (pattern, dialect) in builtin {
-            rules.push(pattern, dialect);
-        }
-        rules
+        ModelDialects { rules: Vec::new() }
     }
 }
 
@@ -60,9 +47,9 @@ fn normalize(name: &str) -> String {
 }
 
 impl ModelDialects {
-    /// No rules: every model is `auto`.
+    /// No user rules (the same as the default).
     pub fn empty() -> ModelDialects {
-        ModelDialects { rules: Vec::new() }
+        ModelDialects::default()
     }
 
     /// Add a rule after the existing ones.
@@ -88,13 +75,16 @@ impl ModelDialects {
         Ok((pattern.to_owned(), dialect))
     }
 
-    /// The dialect for `model`.
+    /// The dialect for `model`: the first user rule that matches, else what
+    /// [`Dialect::from_model_name`] recognises, else `auto`.
     pub fn lookup(&self, model: &str) -> Dialect {
-        let model = normalize(model);
+        let normalized = normalize(model);
         self.rules
             .iter()
-            .find(|(pattern, _)| model.contains(pattern.as_str()))
-            .map_or(Dialect::Auto, |&(_, dialect)| dialect)
+            .find(|(pattern, _)| normalized.contains(pattern.as_str()))
+            .map(|&(_, dialect)| dialect)
+            .or_else(|| Dialect::from_model_name(model).map(|(dialect, _)| dialect))
+            .unwrap_or(Dialect::Auto)
     }
 }
 
