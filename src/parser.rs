@@ -117,9 +117,14 @@ enum Mode {
     },
     /// The body ended; the call waits for its closer (or anything else) to be released.
     AfterCall {
-        closer: &'static [u8],
+        form: &'static CallForm,
         held: SmallVec<[u8; 32]>,
         within: Option<usize>,
+        /// The form's trailer (a closing fence) was read.
+        trailer_done: bool,
+        /// Blanks after a closer-less body that may precede another body: text if none
+        /// follows.
+        gap: SmallVec<[u8; 32]>,
     },
     /// Dropping the rest of a call that broke a limit, up to its closer.
     Skip {
@@ -151,6 +156,8 @@ pub struct Parser {
     utf8_reasoning: bool,
     /// Whether the output so far is empty or ends a line: weak openers count only here.
     line_start: bool,
+    /// Whether no visible text but blanks came yet: start-only openers count only here.
+    at_start: bool,
     finished: bool,
 }
 
@@ -176,6 +183,7 @@ impl Parser {
             utf8: SmallVec::new(),
             utf8_reasoning: false,
             line_start: true,
+            at_start: true,
             finished: false,
         };
         p.reset();
@@ -206,6 +214,7 @@ impl Parser {
         self.utf8.clear();
         self.finished = false;
         self.line_start = true;
+        self.at_start = true;
         self.locked = None;
         self.build_tables();
         self.mode = match (self.config.reasoning_open, self.tables.reasoning.is_empty()) {
@@ -386,6 +395,7 @@ impl Parser {
     /// Weak openers count only at the start of a line.
     fn anchor_ok(&self, action: Action, _at_held_start: bool) -> bool {
         match action {
+            Action::Call(form) if form.start_only => self.at_start,
             Action::Call(form) if form.anchored => self.line_start,
             _ => true,
         }
@@ -402,6 +412,7 @@ impl Parser {
         }
         if !reasoning {
             self.line_start = bytes.last() == Some(&b'\n');
+            self.at_start &= bytes.iter().all(u8::is_ascii_whitespace);
         }
         if !self.utf8.is_empty() {
             if self.utf8_reasoning != reasoning {
@@ -463,6 +474,9 @@ impl Parser {
                     _ => None,
                 };
                 self.start_call(form, within);
+                if !form.body_prefix.is_empty() && matches!(self.mode, Mode::Call { .. }) {
+                    self.process(form.body_prefix);
+                }
             }
         }
     }
@@ -470,6 +484,7 @@ impl Parser {
     // ---- calls ----
 
     fn start_call(&mut self, form: &'static CallForm, within: Option<usize>) {
+        self.calls.heuristic = form.heuristic;
         let (mut sink, ..) = self.sink();
         if form.anchored {
             // A weak opener: the call begins only if what follows is one.
@@ -489,6 +504,10 @@ impl Parser {
         let mut terminators = MarkerSet::default();
         if !form.closer.is_empty() {
             terminators.push(form.closer);
+        }
+        if !form.anchored && form.opener.len() > 1 {
+            // The next call's opener inside an unfinished body ends it (closer dropped).
+            terminators.push(form.opener);
         }
         self.rep.reset();
         self.rep.set_options(Options {
@@ -552,7 +571,18 @@ impl Parser {
                 consumed,
                 closer_seen,
             } => {
-                let leftover = self.end_body(closer_seen);
+                let form = match &self.mode {
+                    Mode::Call { form, .. } => *form,
+                    _ => unreachable!(),
+                };
+                let reopened = closer_seen
+                    && form.closer != form.opener
+                    && self.rep.terminated_by() == Some(form.opener);
+                let mut leftover = self.end_body(closer_seen && !reopened);
+                if reopened {
+                    // Read the next call's opener again, after this call.
+                    leftover.splice(0..0, form.opener.iter().copied());
+                }
                 if !leftover.is_empty() {
                     self.process(&leftover);
                 }
@@ -627,14 +657,16 @@ impl Parser {
             sink.repairs(repairs);
         }
         let back = within.map_or(Mode::Text, Mode::Reasoning);
-        if closer_seen || form.closer.is_empty() {
+        if closer_seen || (form.closer.is_empty() && !form.repeats) {
             sink.end();
             self.mode = back;
         } else {
             self.mode = Mode::AfterCall {
-                closer: form.closer,
+                form,
                 held: SmallVec::new(),
                 within,
+                trailer_done: form.trailer.is_empty(),
+                gap: SmallVec::new(),
             };
         }
         leftover
@@ -672,25 +704,56 @@ impl Parser {
 
     fn after_call(&mut self, input: &[u8]) -> usize {
         let Mode::AfterCall {
-            closer,
+            form,
             held,
             within,
+            trailer_done,
+            gap,
         } = &mut self.mode
         else {
             unreachable!()
         };
-        let (closer, within) = (*closer, *within);
+        let (form, within) = (*form, *within);
+        let closer = form.closer;
         for (i, &b) in input.iter().enumerate() {
-            if held.is_empty() && b.is_ascii_whitespace() {
-                continue;
-            }
-            if held.is_empty() && matches!(b, b'}' | b']') {
-                // A redundant closer after the body.
-                let (mut sink, ..) = self.sink();
-                sink.repair(Repair::RedundantCloser);
-                return self.after_call_rest(input, i + 1);
+            if held.is_empty() {
+                if b.is_ascii_whitespace() || (form.repeats && matches!(b, b';' | b',')) {
+                    if closer.is_empty() && b.is_ascii_whitespace() {
+                        gap.push(b);
+                    }
+                    continue;
+                }
+                if form.repeats && matches!(b, b'{' | b'[') {
+                    // Another body of the same form: the next call.
+                    let (mut sink, ..) = self.sink();
+                    sink.end();
+                    self.start_call(form, within);
+                    return i;
+                }
+                if matches!(b, b'}' | b']') {
+                    // A redundant closer after the body.
+                    let (mut sink, ..) = self.sink();
+                    sink.repair(Repair::RedundantCloser);
+                    return i + 1;
+                }
+                if closer.is_empty() {
+                    // No more bodies: what follows is text again.
+                    let gap = std::mem::take(gap);
+                    let (mut sink, ..) = self.sink();
+                    sink.end();
+                    self.mode = within.map_or(Mode::Text, Mode::Reasoning);
+                    self.process(&gap);
+                    return i;
+                }
             }
             held.push(b);
+            if !*trailer_done && form.trailer.starts_with(held) {
+                if held.len() == form.trailer.len() {
+                    held.clear();
+                    *trailer_done = true;
+                }
+                continue;
+            }
             if closer.starts_with(held) {
                 if held.len() == closer.len() {
                     let (mut sink, ..) = self.sink();
@@ -714,11 +777,6 @@ impl Parser {
             return i + 1 - from_input;
         }
         input.len()
-    }
-
-    fn after_call_rest(&mut self, input: &[u8], from: usize) -> usize {
-        let _ = input;
-        from
     }
 
     fn skip(&mut self, input: &[u8]) -> usize {
@@ -811,12 +869,22 @@ impl Parser {
                     sink.abort(Abort::Truncated);
                 }
             }
-            Mode::AfterCall { closer, held, .. } => {
+            Mode::AfterCall {
+                form,
+                held,
+                gap,
+                within,
+                ..
+            } => {
                 let (mut sink, ..) = self.sink();
+                let closer = form.closer;
                 if !closer.starts_with(&held) || held.len() < closer.len() {
                     sink.repair(Repair::MissingCloser);
                 }
                 sink.end();
+                if !gap.is_empty() {
+                    self.emit_text(&gap, within.is_some());
+                }
             }
             Mode::Skip { .. } => {}
         }

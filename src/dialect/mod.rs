@@ -132,6 +132,36 @@ pub(crate) struct CallForm {
     /// A weak opener (plain words like `call:`): it counts only at the start of a line,
     /// and if what follows is not a call, it and what was read stay text.
     pub anchored: bool,
+    /// Skipped between the body and the closer when present (DeepSeek's closing fence).
+    pub trailer: &'static [u8],
+    /// The end of the opener that is also the start of the body (the `{` of a bare
+    /// JSON call): fed to the grammar after the opener matched.
+    pub body_prefix: &'static [u8],
+    /// The opener counts only at the start of the output (nothing but blanks, markers
+    /// and reasoning before it): bare JSON is a call only there.
+    pub start_only: bool,
+    /// More bodies may follow the first before the closer (or, without a closer, right
+    /// after it), separated by blanks, `;` or `,`: JSON lines, `; `-separated objects.
+    pub repeats: bool,
+    /// Found without a marker (bare or fenced JSON): released only when it names a
+    /// declared tool (or no tools are declared).
+    pub heuristic: bool,
+}
+
+impl CallForm {
+    /// The defaults of the optional fields; statics fill the rest with `..CallForm::BASE`.
+    pub(crate) const BASE: CallForm = CallForm {
+        opener: b"",
+        body: Body::Sniff(&[]),
+        closer: b"",
+        implies: None,
+        anchored: false,
+        trailer: b"",
+        body_prefix: b"",
+        start_only: false,
+        repeats: false,
+        heuristic: false,
+    };
 }
 
 /// The grammar of a call body.
@@ -204,9 +234,28 @@ pub(crate) struct NameArgsSpec {
     pub alt_string: &'static [u8],
     /// Repairs that are this grammar's normal syntax (bare keys), not reported.
     pub native: &'static [Repair],
+    /// A second separator that also ends the name (DeepSeek V3's `` ```json ``).
+    pub alt_separator: &'static [u8],
+    /// Ends the name when a call id follows it, up to the separator (Mistral
+    /// `NAME[CALL_ID]ID[ARGS]`); empty for none.
+    pub id_separator: &'static [u8],
+    /// The "name" is a call id that embeds the name (Kimi `functions.NAME:0`): it is
+    /// kept as the call id and the name is taken out of it.
+    pub name_is_id: bool,
 }
 
 impl NameArgsSpec {
+    /// The defaults of the optional fields (`..NameArgsSpec::BASE`).
+    pub(crate) const BASE: NameArgsSpec = NameArgsSpec {
+        name_prefix: b"",
+        separator: b"",
+        alt_string: b"",
+        native: &[],
+        alt_separator: b"",
+        id_separator: b"",
+        name_is_id: false,
+    };
+
     pub(crate) fn native_repairs(&self) -> Repairs {
         self.native.iter().copied().collect()
     }

@@ -38,6 +38,7 @@ pub(crate) static SPEC: Spec = Spec {
             closer: b"</tool_call>",
             implies: None,
             anchored: false,
+            ..CallForm::BASE
         },
         CallForm {
             opener: b"<function=",
@@ -45,6 +46,7 @@ pub(crate) static SPEC: Spec = Spec {
             closer: b"</tool_call>",
             implies: Some(Repair::MissingOpener),
             anchored: false,
+            ..CallForm::BASE
         },
         CallForm {
             opener: b"<parameter=",
@@ -52,6 +54,7 @@ pub(crate) static SPEC: Spec = Spec {
             closer: b"</tool_call>",
             implies: Some(Repair::MissingOpener),
             anchored: true,
+            ..CallForm::BASE
         },
     ],
     strip: &[
