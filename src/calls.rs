@@ -308,8 +308,11 @@ impl Sink<'_> {
         if call.heuristic && (call.name.is_none() || call.undeclared) {
             // JSON found without a marker is a call only when it names a declared tool.
             let feedback = match &call.name {
-                Some(name) => format!("{name}: not a declared tool; JSON without a tool-call marker was kept out"),
-                None => "JSON without a tool-call marker and without a tool name was kept out".to_owned(),
+                Some(name) => format!(
+                    "{name}: not a declared tool; JSON without a tool-call marker was kept out"
+                ),
+                None => "JSON without a tool-call marker and without a tool name was kept out"
+                    .to_owned(),
             };
             self.not_released(call, NotReleasedReason::NotACall, feedback);
             return;

@@ -224,11 +224,15 @@ impl Parser {
     }
 
     fn build_tables(&mut self) {
-        let specs: Vec<&'static Spec> = match self.locked.unwrap_or(self.config.dialect) {
+        self.tables = Tables::build(&self.specs(), self.config.in_reasoning);
+    }
+
+    /// The dialects in force.
+    fn specs(&self) -> Vec<&'static Spec> {
+        match self.locked.unwrap_or(self.config.dialect) {
             Dialect::Auto => auto_specs().to_vec(),
             d => vec![d.spec()],
-        };
-        self.tables = Tables::build(&specs, self.config.in_reasoning);
+        }
     }
 
     /// The next event, borrowing from the parser until the next `push`, `finish` or
@@ -509,6 +513,18 @@ impl Parser {
             // The next call's opener inside an unfinished body ends it (closer dropped).
             terminators.push(form.opener);
         }
+        if form.repeats {
+            terminators.push(b";");
+        }
+        // So do the dialect's other markers (end-of-turn tokens, section closers): they
+        // also tell the look-ahead that a value may end before them.
+        for spec in self.specs() {
+            if spec.calls.iter().any(|f| std::ptr::eq(f, form)) {
+                for &m in spec.strip.iter().filter(|m| m.len() > 1) {
+                    terminators.push(m);
+                }
+            }
+        }
         self.rep.reset();
         self.rep.set_options(Options {
             max_depth: limits.max_depth,
@@ -575,14 +591,14 @@ impl Parser {
                     Mode::Call { form, .. } => *form,
                     _ => unreachable!(),
                 };
-                let reopened = closer_seen
-                    && form.closer != form.opener
-                    && self.rep.terminated_by() == Some(form.opener);
-                let mut leftover = self.end_body(closer_seen && !reopened);
-                if reopened {
-                    // Read the next call's opener again, after this call.
-                    leftover.splice(0..0, form.opener.iter().copied());
-                }
+                // A marker other than the closer ended the body: read it again after
+                // this call (the next call's opener, an end-of-turn token).
+                let other = match self.rep.terminated_by() {
+                    Some(m) if closer_seen && m != form.closer => m,
+                    _ => b"",
+                };
+                let mut leftover = self.end_body(closer_seen && other.is_empty());
+                leftover.splice(0..0, other.iter().copied());
                 if !leftover.is_empty() {
                     self.process(&leftover);
                 }
@@ -601,7 +617,9 @@ impl Parser {
                     let rejected = grammar.take_rejected();
                     let reasoning = within.is_some();
                     self.mode = within.map_or(Mode::Text, Mode::Reasoning);
-                    self.emit_text(form.opener, reasoning);
+                    // The body prefix (the end of the opener) was read again as body.
+                    let opener = &form.opener[..form.opener.len() - form.body_prefix.len()];
+                    self.emit_text(opener, reasoning);
                     self.emit_text(&rejected, reasoning);
                 }
                 consumed
@@ -733,7 +751,9 @@ impl Parser {
                 if matches!(b, b'}' | b']') {
                     // A redundant closer after the body.
                     let (mut sink, ..) = self.sink();
-                    sink.repair(Repair::RedundantCloser);
+                    if sink.calls.is_open() {
+                        sink.repair(Repair::RedundantCloser);
+                    }
                     return i + 1;
                 }
                 if closer.is_empty() {
@@ -766,7 +786,10 @@ impl Parser {
             // Something else: the closer was dropped.
             let held = std::mem::take(held);
             let (mut sink, ..) = self.sink();
-            sink.repair(Repair::MissingCloser);
+            // (An array body released its calls already: nothing is open to repair.)
+            if sink.calls.is_open() {
+                sink.repair(Repair::MissingCloser);
+            }
             sink.end();
             self.mode = within.map_or(Mode::Text, Mode::Reasoning);
             let from_input = held.len().min(i + 1);
@@ -878,7 +901,8 @@ impl Parser {
             } => {
                 let (mut sink, ..) = self.sink();
                 let closer = form.closer;
-                if !closer.starts_with(&held) || held.len() < closer.len() {
+                if sink.calls.is_open() && (!closer.starts_with(&held) || held.len() < closer.len())
+                {
                     sink.repair(Repair::MissingCloser);
                 }
                 sink.end();

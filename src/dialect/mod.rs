@@ -8,6 +8,22 @@
 mod gemma4;
 mod hermes;
 mod qwen3_coder;
+// JSON-bodied dialects.
+mod command_r;
+mod deepseek;
+mod functionary;
+mod granite;
+mod heuristic_json;
+mod hunyuan;
+mod inkling;
+mod internlm;
+mod jamba;
+mod kimi_k2;
+mod llama3_json;
+mod minimax_m1;
+mod mistral;
+mod phi4_mini;
+mod xlam;
 
 use crate::repairs::{Repair, Repairs};
 
@@ -24,11 +40,75 @@ pub enum Dialect {
     Qwen3Coder,
     /// Gemma 4 `<|tool_call>call:NAME{key:<|"|>value<|"|>}<tool_call|>`.
     Gemma4,
+    // JSON-bodied dialects.
+    /// Mistral `[TOOL_CALLS][{"name", "arguments", "id"}]` (before v11) and
+    /// `[TOOL_CALLS]NAME[ARGS]{...}` (v11+, also `[CALL_ID]ID`), `[THINK]` reasoning.
+    Mistral,
+    /// Llama 3.x `{"name", "parameters"}` at the start or after `<|python_tag|>`, `;`
+    /// between calls; Llama 4 `<|python_start|>...<|python_end|>`. Bare JSON is
+    /// explicit-only (not in `auto`).
+    Llama3Json,
+    /// DeepSeek V3 / R1 `<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME` + a fenced JSON
+    /// body, and V3.1 `<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>`.
+    DeepSeekV3,
+    /// Kimi K2 `<|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{...}<|tool_call_end|>`.
+    KimiK2,
+    /// IBM Granite 3.x `<|tool_call|>[...]` / `<tool_call>[...]`, granite-20b
+    /// `<function_call> {...}`.
+    Granite,
+    /// AI21 Jamba `<tool_calls>[...]</tool_calls>`.
+    Jamba,
+    /// Tencent Hunyuan-A13B `<answer><tool_calls>[...]</tool_calls></answer>`.
+    Hunyuan,
+    /// MiniMax M1 `<tool_calls>` with one JSON call per line.
+    MinimaxM1,
+    /// Salesforce xLAM: a JSON array, bare at the start, fenced or after a marker
+    /// (opt-in, not in `auto`).
+    Xlam,
+    /// InternLM2 `<|action_start|><|plugin|>{"name", "parameters"}<|action_end|>`.
+    InternLm,
+    /// Phi-4-mini `functools[{...}, ...]`.
+    Phi4Mini,
+    /// Functionary v3.2 `>>>NAME\n{...}` (opt-in, not in `auto`).
+    FunctionaryV32,
+    /// Functionary v3.1 `<function=NAME>{...}</function>` (opt-in, not in `auto`).
+    FunctionaryV31,
+    /// Cohere Command R7B / A `<|START_ACTION|>[{"tool_call_id", "tool_name",
+    /// "parameters"}]<|END_ACTION|>`.
+    CommandR,
+    /// Thinking Machines Inkling `<|content_invoke_tool_json|>{"name", "args"}<|end_message|>`.
+    Inkling,
+    /// A `` ```json `` fenced call (opt-in heuristic, not in `auto`).
+    FencedJson,
+    /// A bare JSON call at the start of the output (opt-in heuristic, not in `auto`).
+    BareJson,
 }
 
 impl Dialect {
     /// Every concrete dialect (not `Auto`).
-    pub const ALL: &'static [Dialect] = &[Dialect::Hermes, Dialect::Qwen3Coder, Dialect::Gemma4];
+    pub const ALL: &'static [Dialect] = &[
+        Dialect::Hermes,
+        Dialect::Qwen3Coder,
+        Dialect::Gemma4,
+        // JSON-bodied dialects.
+        Dialect::Mistral,
+        Dialect::Llama3Json,
+        Dialect::DeepSeekV3,
+        Dialect::KimiK2,
+        Dialect::Granite,
+        Dialect::Jamba,
+        Dialect::Hunyuan,
+        Dialect::MinimaxM1,
+        Dialect::Xlam,
+        Dialect::InternLm,
+        Dialect::Phi4Mini,
+        Dialect::FunctionaryV32,
+        Dialect::FunctionaryV31,
+        Dialect::CommandR,
+        Dialect::Inkling,
+        Dialect::FencedJson,
+        Dialect::BareJson,
+    ];
 
     /// The dialect's stable name (`auto`, `hermes`, `qwen3_coder`, ...).
     pub fn name(self) -> &'static str {
@@ -37,6 +117,24 @@ impl Dialect {
             Dialect::Hermes => "hermes",
             Dialect::Qwen3Coder => "qwen3_coder",
             Dialect::Gemma4 => "gemma4",
+            // JSON-bodied dialects.
+            Dialect::Mistral => "mistral",
+            Dialect::Llama3Json => "llama3_json",
+            Dialect::DeepSeekV3 => "deepseek_v3",
+            Dialect::KimiK2 => "kimi_k2",
+            Dialect::Granite => "granite",
+            Dialect::Jamba => "jamba",
+            Dialect::Hunyuan => "hunyuan",
+            Dialect::MinimaxM1 => "minimax_m1",
+            Dialect::Xlam => "xlam",
+            Dialect::InternLm => "internlm",
+            Dialect::Phi4Mini => "phi4_mini",
+            Dialect::FunctionaryV32 => "functionary_v32",
+            Dialect::FunctionaryV31 => "functionary_v31",
+            Dialect::CommandR => "command_r",
+            Dialect::Inkling => "inkling",
+            Dialect::FencedJson => "fenced_json",
+            Dialect::BareJson => "bare_json",
         }
     }
 
@@ -48,6 +146,28 @@ impl Dialect {
             "hermes" | "qwen" | "qwen25" | "qwen2_5" | "qwen3" => Dialect::Hermes,
             "qwen3_coder" | "qwen3coder" | "qwen3_xml" | "nemotron" => Dialect::Qwen3Coder,
             "gemma4" | "gemma_4" => Dialect::Gemma4,
+            // JSON-bodied dialects.
+            "mistral" | "mistral_nemo" | "magistral" | "ministral" | "devstral" => Dialect::Mistral,
+            "llama3_json" | "llama3" | "llama" | "llama4_json" | "llama3_1" | "llama3_2"
+            | "llama3_3" => Dialect::Llama3Json,
+            "deepseek_v3" | "deepseekv3" | "deepseek_r1" | "deepseekr1" | "deepseek_v31"
+            | "deepseekv31" | "deepseek" => Dialect::DeepSeekV3,
+            "kimi_k2" | "kimik2" | "kimi" => Dialect::KimiK2,
+            "granite" | "granite3" | "granite_20b_fc" | "granite_20b" => Dialect::Granite,
+            "jamba" => Dialect::Jamba,
+            "hunyuan" | "hunyuan_a13b" => Dialect::Hunyuan,
+            "minimax_m1" | "minimax" => Dialect::MinimaxM1,
+            "xlam" => Dialect::Xlam,
+            "internlm" | "internlm2" | "internlm2_5" | "interns1" => Dialect::InternLm,
+            "phi4_mini" | "phi4_mini_json" | "phi4" | "firefunction" => Dialect::Phi4Mini,
+            "functionary_v32" | "functionary" | "functionary_v3_2" => Dialect::FunctionaryV32,
+            "functionary_v31" | "functionary_v3_1" => Dialect::FunctionaryV31,
+            "command_r" | "command_r7b" | "command_a" | "cohere" | "cohere_command3" => {
+                Dialect::CommandR
+            }
+            "inkling" => Dialect::Inkling,
+            "fenced_json" | "fenced" => Dialect::FencedJson,
+            "bare_json" | "json" => Dialect::BareJson,
             _ => return None,
         })
     }
@@ -88,6 +208,24 @@ impl Dialect {
             Dialect::Auto | Dialect::Hermes => &hermes::SPEC,
             Dialect::Qwen3Coder => &qwen3_coder::SPEC,
             Dialect::Gemma4 => &gemma4::SPEC,
+            // JSON-bodied dialects.
+            Dialect::Mistral => &mistral::SPEC,
+            Dialect::Llama3Json => &llama3_json::SPEC,
+            Dialect::DeepSeekV3 => &deepseek::SPEC,
+            Dialect::KimiK2 => &kimi_k2::SPEC,
+            Dialect::Granite => &granite::SPEC,
+            Dialect::Jamba => &jamba::SPEC,
+            Dialect::Hunyuan => &hunyuan::SPEC,
+            Dialect::MinimaxM1 => &minimax_m1::SPEC,
+            Dialect::Xlam => &xlam::SPEC,
+            Dialect::InternLm => &internlm::SPEC,
+            Dialect::Phi4Mini => &phi4_mini::SPEC,
+            Dialect::FunctionaryV32 => &functionary::V32,
+            Dialect::FunctionaryV31 => &functionary::V31,
+            Dialect::CommandR => &command_r::SPEC,
+            Dialect::Inkling => &inkling::SPEC,
+            Dialect::FencedJson => &heuristic_json::FENCED,
+            Dialect::BareJson => &heuristic_json::BARE_JSON,
         }
     }
 }
@@ -279,6 +417,25 @@ pub(crate) fn dialect_of_body(body: &Body) -> Option<Dialect> {
 
 /// The union of every dialect's markers, for `auto`.
 pub(crate) fn auto_specs() -> &'static [&'static Spec] {
-    static ALL: [&Spec; 3] = [&hermes::SPEC, &qwen3_coder::SPEC, &gemma4::SPEC];
+    // Opt-in dialects (bare or fenced JSON, `>>>`, Functionary's `<function=`) are left
+    // out: their openers mean other things in other dialects.
+    static ALL: [&Spec; 15] = [
+        &hermes::SPEC,
+        &qwen3_coder::SPEC,
+        &gemma4::SPEC,
+        // JSON-bodied dialects.
+        &mistral::SPEC,
+        &llama3_json::AUTO_SPEC,
+        &deepseek::SPEC,
+        &kimi_k2::SPEC,
+        &granite::SPEC,
+        &jamba::SPEC,
+        &hunyuan::SPEC,
+        &minimax_m1::SPEC,
+        &internlm::SPEC,
+        &phi4_mini::SPEC,
+        &command_r::SPEC,
+        &inkling::SPEC,
+    ];
     &ALL
 }

@@ -172,7 +172,11 @@ impl NameArgs {
             }
         }
         if self.kind == ArgsKind::Unknown {
-            if let Some(&b) = input[i..].iter().find(|b| !b.is_ascii_whitespace()) {
+            // Blanks before the arguments are framing (DeepSeek's fence line).
+            while input.get(i).is_some_and(u8::is_ascii_whitespace) {
+                i += 1;
+            }
+            if let Some(&b) = input.get(i) {
                 self.kind = if b == b'"' {
                     ArgsKind::Encoded
                 } else {
