@@ -508,20 +508,20 @@ impl Parser {
         let mut terminators = MarkerSet::default();
         if !form.closer.is_empty() {
             terminators.push(form.closer);
-        }
-        if !form.anchored && form.opener.len() > 1 {
-            // The next call's opener inside an unfinished body ends it (closer dropped).
-            terminators.push(form.opener);
-        }
-        if form.repeats {
-            terminators.push(b";");
-        }
-        // So do the dialect's other markers (end-of-turn tokens, section closers): they
-        // also tell the look-ahead that a value may end before them.
-        for spec in self.specs() {
-            if spec.calls.iter().any(|f| std::ptr::eq(f, form)) {
-                for &m in spec.strip.iter().filter(|m| m.len() > 1) {
-                    terminators.push(m);
+        } else {
+            // Without a closer, the next call's opener or an end-of-turn token ends an
+            // unfinished body, and tells the look-ahead that a value may end before it.
+            if !form.anchored && form.opener.len() > 1 {
+                terminators.push(form.opener);
+            }
+            if form.repeats {
+                terminators.push(b";");
+            }
+            for spec in self.specs() {
+                if spec.calls.iter().any(|f| std::ptr::eq(f, form)) {
+                    for &m in spec.strip.iter().filter(|m| m.len() > 1) {
+                        terminators.push(m);
+                    }
                 }
             }
         }
