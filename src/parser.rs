@@ -795,7 +795,7 @@ impl Parser {
             let from_input = held.len().min(i + 1);
             let old = held.len() - from_input;
             if old > 0 {
-                self.process(&held[..old].to_vec());
+                self.process(&held[..old]);
             }
             return i + 1 - from_input;
         }

@@ -336,11 +336,7 @@ impl Envelope {
         self.expect = Expect::Comma;
         let text: String = serde_json::from_slice(&self.buf).unwrap_or_default();
         match self.field {
-            Field::Name => {
-                if self.name.is_none() && !sink.has_name() {
-                    self.name = Some(text);
-                }
-            }
+            Field::Name if self.name.is_none() && !sink.has_name() => self.name = Some(text),
             Field::Id => sink.id(&text),
             Field::Args => {
                 // Arguments written as a JSON-encoded string.

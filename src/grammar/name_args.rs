@@ -132,7 +132,7 @@ impl NameArgs {
                 Phase::Name => {
                     if self.weak
                         && !is_name_byte(b)
-                        && !(self.spec.separator.is_empty() && b == b'{')
+                        && (!self.spec.separator.is_empty() || b != b'{')
                         && !self.in_separator(b)
                     {
                         // Not a call after all: the opener and the name read so far are text.
