@@ -509,19 +509,20 @@ impl Parser {
         if !form.closer.is_empty() {
             terminators.push(form.closer);
         } else {
-            // Without a closer, the next call's opener or an end-of-turn token ends an
-            // unfinished body, and tells the look-ahead that a value may end before it.
+            // Without a closer, the next call's opener ends an unfinished body.
             if !form.anchored && form.opener.len() > 1 {
                 terminators.push(form.opener);
             }
             if form.repeats {
                 terminators.push(b";");
             }
-            for spec in self.specs() {
-                if spec.calls.iter().any(|f| std::ptr::eq(f, form)) {
-                    for &m in spec.strip.iter().filter(|m| m.len() > 1) {
-                        terminators.push(m);
-                    }
+        }
+        // The dialect's end-of-turn and section markers end an unfinished body too, and
+        // tell the look-ahead that a value may end before them.
+        for spec in self.specs() {
+            if spec.calls.iter().any(|f| std::ptr::eq(f, form)) {
+                for &m in spec.strip.iter().filter(|m| m.len() > 1) {
+                    terminators.push(m);
                 }
             }
         }
