@@ -79,6 +79,10 @@ pub(crate) struct Call {
     pub id_from_model: bool,
     /// Schema-guided repair of the arguments, when the tool has a schema.
     pub conformer: Option<Box<crate::conform::Conformer>>,
+    /// Found without a marker (see [`crate::dialect::CallForm::heuristic`]).
+    pub heuristic: bool,
+    /// Tools are declared and the name is not one of them.
+    pub undeclared: bool,
 }
 
 /// Why a call is ended early.
@@ -100,6 +104,8 @@ pub(crate) struct Calls {
     pub truncated: bool,
     /// The repair implied by a weak opener, applied when its call turns out to begin.
     pub pending_implies: Option<Repair>,
+    /// The calls being read are heuristic (markerless): set per call form.
+    pub heuristic: bool,
     spare: Vec<u8>,
 }
 
@@ -121,6 +127,7 @@ impl Calls {
         self.released = 0;
         self.truncated = false;
         self.pending_implies = None;
+        self.heuristic = false;
     }
 
     pub(crate) fn is_open(&self) -> bool {
@@ -142,6 +149,7 @@ impl Sink<'_> {
             index,
             id: format!("{}{}", self.config.id_prefix_or_default(), index),
             args,
+            heuristic: self.calls.heuristic,
             ..Call::default()
         };
         if let Some(r) = implies.or(self.calls.pending_implies.take()) {
@@ -169,6 +177,14 @@ impl Sink<'_> {
     pub(crate) fn repairs(&mut self, r: Repairs) {
         let call = self.call();
         call.repairs = call.repairs.union(r);
+    }
+
+    /// Whether the open call already has its name.
+    pub(crate) fn has_name(&self) -> bool {
+        self.calls
+            .current
+            .as_ref()
+            .is_some_and(|c| c.name.is_some())
     }
 
     /// The model's own call id.
@@ -205,7 +221,10 @@ impl Sink<'_> {
                         call.conformer = Some(Box::new(crate::conform::Conformer::new()));
                     }
                 }
-                None => call.silent = config.unknown_tool == UnknownTool::Reject,
+                None => {
+                    call.undeclared = true;
+                    call.silent = config.unknown_tool == UnknownTool::Reject || call.heuristic;
+                }
             }
         }
         call.name = Some(resolved);
@@ -319,6 +338,18 @@ impl Sink<'_> {
             call.args.extend_from_slice(b"{}");
             call.members.is_object = Some(true);
             call.repairs.insert(Repair::MissingArguments);
+        }
+        if call.heuristic && (call.name.is_none() || call.undeclared) {
+            // JSON found without a marker is a call only when it names a declared tool.
+            let feedback = match &call.name {
+                Some(name) => format!(
+                    "{name}: not a declared tool; JSON without a tool-call marker was kept out"
+                ),
+                None => "JSON without a tool-call marker and without a tool name was kept out"
+                    .to_owned(),
+            };
+            self.not_released(call, NotReleasedReason::NotACall, feedback);
+            return;
         }
         if call.name.is_none() {
             if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&call.args) {

@@ -120,9 +120,14 @@ enum Mode {
     },
     /// The body ended; the call waits for its closer (or anything else) to be released.
     AfterCall {
-        closer: &'static [u8],
+        form: &'static CallForm,
         held: SmallVec<[u8; 32]>,
         within: Option<usize>,
+        /// The form's trailer (a closing fence) was read.
+        trailer_done: bool,
+        /// Blanks after a closer-less body that may precede another body: text if none
+        /// follows.
+        gap: SmallVec<[u8; 32]>,
     },
     /// Dropping the rest of a call that broke a limit, up to its closer.
     Skip {
@@ -147,6 +152,8 @@ pub struct Parser {
     mode: Mode,
     tables: Tables,
     locked: Option<Dialect>,
+    /// The opener `auto` locked on.
+    locked_opener: &'static [u8],
     /// Text bytes that could still begin a marker.
     held: SmallVec<[u8; 32]>,
     /// A partial UTF-8 character of text, and whether it is reasoning.
@@ -154,6 +161,8 @@ pub struct Parser {
     utf8_reasoning: bool,
     /// Whether the output so far is empty or ends a line: weak openers count only here.
     line_start: bool,
+    /// Whether no visible text but blanks came yet: start-only openers count only here.
+    at_start: bool,
     finished: bool,
 }
 
@@ -175,10 +184,12 @@ impl Parser {
             mode: Mode::Text,
             tables: Tables::default(),
             locked: None,
+            locked_opener: b"",
             held: SmallVec::new(),
             utf8: SmallVec::new(),
             utf8_reasoning: false,
             line_start: true,
+            at_start: true,
             finished: false,
         };
         p.reset();
@@ -209,6 +220,7 @@ impl Parser {
         self.utf8.clear();
         self.finished = false;
         self.line_start = true;
+        self.at_start = true;
         self.locked = None;
         self.build_tables();
         self.mode = match (self.config.reasoning_open, self.tables.reasoning.is_empty()) {
@@ -218,11 +230,27 @@ impl Parser {
     }
 
     fn build_tables(&mut self) {
-        let specs: Vec<&'static Spec> = match self.locked.unwrap_or(self.config.dialect) {
-            Dialect::Auto => auto_specs().to_vec(),
-            d => vec![d.spec()],
-        };
-        self.tables = Tables::build(&specs, self.config.in_reasoning);
+        self.tables = Tables::build(&self.specs(), self.config.in_reasoning);
+    }
+
+    /// The dialects in force.
+    fn specs(&self) -> Vec<&'static Spec> {
+        match (self.config.dialect, self.locked) {
+            (Dialect::Auto, None) => auto_specs().to_vec(),
+            (Dialect::Auto, Some(d)) => {
+                let opener = self.locked_opener;
+                let mut specs: Vec<&'static Spec> = auto_specs()
+                    .iter()
+                    .copied()
+                    .filter(|s| s.calls.iter().any(|f| f.opener == opener))
+                    .collect();
+                if !specs.iter().any(|s| s.dialect == d) {
+                    specs.push(d.spec());
+                }
+                specs
+            }
+            (d, _) => vec![d.spec()],
+        }
     }
 
     /// The next event, borrowing from the parser until the next `push`, `finish` or
@@ -389,6 +417,7 @@ impl Parser {
     /// Weak openers count only at the start of a line.
     fn anchor_ok(&self, action: Action, _at_held_start: bool) -> bool {
         match action {
+            Action::Call(form) if form.start_only => self.at_start,
             Action::Call(form) if form.anchored => self.line_start,
             _ => true,
         }
@@ -405,6 +434,7 @@ impl Parser {
         }
         if !reasoning {
             self.line_start = bytes.last() == Some(&b'\n');
+            self.at_start &= bytes.iter().all(u8::is_ascii_whitespace);
         }
         if !self.utf8.is_empty() {
             if self.utf8_reasoning != reasoning {
@@ -466,6 +496,9 @@ impl Parser {
                     _ => None,
                 };
                 self.start_call(form, within);
+                if !form.body_prefix.is_empty() && matches!(self.mode, Mode::Call { .. }) {
+                    self.process(form.body_prefix);
+                }
             }
         }
     }
@@ -473,6 +506,7 @@ impl Parser {
     // ---- calls ----
 
     fn start_call(&mut self, form: &'static CallForm, within: Option<usize>) {
+        self.calls.heuristic = form.heuristic;
         let (mut sink, ..) = self.sink();
         if form.anchored || matches!(form.body, Body::Harmony(_)) {
             // A weak opener or a header: the call begins only if what follows is one.
@@ -492,6 +526,23 @@ impl Parser {
         let mut terminators = MarkerSet::default();
         if !form.closer.is_empty() {
             terminators.push(form.closer);
+        } else {
+            // Without a closer, the next call's opener ends an unfinished body.
+            if !form.anchored && form.opener.len() > 1 {
+                terminators.push(form.opener);
+            }
+            if form.repeats {
+                terminators.push(b";");
+            }
+        }
+        // The dialect's end-of-turn and section markers end an unfinished body too, and
+        // tell the look-ahead that a value may end before them.
+        for spec in self.specs() {
+            if spec.calls.iter().any(|f| std::ptr::eq(f, form)) {
+                for &m in spec.strip.iter().filter(|m| m.len() > 1) {
+                    terminators.push(m);
+                }
+            }
         }
         self.rep.reset();
         self.rep.set_options(Options {
@@ -505,7 +556,7 @@ impl Parser {
         // Lock `auto` only on a body that is certainly a call: a sniffed body locks when
         // chosen, and a weak opener or a harmony header may turn out not to be one.
         if !form.anchored && !matches!(form.body, Body::Sniff(_) | Body::Harmony(_)) {
-            self.lock(&form.body);
+            self.lock(&form.body, form.opener);
         }
         self.mode = Mode::Call {
             form,
@@ -552,7 +603,11 @@ impl Parser {
             grammar.feed(input, &mut sink, rep, scratch, form.closer, &mut chosen)
         };
         if let Some(body) = chosen {
-            self.lock(body);
+            let Mode::Call { form, .. } = &self.mode else {
+                unreachable!()
+            };
+            let opener = form.opener;
+            self.lock(body, opener);
         }
         match step {
             Step::NeedMore => input.len(),
@@ -560,7 +615,18 @@ impl Parser {
                 consumed,
                 closer_seen,
             } => {
-                let leftover = self.end_body(closer_seen);
+                let form = match &self.mode {
+                    Mode::Call { form, .. } => *form,
+                    _ => unreachable!(),
+                };
+                // A marker other than the closer ended the body: read it again after
+                // this call (the next call's opener, an end-of-turn token).
+                let other = match self.rep.terminated_by() {
+                    Some(m) if closer_seen && m != form.closer => m,
+                    _ => b"",
+                };
+                let mut leftover = self.end_body(closer_seen && other.is_empty());
+                leftover.splice(0..0, other.iter().copied());
                 if !leftover.is_empty() {
                     self.process(&leftover);
                 }
@@ -579,7 +645,9 @@ impl Parser {
                     let rejected = grammar.take_rejected();
                     let reasoning = within.is_some();
                     self.mode = within.map_or(Mode::Text, Mode::Reasoning);
-                    self.emit_text(form.opener, reasoning);
+                    // The body prefix (the end of the opener) was read again as body.
+                    let opener = &form.opener[..form.opener.len() - form.body_prefix.len()];
+                    self.emit_text(opener, reasoning);
                     self.emit_text(&rejected, reasoning);
                 }
                 consumed
@@ -624,10 +692,14 @@ impl Parser {
         consumed
     }
 
-    fn lock(&mut self, body: &'static Body) {
+    /// `auto` saw a certain call: report the dialect its body belongs to, and keep only
+    /// the dialects that share its opener (several dialects may share one: Jamba,
+    /// Hunyuan and MiniMax M1 all open with `<tool_calls>`).
+    fn lock(&mut self, body: &'static Body, opener: &'static [u8]) {
         if self.config.dialect == Dialect::Auto && self.locked.is_none() {
             if let Some(d) = Grammar::chosen(body) {
                 self.locked = Some(d);
+                self.locked_opener = opener;
                 self.build_tables();
             }
         }
@@ -654,14 +726,16 @@ impl Parser {
             sink.repairs(repairs);
         }
         let back = within.map_or(Mode::Text, Mode::Reasoning);
-        if closer_seen || form.closer.is_empty() {
+        if closer_seen || (form.closer.is_empty() && !form.repeats) {
             sink.end();
             self.mode = back;
         } else {
             self.mode = Mode::AfterCall {
-                closer: form.closer,
+                form,
                 held: SmallVec::new(),
                 within,
+                trailer_done: form.trailer.is_empty(),
+                gap: SmallVec::new(),
             };
         }
         leftover
@@ -699,25 +773,58 @@ impl Parser {
 
     fn after_call(&mut self, input: &[u8]) -> usize {
         let Mode::AfterCall {
-            closer,
+            form,
             held,
             within,
+            trailer_done,
+            gap,
         } = &mut self.mode
         else {
             unreachable!()
         };
-        let (closer, within) = (*closer, *within);
+        let (form, within) = (*form, *within);
+        let closer = form.closer;
         for (i, &b) in input.iter().enumerate() {
-            if held.is_empty() && b.is_ascii_whitespace() {
-                continue;
-            }
-            if held.is_empty() && matches!(b, b'}' | b']') {
-                // A redundant closer after the body.
-                let (mut sink, ..) = self.sink();
-                sink.repair(Repair::RedundantCloser);
-                return i + 1;
+            if held.is_empty() {
+                if b.is_ascii_whitespace() || (form.repeats && matches!(b, b';' | b',')) {
+                    if closer.is_empty() && b.is_ascii_whitespace() {
+                        gap.push(b);
+                    }
+                    continue;
+                }
+                if form.repeats && matches!(b, b'{' | b'[') {
+                    // Another body of the same form: the next call.
+                    let (mut sink, ..) = self.sink();
+                    sink.end();
+                    self.start_call(form, within);
+                    return i;
+                }
+                if matches!(b, b'}' | b']') {
+                    // A redundant closer after the body.
+                    let (mut sink, ..) = self.sink();
+                    if sink.calls.is_open() {
+                        sink.repair(Repair::RedundantCloser);
+                    }
+                    return i + 1;
+                }
+                if closer.is_empty() {
+                    // No more bodies: what follows is text again.
+                    let gap = std::mem::take(gap);
+                    let (mut sink, ..) = self.sink();
+                    sink.end();
+                    self.mode = within.map_or(Mode::Text, Mode::Reasoning);
+                    self.process(&gap);
+                    return i;
+                }
             }
             held.push(b);
+            if !*trailer_done && form.trailer.starts_with(held) {
+                if held.len() == form.trailer.len() {
+                    held.clear();
+                    *trailer_done = true;
+                }
+                continue;
+            }
             if closer.starts_with(held) {
                 if held.len() == closer.len() {
                     let (mut sink, ..) = self.sink();
@@ -730,7 +837,10 @@ impl Parser {
             // Something else: the closer was dropped.
             let held = std::mem::take(held);
             let (mut sink, ..) = self.sink();
-            sink.repair(Repair::MissingCloser);
+            // (An array body released its calls already: nothing is open to repair.)
+            if sink.calls.is_open() {
+                sink.repair(Repair::MissingCloser);
+            }
             sink.end();
             self.mode = within.map_or(Mode::Text, Mode::Reasoning);
             let from_input = held.len().min(i + 1);
@@ -833,12 +943,23 @@ impl Parser {
                     sink.abort(Abort::Truncated);
                 }
             }
-            Mode::AfterCall { closer, held, .. } => {
+            Mode::AfterCall {
+                form,
+                held,
+                gap,
+                within,
+                ..
+            } => {
                 let (mut sink, ..) = self.sink();
-                if !closer.starts_with(&held) || held.len() < closer.len() {
+                let closer = form.closer;
+                if sink.calls.is_open() && (!closer.starts_with(&held) || held.len() < closer.len())
+                {
                     sink.repair(Repair::MissingCloser);
                 }
                 sink.end();
+                if !gap.is_empty() {
+                    self.emit_text(&gap, within.is_some());
+                }
             }
             Mode::Skip { .. } => {}
         }

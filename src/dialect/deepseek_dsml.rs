@@ -31,6 +31,7 @@ pub(crate) static SPEC: Spec = Spec {
             closer: b"",
             implies: None,
             anchored: false,
+            ..CallForm::BASE
         },
         CallForm {
             opener: b"<invoke name=",
@@ -38,6 +39,7 @@ pub(crate) static SPEC: Spec = Spec {
             closer: b"",
             implies: None,
             anchored: false,
+            ..CallForm::BASE
         },
     ],
     strip: &[

@@ -10,6 +10,7 @@ static CALL: NameArgsSpec = NameArgsSpec {
     separator: b"",
     alt_string: b"<|\"|>",
     native: &[Repair::UnquotedKey],
+    ..NameArgsSpec::BASE
 };
 
 /// The opener dropped: `call:NAME{...}` at the start of a line.
@@ -28,6 +29,7 @@ pub(crate) static SPEC: Spec = Spec {
             closer: b"<tool_call|>",
             implies: None,
             anchored: false,
+            ..CallForm::BASE
         },
         CallForm {
             opener: b"call:",
@@ -35,6 +37,7 @@ pub(crate) static SPEC: Spec = Spec {
             closer: b"<tool_call|>",
             implies: Some(Repair::MissingOpener),
             anchored: true,
+            ..CallForm::BASE
         },
     ],
     strip: &[

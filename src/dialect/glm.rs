@@ -29,6 +29,7 @@ pub(crate) static SPEC: Spec = Spec {
         closer: b"</tool_call>",
         implies: None,
         anchored: false,
+        ..CallForm::BASE
     }],
     strip: &[
         b"</tool_call>",

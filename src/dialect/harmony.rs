@@ -21,6 +21,7 @@ pub(crate) static SPEC: Spec = Spec {
             closer: b"",
             implies: None,
             anchored: false,
+            ..CallForm::BASE
         },
         CallForm {
             opener: b"<|start|>",
@@ -28,6 +29,7 @@ pub(crate) static SPEC: Spec = Spec {
             closer: b"",
             implies: None,
             anchored: false,
+            ..CallForm::BASE
         },
     ],
     strip: &[

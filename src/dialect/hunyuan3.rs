@@ -26,6 +26,7 @@ pub(crate) static SPEC: Spec = Spec {
         closer: b"</tool_call:opensource>",
         implies: None,
         anchored: false,
+        ..CallForm::BASE
     }],
     strip: &[
         b"<tool_calls:opensource>",

@@ -28,6 +28,7 @@ pub(crate) static SPEC: Spec = Spec {
         closer: b"",
         implies: None,
         anchored: false,
+        ..CallForm::BASE
     }],
     strip: &[
         b"<minimax:tool_call>",

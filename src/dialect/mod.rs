@@ -19,6 +19,22 @@ mod muse_glimmer;
 mod seed_oss;
 
 pub use detect::{Evidence, Source};
+// JSON-bodied dialects.
+mod command_r;
+mod deepseek;
+mod functionary;
+mod granite;
+mod heuristic_json;
+mod hunyuan;
+mod inkling;
+mod internlm;
+mod jamba;
+mod kimi_k2;
+mod llama3_json;
+mod minimax_m1;
+mod mistral;
+mod phi4_mini;
+mod xlam;
 
 use crate::repairs::{Repair, Repairs};
 
@@ -55,6 +71,48 @@ pub enum Dialect {
     /// Meta Muse-Glimmer: harmony-style segments with `<atem:invoke name="NAME">
     /// <atem:parameter name="K">V</atem:parameter></atem:invoke>` calls.
     MuseGlimmer,
+    // JSON-bodied dialects.
+    /// Mistral `[TOOL_CALLS][{"name", "arguments", "id"}]` (before v11) and
+    /// `[TOOL_CALLS]NAME[ARGS]{...}` (v11+, also `[CALL_ID]ID`), `[THINK]` reasoning.
+    Mistral,
+    /// Llama 3.x `{"name", "parameters"}` at the start or after `<|python_tag|>`, `;`
+    /// between calls; Llama 4 `<|python_start|>...<|python_end|>`. Bare JSON is
+    /// explicit-only (not in `auto`).
+    Llama3Json,
+    /// DeepSeek V3 / R1 `<｜tool▁call▁begin｜>function<｜tool▁sep｜>NAME` + a fenced JSON
+    /// body, and V3.1 `<｜tool▁call▁begin｜>NAME<｜tool▁sep｜>{...}<｜tool▁call▁end｜>`.
+    DeepSeekV3,
+    /// Kimi K2 `<|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>{...}<|tool_call_end|>`.
+    KimiK2,
+    /// IBM Granite 3.x `<|tool_call|>[...]` / `<tool_call>[...]`, granite-20b
+    /// `<function_call> {...}`.
+    Granite,
+    /// AI21 Jamba `<tool_calls>[...]</tool_calls>`.
+    Jamba,
+    /// Tencent Hunyuan-A13B `<answer><tool_calls>[...]</tool_calls></answer>`.
+    Hunyuan,
+    /// MiniMax M1 `<tool_calls>` with one JSON call per line.
+    MinimaxM1,
+    /// Salesforce xLAM: a JSON array, bare at the start, fenced or after a marker
+    /// (opt-in, not in `auto`).
+    Xlam,
+    /// InternLM2 `<|action_start|><|plugin|>{"name", "parameters"}<|action_end|>`.
+    InternLm,
+    /// Phi-4-mini `functools[{...}, ...]`.
+    Phi4Mini,
+    /// Functionary v3.2 `>>>NAME\n{...}` (opt-in, not in `auto`).
+    FunctionaryV32,
+    /// Functionary v3.1 `<function=NAME>{...}</function>` (opt-in, not in `auto`).
+    FunctionaryV31,
+    /// Cohere Command R7B / A `<|START_ACTION|>[{"tool_call_id", "tool_name",
+    /// "parameters"}]<|END_ACTION|>`.
+    CommandR,
+    /// Thinking Machines Inkling `<|content_invoke_tool_json|>{"name", "args"}<|end_message|>`.
+    Inkling,
+    /// A `` ```json `` fenced call (opt-in heuristic, not in `auto`).
+    FencedJson,
+    /// A bare JSON call at the start of the output (opt-in heuristic, not in `auto`).
+    BareJson,
 }
 
 impl Dialect {
@@ -71,6 +129,24 @@ impl Dialect {
         Dialect::Hunyuan3,
         Dialect::Harmony,
         Dialect::MuseGlimmer,
+        // JSON-bodied dialects.
+        Dialect::Mistral,
+        Dialect::Llama3Json,
+        Dialect::DeepSeekV3,
+        Dialect::KimiK2,
+        Dialect::Granite,
+        Dialect::Jamba,
+        Dialect::Hunyuan,
+        Dialect::MinimaxM1,
+        Dialect::Xlam,
+        Dialect::InternLm,
+        Dialect::Phi4Mini,
+        Dialect::FunctionaryV32,
+        Dialect::FunctionaryV31,
+        Dialect::CommandR,
+        Dialect::Inkling,
+        Dialect::FencedJson,
+        Dialect::BareJson,
     ];
 
     /// The dialect's stable name (`auto`, `hermes`, `qwen3_coder`, ...).
@@ -88,6 +164,24 @@ impl Dialect {
             Dialect::Hunyuan3 => "hunyuan3",
             Dialect::Harmony => "harmony",
             Dialect::MuseGlimmer => "muse_glimmer",
+            // JSON-bodied dialects.
+            Dialect::Mistral => "mistral",
+            Dialect::Llama3Json => "llama3_json",
+            Dialect::DeepSeekV3 => "deepseek_v3",
+            Dialect::KimiK2 => "kimi_k2",
+            Dialect::Granite => "granite",
+            Dialect::Jamba => "jamba",
+            Dialect::Hunyuan => "hunyuan",
+            Dialect::MinimaxM1 => "minimax_m1",
+            Dialect::Xlam => "xlam",
+            Dialect::InternLm => "internlm",
+            Dialect::Phi4Mini => "phi4_mini",
+            Dialect::FunctionaryV32 => "functionary_v32",
+            Dialect::FunctionaryV31 => "functionary_v31",
+            Dialect::CommandR => "command_r",
+            Dialect::Inkling => "inkling",
+            Dialect::FencedJson => "fenced_json",
+            Dialect::BareJson => "bare_json",
         }
     }
 
@@ -113,6 +207,28 @@ impl Dialect {
             "hunyuan3" | "hunyuan_3" | "hy3" => Dialect::Hunyuan3,
             "harmony" | "gpt_oss" | "gptoss" | "openai" => Dialect::Harmony,
             "muse_glimmer" | "glimmer" | "muse" => Dialect::MuseGlimmer,
+            // JSON-bodied dialects.
+            "mistral" | "mistral_nemo" | "magistral" | "ministral" | "devstral" => Dialect::Mistral,
+            "llama3_json" | "llama3" | "llama" | "llama4_json" | "llama3_1" | "llama3_2"
+            | "llama3_3" => Dialect::Llama3Json,
+            "deepseek_v3" | "deepseekv3" | "deepseek_r1" | "deepseekr1" | "deepseek_v31"
+            | "deepseekv31" | "deepseek" => Dialect::DeepSeekV3,
+            "kimi_k2" | "kimik2" | "kimi" => Dialect::KimiK2,
+            "granite" | "granite3" | "granite_20b_fc" | "granite_20b" => Dialect::Granite,
+            "jamba" => Dialect::Jamba,
+            "hunyuan" | "hunyuan_a13b" => Dialect::Hunyuan,
+            "minimax_m1" | "minimax" => Dialect::MinimaxM1,
+            "xlam" => Dialect::Xlam,
+            "internlm" | "internlm2" | "internlm2_5" | "interns1" => Dialect::InternLm,
+            "phi4_mini" | "phi4_mini_json" | "phi4" | "firefunction" => Dialect::Phi4Mini,
+            "functionary_v32" | "functionary" | "functionary_v3_2" => Dialect::FunctionaryV32,
+            "functionary_v31" | "functionary_v3_1" => Dialect::FunctionaryV31,
+            "command_r" | "command_r7b" | "command_a" | "cohere" | "cohere_command3" => {
+                Dialect::CommandR
+            }
+            "inkling" => Dialect::Inkling,
+            "fenced_json" | "fenced" => Dialect::FencedJson,
+            "bare_json" | "json" => Dialect::BareJson,
             _ => return None,
         })
     }
@@ -161,6 +277,24 @@ impl Dialect {
             Dialect::Hunyuan3 => &hunyuan3::SPEC,
             Dialect::Harmony => &harmony::SPEC,
             Dialect::MuseGlimmer => &muse_glimmer::SPEC,
+            // JSON-bodied dialects.
+            Dialect::Mistral => &mistral::SPEC,
+            Dialect::Llama3Json => &llama3_json::SPEC,
+            Dialect::DeepSeekV3 => &deepseek::SPEC,
+            Dialect::KimiK2 => &kimi_k2::SPEC,
+            Dialect::Granite => &granite::SPEC,
+            Dialect::Jamba => &jamba::SPEC,
+            Dialect::Hunyuan => &hunyuan::SPEC,
+            Dialect::MinimaxM1 => &minimax_m1::SPEC,
+            Dialect::Xlam => &xlam::SPEC,
+            Dialect::InternLm => &internlm::SPEC,
+            Dialect::Phi4Mini => &phi4_mini::SPEC,
+            Dialect::FunctionaryV32 => &functionary::V32,
+            Dialect::FunctionaryV31 => &functionary::V31,
+            Dialect::CommandR => &command_r::SPEC,
+            Dialect::Inkling => &inkling::SPEC,
+            Dialect::FencedJson => &heuristic_json::FENCED,
+            Dialect::BareJson => &heuristic_json::BARE_JSON,
         }
     }
 }
@@ -205,6 +339,36 @@ pub(crate) struct CallForm {
     /// A weak opener (plain words like `call:`): it counts only at the start of a line,
     /// and if what follows is not a call, it and what was read stay text.
     pub anchored: bool,
+    /// Skipped between the body and the closer when present (DeepSeek's closing fence).
+    pub trailer: &'static [u8],
+    /// The end of the opener that is also the start of the body (the `{` of a bare
+    /// JSON call): fed to the grammar after the opener matched.
+    pub body_prefix: &'static [u8],
+    /// The opener counts only at the start of the output (nothing but blanks, markers
+    /// and reasoning before it): bare JSON is a call only there.
+    pub start_only: bool,
+    /// More bodies may follow the first before the closer (or, without a closer, right
+    /// after it), separated by blanks, `;` or `,`: JSON lines, `; `-separated objects.
+    pub repeats: bool,
+    /// Found without a marker (bare or fenced JSON): released only when it names a
+    /// declared tool (or no tools are declared).
+    pub heuristic: bool,
+}
+
+impl CallForm {
+    /// The defaults of the optional fields; statics fill the rest with `..CallForm::BASE`.
+    pub(crate) const BASE: CallForm = CallForm {
+        opener: b"",
+        body: Body::Sniff(&[]),
+        closer: b"",
+        implies: None,
+        anchored: false,
+        trailer: b"",
+        body_prefix: b"",
+        start_only: false,
+        repeats: false,
+        heuristic: false,
+    };
 }
 
 /// The grammar of a call body.
@@ -297,9 +461,28 @@ pub(crate) struct NameArgsSpec {
     pub alt_string: &'static [u8],
     /// Repairs that are this grammar's normal syntax (bare keys), not reported.
     pub native: &'static [Repair],
+    /// A second separator that also ends the name (DeepSeek V3's `` ```json ``).
+    pub alt_separator: &'static [u8],
+    /// Ends the name when a call id follows it, up to the separator (Mistral
+    /// `NAME[CALL_ID]ID[ARGS]`); empty for none.
+    pub id_separator: &'static [u8],
+    /// The "name" is a call id that embeds the name (Kimi `functions.NAME:0`): it is
+    /// kept as the call id and the name is taken out of it.
+    pub name_is_id: bool,
 }
 
 impl NameArgsSpec {
+    /// The defaults of the optional fields (`..NameArgsSpec::BASE`).
+    pub(crate) const BASE: NameArgsSpec = NameArgsSpec {
+        name_prefix: b"",
+        separator: b"",
+        alt_string: b"",
+        native: &[],
+        alt_separator: b"",
+        id_separator: b"",
+        name_is_id: false,
+    };
+
     pub(crate) fn native_repairs(&self) -> Repairs {
         self.native.iter().copied().collect()
     }
@@ -334,10 +517,26 @@ pub(crate) fn dialect_of_body(body: &Body) -> Option<Dialect> {
 pub(crate) fn auto_specs() -> &'static [&'static Spec] {
     // Qwen3-Coder first: its data is a superset of Hermes's (same wrapper and bodies,
     // plus the bare openers), so a sniffed `<tool_call>` body locks onto it.
-    static ALL: [&Spec; 10] = [
+    // Opt-in dialects (bare or fenced JSON, `>>>`, Functionary's `<function=`) are left
+    // out: their openers mean other things in other dialects. Where two dialects share
+    // a marker, the first listed reads it.
+    static ALL: [&Spec; 22] = [
         &qwen3_coder::SPEC,
         &hermes::SPEC,
         &gemma4::SPEC,
+        // JSON-bodied dialects.
+        &mistral::SPEC,
+        &llama3_json::AUTO_SPEC,
+        &deepseek::SPEC,
+        &kimi_k2::SPEC,
+        &granite::SPEC,
+        &jamba::SPEC,
+        &hunyuan::SPEC,
+        &minimax_m1::SPEC,
+        &internlm::SPEC,
+        &phi4_mini::SPEC,
+        &command_r::SPEC,
+        &inkling::SPEC,
         // XML, pythonic and harmony dialects
         &seed_oss::SPEC,
         &glm::SPEC,

@@ -34,6 +34,7 @@ pub(crate) static SPEC: Spec = Spec {
             closer: b"",
             implies: None,
             anchored: false,
+            ..CallForm::BASE
         },
         CallForm {
             opener: b"<atem:invoke name=",
@@ -41,6 +42,7 @@ pub(crate) static SPEC: Spec = Spec {
             closer: b"",
             implies: None,
             anchored: false,
+            ..CallForm::BASE
         },
     ],
     strip: &[

@@ -41,6 +41,7 @@ pub(crate) static SPEC: Spec = Spec {
             closer: b"</tool_call>",
             implies: None,
             anchored: false,
+            ..CallForm::BASE
         },
         CallForm {
             opener: b"<function=",
@@ -48,6 +49,7 @@ pub(crate) static SPEC: Spec = Spec {
             closer: b"</tool_call>",
             implies: Some(Repair::MissingOpener),
             anchored: false,
+            ..CallForm::BASE
         },
         CallForm {
             opener: b"<parameter=",
@@ -55,6 +57,7 @@ pub(crate) static SPEC: Spec = Spec {
             closer: b"</tool_call>",
             implies: Some(Repair::MissingOpener),
             anchored: true,
+            ..CallForm::BASE
         },
     ],
     strip: &[

@@ -15,6 +15,7 @@ pub(crate) static SPEC: Spec = Spec {
         closer: b"</seed:tool_call>",
         implies: None,
         anchored: false,
+        ..CallForm::BASE
     }],
     strip: &[
         b"</seed:tool_call>",

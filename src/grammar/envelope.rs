@@ -46,6 +46,9 @@ pub(crate) struct Envelope {
     value_is_container: bool,
     function_depth: Option<u32>,
     array_body: bool,
+    /// The name, held until the arguments begin or the call object ends, so that an id
+    /// written after the name (but before the arguments) still becomes the call id.
+    name: Option<String>,
 }
 
 impl Envelope {
@@ -65,6 +68,7 @@ impl Envelope {
             value_is_container: false,
             function_depth: None,
             array_body: false,
+            name: None,
         }
     }
 
@@ -115,6 +119,7 @@ impl Envelope {
         scratch.clear();
         let status = rep.drain_at_eof(scratch);
         let _ = self.project(scratch, sink);
+        self.flush_name(sink);
         matches!(status, Status::Complete { .. } | Status::Terminated { .. })
     }
 
@@ -228,6 +233,10 @@ impl Envelope {
                         self.in_value = false;
                     }
                     self.depth = self.depth.saturating_sub(1);
+                    if self.depth == u32::from(self.array_body) {
+                        // The call object ended.
+                        self.flush_name(sink);
+                    }
                     if self.in_value && self.value_is_container && self.depth == self.base {
                         self.flush_run(out, &mut run, i + 1, sink)?;
                         self.in_value = false;
@@ -281,9 +290,18 @@ impl Envelope {
         Ok(())
     }
 
+    fn flush_name(&mut self, sink: &mut Sink<'_>) {
+        if let Some(name) = self.name.take() {
+            sink.name(&name);
+        }
+    }
+
     fn start_value(&mut self, container: bool, sink: &mut Sink<'_>) {
         let (field, repair) = self.classify();
         self.field = field;
+        if field == Field::Args {
+            self.flush_name(sink);
+        }
         if let Some(r) = repair {
             sink.repair(r);
         }
@@ -318,7 +336,7 @@ impl Envelope {
         self.expect = Expect::Comma;
         let text: String = serde_json::from_slice(&self.buf).unwrap_or_default();
         match self.field {
-            Field::Name => sink.name(&text),
+            Field::Name if self.name.is_none() && !sink.has_name() => self.name = Some(text),
             Field::Id => sink.id(&text),
             Field::Args => {
                 if !text.trim_start().starts_with(['{', '[']) {

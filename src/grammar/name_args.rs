@@ -13,7 +13,20 @@ use crate::repairs::Repair;
 enum Phase {
     Prefix,
     Name,
+    /// After the id separator: the call id, up to the separator.
+    Id,
     Args,
+}
+
+/// How the arguments value began.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum ArgsKind {
+    /// Nothing but blanks yet.
+    Unknown,
+    /// An object (or anything but a string): streamed as it is decided.
+    Value,
+    /// A JSON string holding the arguments: collected, then decoded.
+    Encoded,
 }
 
 pub(crate) struct NameArgs {
@@ -25,6 +38,11 @@ pub(crate) struct NameArgs {
     weak: bool,
     rejected: Vec<u8>,
     keys_pending: bool,
+    /// The name, held while the call id that follows it is read.
+    name: Option<String>,
+    kind: ArgsKind,
+    /// The repaired string of string-encoded arguments.
+    encoded: Vec<u8>,
 }
 
 /// Bytes a tool name is made of.
@@ -46,7 +64,18 @@ impl NameArgs {
             },
             buf: Vec::new(),
             leftover: Vec::new(),
+            name: None,
+            kind: ArgsKind::Unknown,
+            encoded: Vec::new(),
         }
+    }
+
+    /// Whether `b` can continue a separator (so a weak name is not rejected at it).
+    fn in_separator(&self, b: u8) -> bool {
+        let s = self.spec;
+        [s.separator, s.alt_separator, s.id_separator]
+            .iter()
+            .any(|sep| sep.contains(&b))
     }
 
     pub(crate) fn take_rejected(&mut self) -> Vec<u8> {
@@ -106,7 +135,8 @@ impl NameArgs {
                 Phase::Name => {
                     if self.weak
                         && !is_name_byte(b)
-                        && !(self.spec.separator.is_empty() && b == b'{')
+                        && (!self.spec.separator.is_empty() || b != b'{')
+                        && !self.in_separator(b)
                     {
                         // Not a call after all: the opener and the name read so far are text.
                         self.rejected = std::mem::take(&mut self.buf);
@@ -117,6 +147,24 @@ impl NameArgs {
                         i -= 1;
                     }
                     if self.buf.len() > sink.config.limits.max_name_bytes {
+                        return Step::Abort {
+                            why: Abort::TooLarge,
+                            consumed: i,
+                        };
+                    }
+                }
+                Phase::Id => {
+                    self.buf.push(b);
+                    if self.buf.ends_with(self.spec.separator) {
+                        let n = self.buf.len() - self.spec.separator.len();
+                        let id = String::from_utf8_lossy(&self.buf[..n]).into_owned();
+                        self.buf.clear();
+                        sink.id(id.trim());
+                        if let Some(name) = self.name.take() {
+                            sink.name(&name);
+                        }
+                        self.phase = Phase::Args;
+                    } else if self.buf.len() > sink.config.limits.max_name_bytes {
                         return Step::Abort {
                             why: Abort::TooLarge,
                             consumed: i,
@@ -137,9 +185,22 @@ impl NameArgs {
                 });
             }
         }
+        if self.kind == ArgsKind::Unknown {
+            // Blanks before the arguments are framing (DeepSeek's fence line).
+            while input.get(i).is_some_and(u8::is_ascii_whitespace) {
+                i += 1;
+            }
+            if let Some(&b) = input.get(i) {
+                self.kind = if b == b'"' {
+                    ArgsKind::Encoded
+                } else {
+                    ArgsKind::Value
+                };
+            }
+        }
         scratch.clear();
         let status = rep.feed(&input[i..], scratch);
-        if let Err(why) = sink.args(scratch) {
+        if let Err(why) = self.args(scratch, sink, status != Status::NeedMore) {
             return Step::Abort {
                 why,
                 consumed: input.len(),
@@ -166,16 +227,51 @@ impl NameArgs {
         }
     }
 
+    /// Repaired argument bytes: streamed, or collected when they are an encoded string
+    /// (decoded and repaired once the string ends).
+    fn args(&mut self, bytes: &[u8], sink: &mut Sink<'_>, done: bool) -> Result<(), Abort> {
+        if self.kind != ArgsKind::Encoded {
+            return sink.args(bytes);
+        }
+        self.encoded.extend_from_slice(bytes);
+        if !done {
+            return Ok(());
+        }
+        sink.repair(Repair::ArgumentsString);
+        let encoded = std::mem::take(&mut self.encoded);
+        let text: Option<String> = serde_json::from_slice(&encoded).ok();
+        match text.as_deref().map(|t| crate::repair(t.as_bytes())) {
+            Some(Ok(fixed)) => {
+                sink.repairs(fixed.repairs);
+                sink.args(fixed.json.as_bytes())
+            }
+            _ => sink.args(&encoded),
+        }
+    }
+
     /// One byte of the name; true when the name ended at it.
     ///
     /// The separator-less form ends the name at `{` (or a Python-style `(`).
     fn name_byte(&mut self, b: u8, sink: &mut Sink<'_>) -> bool {
         let sep = self.spec.separator;
+        let mut for_id = false;
+        let mut sep_len = sep.len();
         let ends = if sep.is_empty() {
             matches!(b, b'{' | b'(')
         } else {
             self.buf.push(b);
-            self.buf.ends_with(sep)
+            let alt = self.spec.alt_separator;
+            let id = self.spec.id_separator;
+            if !alt.is_empty() && self.buf.ends_with(alt) {
+                sep_len = alt.len();
+                true
+            } else if !id.is_empty() && self.buf.ends_with(id) {
+                sep_len = id.len();
+                for_id = true;
+                true
+            } else {
+                self.buf.ends_with(sep)
+            }
         };
         if !ends {
             if sep.is_empty() {
@@ -184,14 +280,26 @@ impl NameArgs {
             return false;
         }
         if !sep.is_empty() {
-            let n = self.buf.len() - sep.len();
+            let n = self.buf.len() - sep_len;
             self.buf.truncate(n);
         } else {
             self.leftover.clear();
         }
-        let name = String::from_utf8_lossy(&self.buf).into_owned();
+        let raw = String::from_utf8_lossy(&self.buf).trim().to_owned();
         self.buf.clear();
-        sink.name(name.trim());
+        let name = if self.spec.name_is_id {
+            sink.id(&raw);
+            name_in_id(&raw).to_owned()
+        } else {
+            raw
+        };
+        if for_id {
+            // The id follows; the call starts once it is read.
+            self.name = Some(name);
+            self.phase = Phase::Id;
+            return true;
+        }
+        sink.name(&name);
         if b == b'(' {
             sink.repair(Repair::PythonValue);
         }
@@ -210,8 +318,25 @@ impl NameArgs {
         }
         scratch.clear();
         let status = rep.drain_at_eof(scratch);
-        let _ = sink.args(scratch);
-        matches!(status, Status::Complete { .. } | Status::Terminated { .. })
+        let done = matches!(status, Status::Complete { .. } | Status::Terminated { .. });
+        let _ = self.args(scratch, sink, done);
+        done
+    }
+}
+
+/// The tool name inside a call id: `functions.NAME:0`, `NAME:0`, `functions_NAME_0`.
+fn name_in_id(id: &str) -> &str {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if let Some(rest) = id.strip_prefix("functions_") {
+        return match rest.rsplit_once('_') {
+            Some((name, n)) if digits(n) && !name.is_empty() => name,
+            _ => rest,
+        };
+    }
+    let rest = id.strip_prefix("functions.").unwrap_or(id);
+    match rest.rsplit_once(':') {
+        Some((name, n)) if digits(n) && !name.is_empty() => name,
+        _ => rest,
     }
 }
 

@@ -137,6 +137,8 @@ pub(crate) struct Repairer {
     repairs: Repairs,
     stop: Option<Status>,
     started: bool,
+    /// Which terminator ended the value (an id in `opts.terminators`).
+    terminated_by: Option<MarkerId>,
 }
 
 const CURLY_DOUBLE_OPEN: &[u8] = "\u{201c}".as_bytes();
@@ -164,6 +166,7 @@ impl Repairer {
             repairs: Repairs::NONE,
             stop: None,
             started: false,
+            terminated_by: None,
         };
         r.rebuild();
         r
@@ -208,6 +211,12 @@ impl Repairer {
         self.repairs = Repairs::NONE;
         self.stop = None;
         self.started = false;
+        self.terminated_by = None;
+    }
+
+    /// The terminator that ended the value, if one did.
+    pub(crate) fn terminated_by(&self) -> Option<&'static [u8]> {
+        self.terminated_by.map(|id| self.opts.terminators.get(id))
     }
 
     pub(crate) fn repairs(&self) -> Repairs {
@@ -450,6 +459,7 @@ impl Repairer {
                         self.flag(Repair::MissingClosers);
                     }
                     self.st = St::Done;
+                    self.terminated_by = Some(id);
                     self.stop = Some(Status::Terminated {
                         consumed: 0,
                         marker: id,
@@ -1097,6 +1107,7 @@ impl Repairer {
                 } else {
                     self.close_all(out);
                     self.st = St::Done;
+                    self.terminated_by = Some(id);
                     self.stop = Some(Status::Terminated {
                         consumed: 0,
                         marker: id,

@@ -1,0 +1,63 @@
+//! Opt-in heuristics for models without a call marker: a `` ```json `` fenced call
+//! (`fenced_json`) and a bare JSON call at the start of the output (`bare_json`). Such
+//! calls are released only when they name a declared tool (or no tools are declared).
+
+use super::{Body, CallForm, Dialect, Spec, HERMES_ENVELOPE};
+
+const FENCE: CallForm = CallForm {
+    opener: b"```json",
+    body: Body::Envelope(&HERMES_ENVELOPE),
+    closer: b"```",
+    repeats: true,
+    heuristic: true,
+    ..CallForm::BASE
+};
+
+pub(crate) static FENCED: Spec = Spec {
+    dialect: Dialect::FencedJson,
+    reasoning: &[(b"<think>", b"</think>")],
+    calls: &[
+        FENCE,
+        CallForm {
+            opener: b"```JSON",
+            ..FENCE
+        },
+        // A fence without a language, holding JSON.
+        CallForm {
+            opener: b"```\n{",
+            body_prefix: b"{",
+            ..FENCE
+        },
+        CallForm {
+            opener: b"```\n[",
+            body_prefix: b"[",
+            ..FENCE
+        },
+    ],
+    strip: &[b"</think>"],
+};
+
+const BARE: CallForm = CallForm {
+    opener: b"{",
+    body: Body::Envelope(&HERMES_ENVELOPE),
+    anchored: true,
+    body_prefix: b"{",
+    start_only: true,
+    repeats: true,
+    heuristic: true,
+    ..CallForm::BASE
+};
+
+pub(crate) static BARE_JSON: Spec = Spec {
+    dialect: Dialect::BareJson,
+    reasoning: &[(b"<think>", b"</think>")],
+    calls: &[
+        BARE,
+        CallForm {
+            opener: b"[",
+            body_prefix: b"[",
+            ..BARE
+        },
+    ],
+    strip: &[b"</think>"],
+};

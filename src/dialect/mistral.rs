@@ -1,0 +1,27 @@
+//! Mistral `[TOOL_CALLS]`: before v11 a JSON array of `{"name", "arguments", "id"}`, from
+//! v11 `NAME[ARGS]{...}` (with `[CALL_ID]ID` in Mistral Small 3.2), parallel calls as
+//! repeated markers. No closer: a call ends where its value ends. Reasoning in
+//! `[THINK]...[/THINK]`.
+
+use super::{Body, CallForm, Dialect, NameArgsSpec, Spec, HERMES_ENVELOPE};
+
+/// v11+: `NAME[ARGS]{...}` or `NAME[CALL_ID]ID[ARGS]{...}`.
+static V11: NameArgsSpec = NameArgsSpec {
+    separator: b"[ARGS]",
+    id_separator: b"[CALL_ID]",
+    ..NameArgsSpec::BASE
+};
+
+/// A JSON array (or object) before v11, the name first from v11 on.
+static BODIES: [Body; 2] = [Body::Envelope(&HERMES_ENVELOPE), Body::NameArgs(&V11)];
+
+pub(crate) static SPEC: Spec = Spec {
+    dialect: Dialect::Mistral,
+    reasoning: &[(b"[THINK]", b"[/THINK]")],
+    calls: &[CallForm {
+        opener: b"[TOOL_CALLS]",
+        body: Body::Sniff(&BODIES),
+        ..CallForm::BASE
+    }],
+    strip: &[b"[/THINK]", b"[ARGS]", b"[CALL_ID]", b"</s>"],
+};
