@@ -92,7 +92,8 @@ pub(crate) enum Abort {
 /// The calls of one response.
 #[derive(Default)]
 pub(crate) struct Calls {
-    pub current: Option<Call>,
+    /// Boxed: an idle parser carries no call.
+    pub current: Option<Box<Call>>,
     pub next_index: u32,
     pub released: u32,
     pub truncated: bool,
@@ -145,7 +146,7 @@ impl Sink<'_> {
         if let Some(r) = implies.or(self.calls.pending_implies.take()) {
             call.repairs.insert(r);
         }
-        self.calls.current = Some(call);
+        self.calls.current = Some(Box::new(call));
         if index as usize >= self.config.limits.max_calls {
             self.abort(Abort::TooManyCalls);
             return false;
@@ -189,7 +190,7 @@ impl Sink<'_> {
     pub(crate) fn name(&mut self, raw: &str) {
         let config = self.config;
         let name = raw.trim();
-        let call = self.calls.current.get_or_insert_with(Call::default);
+        let call = self.calls.current.get_or_insert_with(Box::default);
         if call.name.is_some() {
             return;
         }
@@ -402,7 +403,7 @@ impl Sink<'_> {
         self.not_released(call, reason, feedback);
     }
 
-    fn not_released(&mut self, call: Call, reason: NotReleasedReason, feedback: String) {
+    fn not_released(&mut self, call: Box<Call>, reason: NotReleasedReason, feedback: String) {
         let completed = completed_members(&call);
         self.stats.count_not_released(reason, call.repairs);
         self.queue.not_released(
@@ -416,7 +417,7 @@ impl Sink<'_> {
         self.recycle(call);
     }
 
-    fn recycle(&mut self, call: Call) {
+    fn recycle(&mut self, call: Box<Call>) {
         if call.args.capacity() > self.calls.spare.capacity() {
             self.calls.spare = call.args;
         }

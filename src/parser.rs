@@ -29,6 +29,7 @@ use crate::repairs::{Repair, Repairs};
 use crate::scan::{Found, MarkerSet};
 use crate::stats::Stats;
 use smallvec::SmallVec;
+use std::sync::OnceLock;
 
 #[derive(Copy, Clone, Debug)]
 enum Action {
@@ -66,6 +67,25 @@ struct Tables {
 }
 
 impl Tables {
+    /// The tables for a dialect and policy, built once per process and shared: they are
+    /// dialect data, so a parser holds no table of its own (and `reset` builds nothing).
+    fn shared(dialect: Dialect, policy: InReasoning) -> &'static Tables {
+        const SLOTS: usize = 2 * (Dialect::ALL.len() + 1);
+        static CACHE: [OnceLock<Tables>; SLOTS] = [const { OnceLock::new() }; SLOTS];
+        let d = Dialect::ALL
+            .iter()
+            .position(|d| *d == dialect)
+            .map_or(0, |i| i + 1);
+        let slot = d * 2 + (policy == InReasoning::Extract) as usize;
+        CACHE[slot].get_or_init(|| {
+            let specs: Vec<&'static Spec> = match dialect {
+                Dialect::Auto => auto_specs().to_vec(),
+                d => vec![d.spec()],
+            };
+            Tables::build(&specs, policy)
+        })
+    }
+
     fn build(specs: &[&'static Spec], policy: InReasoning) -> Tables {
         let mut t = Tables::default();
         let mut closers: Vec<&'static [u8]> = Vec::new();
@@ -108,7 +128,8 @@ enum Mode {
     Reasoning(usize),
     Call {
         form: &'static CallForm,
-        grammar: Grammar,
+        /// Boxed: the grammars are large, and an idle parser should not carry one.
+        grammar: Box<Grammar>,
         /// The reasoning block the call was written in, to return to.
         within: Option<usize>,
         native: Repairs,
@@ -118,13 +139,13 @@ enum Mode {
     /// The body ended; the call waits for its closer (or anything else) to be released.
     AfterCall {
         closer: &'static [u8],
-        held: SmallVec<[u8; 32]>,
+        held: SmallVec<[u8; 16]>,
         within: Option<usize>,
     },
     /// Dropping the rest of a call that broke a limit, up to its closer.
     Skip {
         closer: &'static [u8],
-        held: SmallVec<[u8; 32]>,
+        held: SmallVec<[u8; 16]>,
     },
 }
 
@@ -139,10 +160,11 @@ pub struct Parser {
     queue: Queue,
     calls: Calls,
     stats: Stats,
-    rep: Repairer,
+    /// Built at the first call: a parser that only sees text holds no repairer.
+    rep: Option<Box<Repairer>>,
     scratch: Vec<u8>,
     mode: Mode,
-    tables: Tables,
+    tables: &'static Tables,
     locked: Option<Dialect>,
     /// Text bytes that could still begin a marker.
     held: SmallVec<[u8; 32]>,
@@ -162,15 +184,16 @@ impl Parser {
 
     /// A parser for `config`.
     pub fn with_config(config: Config) -> Parser {
+        let tables = Tables::shared(config.dialect, config.in_reasoning);
         let mut p = Parser {
-            rep: Repairer::new(Options::default()),
+            rep: None,
             config,
             queue: Queue::default(),
             calls: Calls::default(),
             stats: Stats::default(),
             scratch: Vec::new(),
             mode: Mode::Text,
-            tables: Tables::default(),
+            tables,
             locked: None,
             held: SmallVec::new(),
             utf8: SmallVec::new(),
@@ -201,7 +224,9 @@ impl Parser {
     pub fn reset(&mut self) {
         self.queue.clear();
         self.calls.reset();
-        self.rep.reset();
+        if let Some(rep) = &mut self.rep {
+            rep.reset();
+        }
         self.held.clear();
         self.utf8.clear();
         self.finished = false;
@@ -215,11 +240,8 @@ impl Parser {
     }
 
     fn build_tables(&mut self) {
-        let specs: Vec<&'static Spec> = match self.locked.unwrap_or(self.config.dialect) {
-            Dialect::Auto => auto_specs().to_vec(),
-            d => vec![d.spec()],
-        };
-        self.tables = Tables::build(&specs, self.config.in_reasoning);
+        let dialect = self.locked.unwrap_or(self.config.dialect);
+        self.tables = Tables::shared(dialect, self.config.in_reasoning);
     }
 
     /// The next event, borrowing from the parser until the next `push`, `finish` or
@@ -278,7 +300,7 @@ impl Parser {
         self.queue.end(stop, truncated);
     }
 
-    fn sink(&mut self) -> (Sink<'_>, &mut Repairer, &mut Vec<u8>, &mut Mode) {
+    fn sink(&mut self) -> (Sink<'_>, &mut Vec<u8>, &mut Mode) {
         (
             Sink {
                 calls: &mut self.calls,
@@ -286,10 +308,14 @@ impl Parser {
                 config: &self.config,
                 stats: &mut self.stats,
             },
-            &mut self.rep,
             &mut self.scratch,
             &mut self.mode,
         )
+    }
+
+    /// The repairer, built on first use.
+    fn rep(rep: &mut Option<Box<Repairer>>) -> &mut Repairer {
+        rep.get_or_insert_with(|| Box::new(Repairer::new(Options::default())))
     }
 
     fn table(&self) -> &Table {
@@ -490,8 +516,9 @@ impl Parser {
         if !form.closer.is_empty() {
             terminators.push(form.closer);
         }
-        self.rep.reset();
-        self.rep.set_options(Options {
+        let rep = Parser::rep(&mut self.rep);
+        rep.reset();
+        rep.set_options(Options {
             max_depth: limits.max_depth,
             lookahead: limits.lookahead,
             max_held: limits.max_held_bytes,
@@ -501,7 +528,7 @@ impl Parser {
         });
         self.mode = Mode::Call {
             form,
-            grammar: Grammar::new(&form.body, form.closer, form.anchored),
+            grammar: Box::new(Grammar::new(&form.body, form.closer, form.anchored)),
             within,
             native,
             body: 0,
@@ -541,7 +568,14 @@ impl Parser {
                 config,
                 stats,
             };
-            grammar.feed(input, &mut sink, rep, scratch, form.closer, &mut chosen)
+            grammar.feed(
+                input,
+                &mut sink,
+                Parser::rep(rep),
+                scratch,
+                form.closer,
+                &mut chosen,
+            )
         };
         if let Some(body) = chosen {
             self.lock(body);
@@ -583,7 +617,7 @@ impl Parser {
     /// End the call early and drop the rest of its body, up to its closer.
     fn abort_to_skip(&mut self, why: Abort, consumed: usize) -> usize {
         let leftover = match &mut self.mode {
-            Mode::Call { grammar, .. } => grammar.take_leftover(&mut self.rep),
+            Mode::Call { grammar, .. } => grammar.take_leftover(Parser::rep(&mut self.rep)),
             _ => Vec::new(),
         };
         let (closer, _) = self.abort_call(why);
@@ -620,7 +654,7 @@ impl Parser {
         else {
             unreachable!()
         };
-        let leftover = grammar.take_leftover(&mut self.rep);
+        let leftover = grammar.take_leftover(Parser::rep(&mut self.rep));
         let repairs = self.rep_repairs(&grammar, native);
         let (mut sink, ..) = self.sink();
         if sink.calls.is_open() {
@@ -644,7 +678,7 @@ impl Parser {
         match grammar {
             Grammar::Xml(_) | Grammar::Sniff { .. } => Repairs::NONE,
             _ => {
-                let all = self.rep.repairs();
+                let all = self.rep.as_ref().map_or(Repairs::NONE, |r| r.repairs());
                 all.iter().filter(|r| !native.contains(*r)).collect()
             }
         }
@@ -789,10 +823,10 @@ impl Parser {
                         config,
                         stats,
                     };
-                    grammar.finish(&mut sink, rep, scratch)
+                    grammar.finish(&mut sink, Parser::rep(rep), scratch)
                 };
                 let repairs = self.rep_repairs(&grammar, native);
-                let leftover = grammar.take_leftover(&mut self.rep);
+                let leftover = grammar.take_leftover(Parser::rep(&mut self.rep));
                 let (mut sink, ..) = self.sink();
                 if sink.calls.is_open() {
                     sink.repairs(repairs);
