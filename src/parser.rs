@@ -294,7 +294,7 @@ impl Parser {
         if !self.utf8.is_empty() {
             self.utf8.clear();
             let reasoning = self.utf8_reasoning;
-            self.queue.text("\u{fffd}".as_bytes(), reasoning);
+            self.queue.text("\u{fffd}", reasoning);
         }
         let truncated = self.calls.truncated;
         self.queue.end(stop, truncated);
@@ -432,7 +432,7 @@ impl Parser {
         if !self.utf8.is_empty() {
             if self.utf8_reasoning != reasoning {
                 self.utf8.clear();
-                self.queue.text("\u{fffd}".as_bytes(), self.utf8_reasoning);
+                self.queue.text("\u{fffd}", self.utf8_reasoning);
             } else {
                 let need = utf8_len(self.utf8[0]);
                 while self.utf8.len() < need
@@ -446,20 +446,21 @@ impl Parser {
                 }
                 let seq = std::mem::take(&mut self.utf8);
                 match std::str::from_utf8(&seq) {
-                    Ok(_) => self.queue.text(&seq, reasoning),
-                    Err(_) => self.queue.text("\u{fffd}".as_bytes(), reasoning),
+                    Ok(s) => self.queue.text(s, reasoning),
+                    Err(_) => self.queue.text("\u{fffd}", reasoning),
                 }
             }
         }
         loop {
             match std::str::from_utf8(bytes) {
-                Ok(_) => {
-                    self.queue.text(bytes, reasoning);
+                Ok(s) => {
+                    self.queue.text(s, reasoning);
                     return;
                 }
                 Err(e) => {
                     let valid = e.valid_up_to();
-                    self.queue.text(&bytes[..valid], reasoning);
+                    let prefix = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
+                    self.queue.text(prefix, reasoning);
                     match e.error_len() {
                         None => {
                             self.utf8.extend_from_slice(&bytes[valid..]);
@@ -467,7 +468,7 @@ impl Parser {
                             return;
                         }
                         Some(n) => {
-                            self.queue.text("\u{fffd}".as_bytes(), reasoning);
+                            self.queue.text("\u{fffd}", reasoning);
                             bytes = &bytes[valid + n..];
                         }
                     }

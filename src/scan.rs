@@ -92,6 +92,13 @@ impl MarkerSet {
 
     fn next_candidate(&self, hay: &[u8], from: usize) -> Option<usize> {
         let hay = &hay[from..];
+        if hay.len() < 16 {
+            // Token-sized chunks: memchr's setup costs more than a plain loop.
+            return hay
+                .iter()
+                .position(|&b| self.starts_with_byte(b))
+                .map(|i| i + from);
+        }
         let at = match self.firsts.as_slice() {
             [] => None,
             [a] => memchr::memchr(*a, hay),
