@@ -5,7 +5,7 @@
 #[path = "support/inputs.rs"]
 mod inputs;
 
-use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use criterion::{black_box, criterion_group, Criterion, Throughput};
 use std::time::Duration;
 use toolsift::{Dialect, Event, Parser, StopReason};
 
@@ -69,21 +69,19 @@ fn prose(c: &mut Criterion) {
     let mut p = Parser::new(Dialect::Auto);
     let mut g = config(c);
     g.throughput(Throughput::Bytes(text.len() as u64));
-    g.bench_function("prose_1mib_chunked/memmem_baseline", |b| {
-        b.iter(|| {
-            let mut hits = 0;
-            for ch in &chunks {
-                hits += finder.find(black_box(ch)).is_some() as usize;
-            }
-            hits
-        })
+    bench(&mut g, "prose_1mib_chunked/memmem_baseline", || {
+        let mut hits = 0;
+        for ch in &chunks {
+            hits += finder.find(black_box(ch)).is_some() as usize;
+        }
+        hits
     });
-    g.bench_function("prose_1mib_chunked/parser_auto", |b| {
-        b.iter(|| drive(&mut p, &chunks))
+    bench(&mut g, "prose_1mib_chunked/parser_auto", || {
+        drive(&mut p, &chunks)
     });
     let mut hermes = Parser::new(Dialect::Hermes);
-    g.bench_function("prose_1mib_chunked/parser_hermes", |b| {
-        b.iter(|| drive(&mut hermes, &chunks))
+    bench(&mut g, "prose_1mib_chunked/parser_hermes", || {
+        drive(&mut hermes, &chunks)
     });
     g.finish();
 }
@@ -131,14 +129,16 @@ fn write_file(c: &mut Criterion) {
     let mut p = Parser::new(Dialect::Hermes);
     let mut g = config(c);
     g.throughput(Throughput::Bytes(valid.len() as u64));
-    g.bench_function("write_file_19k_chunked/scan_copy_parse_baseline", |b| {
-        b.iter(|| scan_copy_parse(&finder, &chunks, start..end))
+    bench(
+        &mut g,
+        "write_file_19k_chunked/scan_copy_parse_baseline",
+        || scan_copy_parse(&finder, &chunks, start..end),
+    );
+    bench(&mut g, "write_file_19k_chunked/parser_valid", || {
+        drive(&mut p, &chunks)
     });
-    g.bench_function("write_file_19k_chunked/parser_valid", |b| {
-        b.iter(|| drive(&mut p, &chunks))
-    });
-    g.bench_function("write_file_19k_chunked/parser_malformed", |b| {
-        b.iter(|| drive(&mut p, &broken_chunks))
+    bench(&mut g, "write_file_19k_chunked/parser_malformed", || {
+        drive(&mut p, &broken_chunks)
     });
     g.finish();
 }
@@ -155,14 +155,12 @@ fn big_args(c: &mut Criterion) {
     let mut p = Parser::new(Dialect::Hermes);
     let mut g = config(c);
     g.throughput(Throughput::Bytes(call.len() as u64));
-    g.bench_function("args_1mib/serde_json_value_baseline", |b| {
-        b.iter(|| serde_json::from_slice::<serde_json::Value>(black_box(&args)).unwrap())
+    bench(&mut g, "args_1mib/serde_json_value_baseline", || {
+        serde_json::from_slice::<serde_json::Value>(black_box(&args)).unwrap()
     });
-    g.bench_function("args_1mib/parser_whole", |b| {
-        b.iter(|| drive(&mut p, &[&call]))
-    });
-    g.bench_function("args_1mib/parser_chunked", |b| {
-        b.iter(|| drive(&mut p, &chunks))
+    bench(&mut g, "args_1mib/parser_whole", || drive(&mut p, &[&call]));
+    bench(&mut g, "args_1mib/parser_chunked", || {
+        drive(&mut p, &chunks)
     });
     g.finish();
 }
@@ -176,24 +174,61 @@ fn others(c: &mut Criterion) {
     let bytes: Vec<&[u8]> = adversarial.chunks(1).collect();
     let mut g = config(c);
     let mut p = Parser::new(Dialect::Hermes);
-    g.bench_function("parallel_100_calls_chunked/parser_hermes", |b| {
-        b.iter(|| drive(&mut p, &parallel_chunks))
+    bench(&mut g, "parallel_100_calls_chunked/parser_hermes", || {
+        drive(&mut p, &parallel_chunks)
     });
     for (dialect, raw) in inputs::dialect_calls() {
         assert_eq!(finished_args(dialect, &raw).len(), 1, "{}", dialect.name());
         let lens = inputs::chunk_lens(raw.len(), 8, 1, 8);
         let chunks = inputs::chunks(&raw, &lens);
         let mut p = Parser::new(dialect);
-        g.bench_function(
-            format!("dialect_one_call_chunked/{}", dialect.name()),
-            |b| b.iter_batched_ref(|| (), |_| drive(&mut p, &chunks), BatchSize::SmallInput),
-        );
+        let name = format!("dialect_one_call_chunked/{}", dialect.name());
+        bench(&mut g, &name, || drive(&mut p, &chunks));
     }
-    g.bench_function("adversarial_byte_at_a_time/parser_hermes", |b| {
-        b.iter(|| drive(&mut p, &bytes))
+    bench(&mut g, "adversarial_byte_at_a_time/parser_hermes", || {
+        drive(&mut p, &bytes)
     });
     g.finish();
 }
 
 criterion_group!(benches, prose, write_file, big_args, others);
-criterion_main!(benches);
+
+/// `TOOLSIFT_PROFILE=<bench id>` runs that one bench's routine once inside `measured`
+/// (for `valgrind --tool=callgrind --toggle-collect='*measured*'`, whose instruction
+/// counts are repeatable on a noisy machine) instead of timing.
+fn main() {
+    if let Ok(id) = std::env::var("TOOLSIFT_PROFILE") {
+        PROFILE.with(|p| *p.borrow_mut() = Some(id));
+        benches();
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
+
+thread_local! {
+    static PROFILE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+#[inline(never)]
+fn measured<R>(f: &mut dyn FnMut() -> R) -> R {
+    f()
+}
+
+/// Time `f` as `name` in `g`, or run it once under `measured` when profiling `name`.
+fn bench<R>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    mut f: impl FnMut() -> R,
+) {
+    let profiling = PROFILE.with(|p| p.borrow().clone());
+    match profiling {
+        Some(id) if id == name => {
+            black_box(measured(&mut f));
+        }
+        Some(_) => {}
+        None => {
+            g.bench_function(name, |b| b.iter(&mut f));
+        }
+    }
+}
