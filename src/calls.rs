@@ -355,7 +355,7 @@ impl Sink<'_> {
             &validation,
         );
         self.calls.released += 1;
-        self.recycle(call);
+        self.recycle(*call);
     }
 
     /// End the call early.
@@ -414,10 +414,10 @@ impl Sink<'_> {
             completed.as_bytes(),
             call.repairs,
         );
-        self.recycle(call);
+        self.recycle(*call);
     }
 
-    fn recycle(&mut self, call: Box<Call>) {
+    fn recycle(&mut self, call: Call) {
         if call.args.capacity() > self.calls.spare.capacity() {
             self.calls.spare = call.args;
         }
