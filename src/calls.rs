@@ -98,7 +98,8 @@ pub(crate) enum Abort {
 /// The calls of one response.
 #[derive(Default)]
 pub(crate) struct Calls {
-    pub current: Option<Call>,
+    /// Boxed: an idle parser carries no call.
+    pub current: Option<Box<Call>>,
     pub next_index: u32,
     pub released: u32,
     pub truncated: bool,
@@ -155,7 +156,7 @@ impl Sink<'_> {
         if let Some(r) = implies.or(self.calls.pending_implies.take()) {
             call.repairs.insert(r);
         }
-        self.calls.current = Some(call);
+        self.calls.current = Some(Box::new(call));
         if index as usize >= self.config.limits.max_calls {
             self.abort(Abort::TooManyCalls);
             return false;
@@ -411,7 +412,7 @@ impl Sink<'_> {
             &validation,
         );
         self.calls.released += 1;
-        self.recycle(call);
+        self.recycle(*call);
     }
 
     /// End the call early.
@@ -459,7 +460,7 @@ impl Sink<'_> {
         self.not_released(call, reason, feedback);
     }
 
-    fn not_released(&mut self, call: Call, reason: NotReleasedReason, feedback: String) {
+    fn not_released(&mut self, call: Box<Call>, reason: NotReleasedReason, feedback: String) {
         let completed = completed_members(&call);
         self.stats.count_not_released(reason, call.repairs);
         self.queue.not_released(
@@ -470,7 +471,7 @@ impl Sink<'_> {
             completed.as_bytes(),
             call.repairs,
         );
-        self.recycle(call);
+        self.recycle(*call);
     }
 
     fn recycle(&mut self, call: Call) {

@@ -2,7 +2,7 @@
 
 use crate::dialect::Dialect;
 use crate::schema::Tools;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Limits that keep a parser bounded on hostile output. All are on by default.
 ///
@@ -72,7 +72,7 @@ pub enum Invalid {
 }
 
 /// The configuration a [`Parser`](crate::Parser) is built from.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Config {
     /// The dialect (default [`Dialect::Auto`]).
     pub dialect: Dialect,
@@ -92,6 +92,25 @@ pub struct Config {
     pub id_prefix: String,
     /// Token ids that are markers, for [`Parser::push_token`](crate::Parser::push_token).
     pub special_tokens: Vec<u32>,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        // One empty tool list shared by every default configuration, so that building a
+        // parser without tools allocates nothing.
+        static NO_TOOLS: OnceLock<Arc<Tools>> = OnceLock::new();
+        Config {
+            dialect: Dialect::default(),
+            tools: NO_TOOLS.get_or_init(Arc::default).clone(),
+            limits: Limits::default(),
+            in_reasoning: InReasoning::default(),
+            unknown_tool: UnknownTool::default(),
+            invalid: Invalid::default(),
+            reasoning_open: false,
+            id_prefix: String::new(),
+            special_tokens: Vec::new(),
+        }
+    }
 }
 
 impl Config {

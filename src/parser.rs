@@ -29,6 +29,7 @@ use crate::repairs::{Repair, Repairs};
 use crate::scan::{Found, MarkerSet};
 use crate::stats::Stats;
 use smallvec::SmallVec;
+use std::sync::{Mutex, OnceLock};
 
 #[derive(Copy, Clone, Debug)]
 enum Action {
@@ -68,6 +69,51 @@ struct Tables {
 }
 
 impl Tables {
+    /// The tables for a dialect and policy, built once per process and shared: they are
+    /// dialect data, so a parser holds no table of its own (and `reset` builds nothing).
+    fn shared(dialect: Dialect, policy: InReasoning) -> &'static Tables {
+        const SLOTS: usize = 2 * (Dialect::ALL.len() + 1);
+        static CACHE: [OnceLock<Tables>; SLOTS] = [const { OnceLock::new() }; SLOTS];
+        let d = Dialect::ALL
+            .iter()
+            .position(|d| *d == dialect)
+            .map_or(0, |i| i + 1);
+        let slot = d * 2 + (policy == InReasoning::Extract) as usize;
+        CACHE[slot].get_or_init(|| {
+            let specs: Vec<&'static Spec> = match dialect {
+                Dialect::Auto => auto_specs().to_vec(),
+                d => vec![d.spec()],
+            };
+            Tables::build(&specs, policy)
+        })
+    }
+
+    /// The tables of `auto` after it locked on `opener`: every dialect that shares the
+    /// opener (built once per opener and policy, and kept for the process).
+    fn locked(dialect: Dialect, opener: &'static [u8], policy: InReasoning) -> &'static Tables {
+        type Cache = Vec<(&'static [u8], Dialect, InReasoning, &'static Tables)>;
+        static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
+        let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
+        let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&(.., t)) = cache
+            .iter()
+            .find(|(o, d, p, _)| *o == opener && *d == dialect && *p == policy)
+        {
+            return t;
+        }
+        let mut specs: Vec<&'static Spec> = auto_specs()
+            .iter()
+            .copied()
+            .filter(|s| s.calls.iter().any(|f| f.opener == opener))
+            .collect();
+        if !specs.iter().any(|s| s.dialect == dialect) {
+            specs.push(dialect.spec());
+        }
+        let tables: &'static Tables = Box::leak(Box::new(Tables::build(&specs, policy)));
+        cache.push((opener, dialect, policy, tables));
+        tables
+    }
+
     fn build(specs: &[&'static Spec], policy: InReasoning) -> Tables {
         let mut t = Tables::default();
         let mut closers: Vec<&'static [u8]> = Vec::new();
@@ -111,7 +157,8 @@ enum Mode {
     Reasoning(usize),
     Call {
         form: &'static CallForm,
-        grammar: Grammar,
+        /// Boxed: the grammars are large, and an idle parser should not carry one.
+        grammar: Box<Grammar>,
         /// The reasoning block the call was written in, to return to.
         within: Option<usize>,
         native: Repairs,
@@ -119,21 +166,25 @@ enum Mode {
         body: usize,
     },
     /// The body ended; the call waits for its closer (or anything else) to be released.
-    AfterCall {
-        form: &'static CallForm,
-        held: SmallVec<[u8; 32]>,
-        within: Option<usize>,
-        /// The form's trailer (a closing fence) was read.
-        trailer_done: bool,
-        /// Blanks after a closer-less body that may precede another body: text if none
-        /// follows.
-        gap: SmallVec<[u8; 32]>,
-    },
+    /// Boxed: only a call needs it, and an idle parser should stay small.
+    AfterCall(Box<AfterCall>),
     /// Dropping the rest of a call that broke a limit, up to its closer.
     Skip {
         closer: &'static [u8],
-        held: SmallVec<[u8; 32]>,
+        held: SmallVec<[u8; 16]>,
     },
+}
+
+/// A call whose body ended, waiting for its closer.
+struct AfterCall {
+    form: &'static CallForm,
+    held: SmallVec<[u8; 32]>,
+    within: Option<usize>,
+    /// The form's trailer (a closing fence) was read.
+    trailer_done: bool,
+    /// Blanks after a closer-less body that may precede another body: text if none
+    /// follows.
+    gap: SmallVec<[u8; 32]>,
 }
 
 /// The streaming parser. See the [crate documentation](crate) for an example.
@@ -147,10 +198,11 @@ pub struct Parser {
     queue: Queue,
     calls: Calls,
     stats: Stats,
-    rep: Repairer,
+    /// Built at the first call: a parser that only sees text holds no repairer.
+    rep: Option<Box<Repairer>>,
     scratch: Vec<u8>,
     mode: Mode,
-    tables: Tables,
+    tables: &'static Tables,
     locked: Option<Dialect>,
     /// The opener `auto` locked on.
     locked_opener: &'static [u8],
@@ -174,15 +226,16 @@ impl Parser {
 
     /// A parser for `config`.
     pub fn with_config(config: Config) -> Parser {
+        let tables = Tables::shared(config.dialect, config.in_reasoning);
         let mut p = Parser {
-            rep: Repairer::new(Options::default()),
+            rep: None,
             config,
             queue: Queue::default(),
             calls: Calls::default(),
             stats: Stats::default(),
             scratch: Vec::new(),
             mode: Mode::Text,
-            tables: Tables::default(),
+            tables,
             locked: None,
             locked_opener: b"",
             held: SmallVec::new(),
@@ -215,7 +268,9 @@ impl Parser {
     pub fn reset(&mut self) {
         self.queue.clear();
         self.calls.reset();
-        self.rep.reset();
+        if let Some(rep) = &mut self.rep {
+            rep.reset();
+        }
         self.held.clear();
         self.utf8.clear();
         self.finished = false;
@@ -230,27 +285,12 @@ impl Parser {
     }
 
     fn build_tables(&mut self) {
-        self.tables = Tables::build(&self.specs(), self.config.in_reasoning);
-    }
-
-    /// The dialects in force.
-    fn specs(&self) -> Vec<&'static Spec> {
-        match (self.config.dialect, self.locked) {
-            (Dialect::Auto, None) => auto_specs().to_vec(),
+        self.tables = match (self.config.dialect, self.locked) {
             (Dialect::Auto, Some(d)) => {
-                let opener = self.locked_opener;
-                let mut specs: Vec<&'static Spec> = auto_specs()
-                    .iter()
-                    .copied()
-                    .filter(|s| s.calls.iter().any(|f| f.opener == opener))
-                    .collect();
-                if !specs.iter().any(|s| s.dialect == d) {
-                    specs.push(d.spec());
-                }
-                specs
+                Tables::locked(d, self.locked_opener, self.config.in_reasoning)
             }
-            (d, _) => vec![d.spec()],
-        }
+            (dialect, _) => Tables::shared(dialect, self.config.in_reasoning),
+        };
     }
 
     /// The next event, borrowing from the parser until the next `push`, `finish` or
@@ -303,13 +343,13 @@ impl Parser {
         if !self.utf8.is_empty() {
             self.utf8.clear();
             let reasoning = self.utf8_reasoning;
-            self.queue.text("\u{fffd}".as_bytes(), reasoning);
+            self.queue.text("\u{fffd}", reasoning);
         }
         let truncated = self.calls.truncated;
         self.queue.end(stop, truncated);
     }
 
-    fn sink(&mut self) -> (Sink<'_>, &mut Repairer, &mut Vec<u8>, &mut Mode) {
+    fn sink(&mut self) -> (Sink<'_>, &mut Vec<u8>, &mut Mode) {
         (
             Sink {
                 calls: &mut self.calls,
@@ -317,10 +357,14 @@ impl Parser {
                 config: &self.config,
                 stats: &mut self.stats,
             },
-            &mut self.rep,
             &mut self.scratch,
             &mut self.mode,
         )
+    }
+
+    /// The repairer, built on first use.
+    fn rep(rep: &mut Option<Box<Repairer>>) -> &mut Repairer {
+        rep.get_or_insert_with(|| Box::new(Repairer::new(Options::default())))
     }
 
     fn table(&self) -> &Table {
@@ -336,7 +380,7 @@ impl Parser {
                 Mode::Text => self.scan(input, false),
                 Mode::Reasoning(_) => self.scan(input, true),
                 Mode::Call { .. } => self.feed_call(input),
-                Mode::AfterCall { .. } => self.after_call(input),
+                Mode::AfterCall(_) => self.after_call(input),
                 Mode::Skip { .. } => self.skip(input),
             };
             input = &input[used..];
@@ -439,7 +483,7 @@ impl Parser {
         if !self.utf8.is_empty() {
             if self.utf8_reasoning != reasoning {
                 self.utf8.clear();
-                self.queue.text("\u{fffd}".as_bytes(), self.utf8_reasoning);
+                self.queue.text("\u{fffd}", self.utf8_reasoning);
             } else {
                 let need = utf8_len(self.utf8[0]);
                 while self.utf8.len() < need
@@ -453,20 +497,21 @@ impl Parser {
                 }
                 let seq = std::mem::take(&mut self.utf8);
                 match std::str::from_utf8(&seq) {
-                    Ok(_) => self.queue.text(&seq, reasoning),
-                    Err(_) => self.queue.text("\u{fffd}".as_bytes(), reasoning),
+                    Ok(s) => self.queue.text(s, reasoning),
+                    Err(_) => self.queue.text("\u{fffd}", reasoning),
                 }
             }
         }
         loop {
             match std::str::from_utf8(bytes) {
-                Ok(_) => {
-                    self.queue.text(bytes, reasoning);
+                Ok(s) => {
+                    self.queue.text(s, reasoning);
                     return;
                 }
                 Err(e) => {
                     let valid = e.valid_up_to();
-                    self.queue.text(&bytes[..valid], reasoning);
+                    let prefix = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
+                    self.queue.text(prefix, reasoning);
                     match e.error_len() {
                         None => {
                             self.utf8.extend_from_slice(&bytes[valid..]);
@@ -474,7 +519,7 @@ impl Parser {
                             return;
                         }
                         Some(n) => {
-                            self.queue.text("\u{fffd}".as_bytes(), reasoning);
+                            self.queue.text("\u{fffd}", reasoning);
                             bytes = &bytes[valid + n..];
                         }
                     }
@@ -537,15 +582,20 @@ impl Parser {
         }
         // The dialect's end-of-turn and section markers end an unfinished body too, and
         // tell the look-ahead that a value may end before them.
-        for spec in self.specs() {
+        let all = auto_specs()
+            .iter()
+            .copied()
+            .chain(Dialect::ALL.iter().map(|d| d.spec()));
+        for spec in all {
             if spec.calls.iter().any(|f| std::ptr::eq(f, form)) {
                 for &m in spec.strip.iter().filter(|m| m.len() > 1) {
                     terminators.push(m);
                 }
             }
         }
-        self.rep.reset();
-        self.rep.set_options(Options {
+        let rep = Parser::rep(&mut self.rep);
+        rep.reset();
+        rep.set_options(Options {
             max_depth: limits.max_depth,
             lookahead: limits.lookahead,
             max_held: limits.max_held_bytes,
@@ -560,7 +610,7 @@ impl Parser {
         }
         self.mode = Mode::Call {
             form,
-            grammar: Grammar::new(&form.body, form.closer, form.anchored),
+            grammar: Box::new(Grammar::new(&form.body, form.closer, form.anchored)),
             within,
             native,
             body: 0,
@@ -600,7 +650,14 @@ impl Parser {
                 config,
                 stats,
             };
-            grammar.feed(input, &mut sink, rep, scratch, form.closer, &mut chosen)
+            grammar.feed(
+                input,
+                &mut sink,
+                Parser::rep(rep),
+                scratch,
+                form.closer,
+                &mut chosen,
+            )
         };
         if let Some(body) = chosen {
             let Mode::Call { form, .. } = &self.mode else {
@@ -621,7 +678,7 @@ impl Parser {
                 };
                 // A marker other than the closer ended the body: read it again after
                 // this call (the next call's opener, an end-of-turn token).
-                let other = match self.rep.terminated_by() {
+                let other = match self.rep.as_ref().and_then(|r| r.terminated_by()) {
                     Some(m) if closer_seen && m != form.closer => m,
                     _ => b"",
                 };
@@ -678,7 +735,7 @@ impl Parser {
     /// End the call early and drop the rest of its body, up to its closer.
     fn abort_to_skip(&mut self, why: Abort, consumed: usize) -> usize {
         let leftover = match &mut self.mode {
-            Mode::Call { grammar, .. } => grammar.take_leftover(&mut self.rep),
+            Mode::Call { grammar, .. } => grammar.take_leftover(Parser::rep(&mut self.rep)),
             _ => Vec::new(),
         };
         let (closer, _) = self.abort_call(why);
@@ -719,7 +776,7 @@ impl Parser {
         else {
             unreachable!()
         };
-        let leftover = grammar.take_leftover(&mut self.rep);
+        let leftover = grammar.take_leftover(Parser::rep(&mut self.rep));
         let repairs = self.rep_repairs(&grammar, native);
         let (mut sink, ..) = self.sink();
         if sink.calls.is_open() {
@@ -730,13 +787,13 @@ impl Parser {
             sink.end();
             self.mode = back;
         } else {
-            self.mode = Mode::AfterCall {
+            self.mode = Mode::AfterCall(Box::new(AfterCall {
                 form,
                 held: SmallVec::new(),
                 within,
                 trailer_done: form.trailer.is_empty(),
                 gap: SmallVec::new(),
-            };
+            }));
         }
         leftover
     }
@@ -745,7 +802,7 @@ impl Parser {
         match grammar {
             Grammar::Xml(_) | Grammar::Sniff { .. } => Repairs::NONE,
             _ => {
-                let all = self.rep.repairs();
+                let all = self.rep.as_ref().map_or(Repairs::NONE, |r| r.repairs());
                 all.iter().filter(|r| !native.contains(*r)).collect()
             }
         }
@@ -772,16 +829,16 @@ impl Parser {
     }
 
     fn after_call(&mut self, input: &[u8]) -> usize {
-        let Mode::AfterCall {
+        let Mode::AfterCall(state) = &mut self.mode else {
+            unreachable!()
+        };
+        let AfterCall {
             form,
             held,
             within,
             trailer_done,
             gap,
-        } = &mut self.mode
-        else {
-            unreachable!()
-        };
+        } = &mut **state;
         let (form, within) = (*form, *within);
         let closer = form.closer;
         for (i, &b) in input.iter().enumerate() {
@@ -921,10 +978,10 @@ impl Parser {
                         config,
                         stats,
                     };
-                    grammar.finish(&mut sink, rep, scratch)
+                    grammar.finish(&mut sink, Parser::rep(rep), scratch)
                 };
                 let repairs = self.rep_repairs(&grammar, native);
-                let leftover = grammar.take_leftover(&mut self.rep);
+                let leftover = grammar.take_leftover(Parser::rep(&mut self.rep));
                 let (mut sink, ..) = self.sink();
                 if sink.calls.is_open() {
                     sink.repairs(repairs);
@@ -943,13 +1000,14 @@ impl Parser {
                     sink.abort(Abort::Truncated);
                 }
             }
-            Mode::AfterCall {
-                form,
-                held,
-                gap,
-                within,
-                ..
-            } => {
+            Mode::AfterCall(state) => {
+                let AfterCall {
+                    form,
+                    held,
+                    gap,
+                    within,
+                    ..
+                } = *state;
                 let (mut sink, ..) = self.sink();
                 let closer = form.closer;
                 if sink.calls.is_open() && (!closer.starts_with(&held) || held.len() < closer.len())

@@ -49,6 +49,9 @@ enum Rec {
 #[derive(Default)]
 pub(crate) struct Queue {
     arena: Vec<u8>,
+    /// Text and reasoning, validated once as it is written: reading it back as `&str`
+    /// needs no second UTF-8 check (the text path's main cost on small chunks).
+    text: String,
     recs: VecDeque<Rec>,
 }
 
@@ -62,11 +65,13 @@ impl Queue {
     pub(crate) fn begin(&mut self) {
         if self.recs.is_empty() {
             self.arena.clear();
+            self.text.clear();
         }
     }
 
     pub(crate) fn clear(&mut self) {
         self.arena.clear();
+        self.text.clear();
         self.recs.clear();
     }
 
@@ -77,22 +82,23 @@ impl Queue {
     }
 
     /// Append visible or reasoning text, merging with the previous event of the kind.
-    pub(crate) fn text(&mut self, bytes: &[u8], reasoning: bool) {
-        if bytes.is_empty() {
+    pub(crate) fn text(&mut self, s: &str, reasoning: bool) {
+        if s.is_empty() {
             return;
         }
-        let end = self.arena.len();
+        let end = self.text.len();
         match self.recs.back_mut() {
             Some(Rec::Text(span)) if !reasoning && span.end == end => {
-                self.arena.extend_from_slice(bytes);
-                span.end = self.arena.len();
+                self.text.push_str(s);
+                span.end = self.text.len();
             }
             Some(Rec::Reasoning(span)) if reasoning && span.end == end => {
-                self.arena.extend_from_slice(bytes);
-                span.end = self.arena.len();
+                self.text.push_str(s);
+                span.end = self.text.len();
             }
             _ => {
-                let span = self.put(bytes);
+                self.text.push_str(s);
+                let span = end..self.text.len();
                 self.recs.push_back(if reasoning {
                     Rec::Reasoning(span)
                 } else {
@@ -181,8 +187,8 @@ impl Queue {
         let rec = self.recs.pop_front()?;
         let a = &self.arena;
         Some(match rec {
-            Rec::Text(s) => Event::Text(text(&a[s])),
-            Rec::Reasoning(s) => Event::Reasoning(text(&a[s])),
+            Rec::Text(s) => Event::Text(&self.text[s]),
+            Rec::Reasoning(s) => Event::Reasoning(&self.text[s]),
             Rec::Started { index, id, name } => Event::CallStarted {
                 index,
                 id: text(&a[id]),

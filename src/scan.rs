@@ -2,7 +2,7 @@
 //!
 //! A [`MarkerSet`] is a small set of byte strings. [`MarkerSet::find`] looks for the
 //! first marker in a slice with a first-byte prefilter (`memchr` over up to three
-//! distinct first bytes, a 256-entry table otherwise) and reports a *partial* match when
+//! distinct first bytes, a 256-bit set otherwise) and reports a *partial* match when
 //! the slice ends inside what could still become a marker. The caller holds exactly
 //! those bytes back (they are at most `max_len - 1` long) and releases them the moment
 //! they cannot begin a marker: this is the pending-buffer rule for markers.
@@ -30,7 +30,9 @@ pub(crate) enum Found {
 #[derive(Clone, Debug)]
 pub(crate) struct MarkerSet {
     markers: Vec<&'static [u8]>,
-    first: [bool; 256],
+    /// Bit `b` is set when a marker begins with byte `b` (a bitset keeps the set small:
+    /// a parser holds several).
+    first: [u64; 4],
     firsts: smallvec::SmallVec<[u8; 4]>,
     max_len: usize,
 }
@@ -45,7 +47,7 @@ impl MarkerSet {
     pub(crate) fn new(markers: &[&'static [u8]]) -> MarkerSet {
         let mut set = MarkerSet {
             markers: Vec::with_capacity(markers.len()),
-            first: [false; 256],
+            first: [0; 4],
             firsts: smallvec::SmallVec::new(),
             max_len: 0,
         };
@@ -61,8 +63,8 @@ impl MarkerSet {
             return id;
         }
         let b = marker[0];
-        if !self.first[b as usize] {
-            self.first[b as usize] = true;
+        if !self.starts_with_byte(b) {
+            self.first[(b >> 6) as usize] |= 1 << (b & 63);
             self.firsts.push(b);
         }
         self.max_len = self.max_len.max(marker.len());
@@ -81,17 +83,24 @@ impl MarkerSet {
 
     /// Whether `b` can begin a marker.
     pub(crate) fn starts_with_byte(&self, b: u8) -> bool {
-        self.first[b as usize]
+        self.first[(b >> 6) as usize] >> (b & 63) & 1 != 0
     }
 
     fn next_candidate(&self, hay: &[u8], from: usize) -> Option<usize> {
         let hay = &hay[from..];
+        if hay.len() < 16 {
+            // Token-sized chunks: memchr's setup costs more than a plain loop.
+            return hay
+                .iter()
+                .position(|&b| self.starts_with_byte(b))
+                .map(|i| i + from);
+        }
         let at = match self.firsts.as_slice() {
             [] => None,
             [a] => memchr::memchr(*a, hay),
             [a, b] => memchr::memchr2(*a, *b, hay),
             [a, b, c] => memchr::memchr3(*a, *b, *c, hay),
-            _ => hay.iter().position(|b| self.first[*b as usize]),
+            _ => hay.iter().position(|&b| self.starts_with_byte(b)),
         };
         at.map(|i| i + from)
     }

@@ -1,0 +1,234 @@
+//! Issue 6 benches. Each target runs in the same criterion group as its baseline, so
+//! the ratios in `docs/performance.md` come from one run. Inputs are generated in code
+//! (seeded) by `support/inputs.rs`.
+
+#[path = "support/inputs.rs"]
+mod inputs;
+
+use criterion::{black_box, criterion_group, Criterion, Throughput};
+use std::time::Duration;
+use toolsift::{Dialect, Event, Parser, StopReason};
+
+const MIB: usize = 1 << 20;
+
+/// Push every chunk, draining events after each push, then finish; returns a checksum
+/// of what came out so nothing is optimized away.
+fn drive(p: &mut Parser, chunks: &[&[u8]]) -> usize {
+    p.reset();
+    let mut seen = 0;
+    for c in chunks {
+        p.push(c);
+        seen += drain(p);
+    }
+    p.finish(StopReason::Stop);
+    seen + drain(p)
+}
+
+fn drain(p: &mut Parser) -> usize {
+    let mut n = 0;
+    while let Some(ev) = p.next_event() {
+        n += match ev {
+            Event::Text(t) | Event::Reasoning(t) => t.len(),
+            Event::ArgsDelta { fragment, .. } => fragment.len(),
+            Event::CallFinished { arguments, .. } => arguments.len(),
+            _ => 1,
+        };
+    }
+    n
+}
+
+/// The finished calls' arguments after a whole run (for checking the bench inputs).
+fn finished_args(dialect: Dialect, raw: &[u8]) -> Vec<String> {
+    let mut p = Parser::new(dialect);
+    p.push(raw);
+    p.finish(StopReason::Stop);
+    let mut out = Vec::new();
+    while let Some(ev) = p.next_event() {
+        match ev {
+            Event::CallFinished { arguments, .. } => out.push(arguments.to_owned()),
+            Event::CallNotReleased { reason, .. } => panic!("not released: {reason:?}"),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn config(c: &mut Criterion) -> criterion::BenchmarkGroup<'_, criterion::measurement::WallTime> {
+    let mut g = c.benchmark_group("issue6");
+    g.sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4));
+    g
+}
+
+fn prose(c: &mut Criterion) {
+    let text = inputs::prose(MIB, 1);
+    let lens = inputs::chunk_lens(text.len(), 2, 1, 8);
+    let chunks = inputs::chunks(&text, &lens);
+    let finder = memchr::memmem::Finder::new(b"<tool_call>");
+    let mut p = Parser::new(Dialect::Auto);
+    let mut g = config(c);
+    g.throughput(Throughput::Bytes(text.len() as u64));
+    bench(&mut g, "prose_1mib_chunked/memmem_baseline", || {
+        let mut hits = 0;
+        for ch in &chunks {
+            hits += finder.find(black_box(ch)).is_some() as usize;
+        }
+        hits
+    });
+    bench(&mut g, "prose_1mib_chunked/parser_auto", || {
+        drive(&mut p, &chunks)
+    });
+    let mut hermes = Parser::new(Dialect::Hermes);
+    bench(&mut g, "prose_1mib_chunked/parser_hermes", || {
+        drive(&mut hermes, &chunks)
+    });
+    g.finish();
+}
+
+/// The baseline for a chunked call: scan for the opener, copy the bytes, parse once.
+fn scan_copy_parse(
+    finder: &memchr::memmem::Finder,
+    chunks: &[&[u8]],
+    args: std::ops::Range<usize>,
+) -> usize {
+    let mut hits = 0;
+    let mut copy = Vec::new();
+    for ch in chunks {
+        hits += finder.find(black_box(ch)).is_some() as usize;
+        copy.extend_from_slice(ch);
+    }
+    let v: serde_json::Value = serde_json::from_slice(&copy[args]).unwrap();
+    hits + v.as_object().map_or(0, |o| o.len())
+}
+
+fn write_file(c: &mut Criterion) {
+    let html = inputs::html(19 * 1024, 19);
+    let valid = inputs::write_file_call(&html);
+    let broken = inputs::write_file_call_malformed(&html);
+    for raw in [&valid, &broken] {
+        let args = finished_args(Dialect::Hermes, raw);
+        let v: serde_json::Value = serde_json::from_str(&args[0]).unwrap();
+        assert!(
+            v["content"].as_str() == Some(html.as_str()),
+            "content must come back exact"
+        );
+    }
+    let lens = inputs::chunk_lens(valid.len(), 3, 1, 8);
+    let chunks = inputs::chunks(&valid, &lens);
+    let broken_lens = inputs::chunk_lens(broken.len(), 3, 1, 8);
+    let broken_chunks = inputs::chunks(&broken, &broken_lens);
+    // The arguments object: after `"arguments": `, before the closing `}` of the envelope.
+    let start = valid
+        .windows(12)
+        .position(|w| w == b"\"arguments\":")
+        .unwrap()
+        + 12;
+    let end = valid.len() - b"}\n</tool_call>".len();
+    let finder = memchr::memmem::Finder::new(b"<tool_call>");
+    let mut p = Parser::new(Dialect::Hermes);
+    let mut g = config(c);
+    g.throughput(Throughput::Bytes(valid.len() as u64));
+    bench(
+        &mut g,
+        "write_file_19k_chunked/scan_copy_parse_baseline",
+        || scan_copy_parse(&finder, &chunks, start..end),
+    );
+    bench(&mut g, "write_file_19k_chunked/parser_valid", || {
+        drive(&mut p, &chunks)
+    });
+    bench(&mut g, "write_file_19k_chunked/parser_malformed", || {
+        drive(&mut p, &broken_chunks)
+    });
+    g.finish();
+}
+
+fn big_args(c: &mut Criterion) {
+    let args = inputs::big_args(MIB, 5);
+    let call = inputs::hermes_call("store", &args);
+    assert_eq!(
+        finished_args(Dialect::Hermes, &call)[0].as_bytes(),
+        &args[..]
+    );
+    let lens = inputs::chunk_lens(call.len(), 4, 1, 8);
+    let chunks = inputs::chunks(&call, &lens);
+    let mut p = Parser::new(Dialect::Hermes);
+    let mut g = config(c);
+    g.throughput(Throughput::Bytes(call.len() as u64));
+    bench(&mut g, "args_1mib/serde_json_value_baseline", || {
+        serde_json::from_slice::<serde_json::Value>(black_box(&args)).unwrap()
+    });
+    bench(&mut g, "args_1mib/parser_whole", || drive(&mut p, &[&call]));
+    bench(&mut g, "args_1mib/parser_chunked", || {
+        drive(&mut p, &chunks)
+    });
+    g.finish();
+}
+
+fn others(c: &mut Criterion) {
+    let parallel = inputs::parallel_calls(100, 6);
+    assert_eq!(finished_args(Dialect::Hermes, &parallel).len(), 100);
+    let lens = inputs::chunk_lens(parallel.len(), 6, 1, 8);
+    let parallel_chunks = inputs::chunks(&parallel, &lens);
+    let adversarial = inputs::adversarial(9);
+    let bytes: Vec<&[u8]> = adversarial.chunks(1).collect();
+    let mut g = config(c);
+    let mut p = Parser::new(Dialect::Hermes);
+    bench(&mut g, "parallel_100_calls_chunked/parser_hermes", || {
+        drive(&mut p, &parallel_chunks)
+    });
+    for (dialect, raw) in inputs::dialect_calls() {
+        assert_eq!(finished_args(dialect, &raw).len(), 1, "{}", dialect.name());
+        let lens = inputs::chunk_lens(raw.len(), 8, 1, 8);
+        let chunks = inputs::chunks(&raw, &lens);
+        let mut p = Parser::new(dialect);
+        let name = format!("dialect_one_call_chunked/{}", dialect.name());
+        bench(&mut g, &name, || drive(&mut p, &chunks));
+    }
+    bench(&mut g, "adversarial_byte_at_a_time/parser_hermes", || {
+        drive(&mut p, &bytes)
+    });
+    g.finish();
+}
+
+criterion_group!(benches, prose, write_file, big_args, others);
+
+/// `TOOLSIFT_PROFILE=<bench id>` runs that one bench's routine once inside `measured`
+/// (for `valgrind --tool=callgrind --toggle-collect='*measured*'`, whose instruction
+/// counts are repeatable on a noisy machine) instead of timing.
+fn main() {
+    if let Ok(id) = std::env::var("TOOLSIFT_PROFILE") {
+        PROFILE.with(|p| *p.borrow_mut() = Some(id));
+        benches();
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
+
+thread_local! {
+    static PROFILE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+#[inline(never)]
+fn measured<R>(f: &mut dyn FnMut() -> R) -> R {
+    f()
+}
+
+/// Time `f` as `name` in `g`, or run it once under `measured` when profiling `name`.
+fn bench<R>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    mut f: impl FnMut() -> R,
+) {
+    let profiling = PROFILE.with(|p| p.borrow().clone());
+    match profiling {
+        Some(id) if id == name => {
+            black_box(measured(&mut f));
+        }
+        Some(_) => {}
+        None => {
+            g.bench_function(name, |b| b.iter(&mut f));
+        }
+    }
+}

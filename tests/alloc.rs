@@ -1,0 +1,183 @@
+//! Heap use, counted by a global allocator (not timed): no allocation per chunk on the
+//! text path, an idle parser holds no heap, and peak memory on a 1 MiB call.
+
+#[path = "../benches/support/inputs.rs"]
+mod inputs;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use toolsift::{Dialect, Event, Parser, StopReason};
+
+/// Counts allocations and live bytes per thread, so parallel tests do not mix.
+struct Counting;
+
+thread_local! {
+    static ALLOCS: Cell<u64> = const { Cell::new(0) };
+    static LIVE: Cell<usize> = const { Cell::new(0) };
+    static PEAK: Cell<usize> = const { Cell::new(0) };
+}
+
+fn grow(by: usize) {
+    let _ = LIVE.try_with(|l| {
+        l.set(l.get() + by);
+        let _ = PEAK.try_with(|p| p.set(p.get().max(l.get())));
+    });
+}
+
+fn shrink(by: usize) {
+    let _ = LIVE.try_with(|l| l.set(l.get().saturating_sub(by)));
+}
+
+// SAFETY: every method forwards to the system allocator unchanged; the counters are
+// const-initialised thread-locals, which never allocate.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCS.try_with(|a| a.set(a.get() + 1));
+        grow(layout.size());
+        System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        shrink(layout.size());
+        System.dealloc(ptr, layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let _ = ALLOCS.try_with(|a| a.set(a.get() + 1));
+        shrink(layout.size());
+        grow(new_size);
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocs() -> u64 {
+    ALLOCS.with(|a| a.get())
+}
+
+fn live() -> usize {
+    LIVE.with(|l| l.get())
+}
+
+/// Reset the peak to what is live now; returns it.
+fn reset_peak() -> usize {
+    let now = live();
+    PEAK.with(|p| p.set(now));
+    now
+}
+
+fn peak() -> usize {
+    PEAK.with(|p| p.get())
+}
+
+fn drain(p: &mut Parser) -> usize {
+    let mut n = 0;
+    while let Some(ev) = p.next_event() {
+        if let Event::Text(t) = ev {
+            n += t.len();
+        }
+    }
+    n
+}
+
+#[test]
+fn text_path_allocates_nothing_per_chunk() {
+    let text = inputs::prose(256 * 1024, 11);
+    let lens = inputs::chunk_lens(text.len(), 12, 1, 8);
+    let chunks = inputs::chunks(&text, &lens);
+    let (warm, steady) = chunks.split_at(chunks.len() / 4);
+    for dialect in [
+        Dialect::Auto,
+        Dialect::Hermes,
+        Dialect::Qwen3Coder,
+        Dialect::Gemma4,
+    ] {
+        let mut p = Parser::new(dialect);
+        let mut seen = 0;
+        for c in warm {
+            p.push(c);
+            seen += drain(&mut p);
+        }
+        let before = allocs();
+        for c in steady {
+            p.push(c);
+            seen += drain(&mut p);
+        }
+        let grew = allocs() - before;
+        assert_eq!(
+            grew,
+            0,
+            "{}: {grew} allocations over {} chunks",
+            dialect.name(),
+            steady.len()
+        );
+        p.finish(StopReason::Stop);
+        seen += drain(&mut p);
+        assert_eq!(seen, text.len(), "{}: prose passes through", dialect.name());
+    }
+}
+
+#[test]
+fn idle_parser_is_small_and_holds_no_heap() {
+    assert!(
+        std::mem::size_of::<Parser>() <= 512,
+        "Parser is {} bytes",
+        std::mem::size_of::<Parser>()
+    );
+    for dialect in [
+        Dialect::Auto,
+        Dialect::Hermes,
+        Dialect::Qwen3Coder,
+        Dialect::Gemma4,
+    ] {
+        // The dialect's marker tables are shared and built once per process.
+        drop(Parser::new(dialect));
+        let (before, live_before) = (allocs(), live());
+        let mut p = Parser::new(dialect);
+        p.reset();
+        assert_eq!(
+            allocs() - before,
+            0,
+            "{}: building a parser allocated",
+            dialect.name()
+        );
+        assert_eq!(live(), live_before, "{}", dialect.name());
+        drop(p);
+    }
+}
+
+#[test]
+#[ignore = "target missed: peak is about 5.8x the call (docs/performance.md); run with --ignored"]
+fn peak_memory_is_at_most_twice_the_largest_call() {
+    let args = inputs::big_args(1 << 20, 5);
+    let call = inputs::hermes_call("store", &args);
+    for (min, max) in [(1, 8), (call.len(), call.len())] {
+        let lens = inputs::chunk_lens(call.len(), 4, min, max);
+        let base = reset_peak();
+        let mut p = Parser::new(Dialect::Hermes);
+        let mut released = 0;
+        for c in inputs::chunks(&call, &lens) {
+            p.push(c);
+            while let Some(ev) = p.next_event() {
+                if let Event::CallFinished { arguments, .. } = ev {
+                    assert_eq!(arguments.as_bytes(), &args[..]);
+                    released += 1;
+                }
+            }
+        }
+        p.finish(StopReason::Stop);
+        while let Some(ev) = p.next_event() {
+            if let Event::CallFinished { arguments, .. } = ev {
+                assert_eq!(arguments.as_bytes(), &args[..]);
+                released += 1;
+            }
+        }
+        assert_eq!(released, 1);
+        let used = peak() - base;
+        assert!(
+            used <= 2 * call.len(),
+            "chunks {min}..={max}: peak {used} bytes for a {} byte call",
+            call.len()
+        );
+    }
+}
