@@ -125,6 +125,9 @@ repairs! {
     MarkdownFence = "markdown_fence",
     /// Text before or after the JSON value was removed.
     SurroundingText = "surrounding_text",
+    /// Unicode whitespace between tokens (no-break space, U+2000–U+200B, U+3000, a byte
+    /// order mark) was removed.
+    SpecialWhitespace = "special_whitespace",
 }
 
 /// A set of repairs: a bitset over [`Repair`], `Copy` and allocation-free.

@@ -20,7 +20,7 @@ use toolsift::proxy::{
 use toolsift::sse::SseFrameDecoder;
 use toolsift::{CallIndex, OwnedEvent, Repairs, StopReason};
 
-const LIMIT: Duration = Duration::from_secs(60);
+const LIMIT: Duration = Duration::from_secs(600);
 
 struct Running<T> {
     addr: SocketAddr,

@@ -22,7 +22,7 @@ use toolsift::proxy::{
 };
 use toolsift::sse::{CallMode, SseFrameDecoder};
 
-const LIMIT: Duration = Duration::from_secs(120);
+const LIMIT: Duration = Duration::from_secs(600);
 const HERMES: &str = include_str!("fixtures/e2e/hermes-weather.txt");
 const QWEN: &str = include_str!("fixtures/e2e/qwen3-coder-write.txt");
 const HERMES_CUT: &str = include_str!("fixtures/e2e/hermes-weather-cut.txt");

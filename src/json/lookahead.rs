@@ -79,6 +79,11 @@ pub(crate) struct Lookahead {
     window: usize,
     /// The enclosing container has closed; one more legal token decides.
     closed: bool,
+    /// A blank came after the last value: a value or key starting now may be the next
+    /// item with its comma dropped.
+    blank_seen: bool,
+    /// Where a comment returns to.
+    resume: St,
     key: SmallVec<[u8; 32]>,
     marker: SmallVec<[u8; 32]>,
 }
@@ -101,6 +106,8 @@ impl Lookahead {
             seen: 0,
             window,
             closed: stack.is_empty(),
+            blank_seen: false,
+            resume: St::After,
             key: SmallVec::new(),
             marker: SmallVec::new(),
         }
@@ -181,15 +188,25 @@ impl Lookahead {
             St::Comment { block, star } => {
                 if block {
                     if star && b == b'/' {
-                        self.st = St::After;
+                        self.st = self.resume;
                     } else {
                         self.st = St::Comment {
                             block,
                             star: b == b'*',
                         };
                     }
+                } else if star && b == b'*' {
+                    self.st = St::Comment {
+                        block: true,
+                        star: false,
+                    };
                 } else if b == b'\n' {
-                    self.st = St::After;
+                    self.st = self.resume;
+                } else if star {
+                    self.st = St::Comment {
+                        block: false,
+                        star: false,
+                    };
                 }
                 None
             }
@@ -231,9 +248,14 @@ impl Lookahead {
 
     fn structural(&mut self, b: u8, ctx: &Ctx<'_>) -> Option<Verdict> {
         if is_blank(b) {
-            if self.closed && self.stack.is_empty() {
-                // The whole value ended and a blank follows: nothing else to check.
+            if self.closed && self.stack.is_empty() && self.base > 0 {
+                // The whole value ended and a blank follows: nothing else to check (a
+                // call may be followed by prose). A top-level string goes on: `"a 24"
+                // screen"` is one string.
                 return Some(Verdict::Close);
+            }
+            if self.st == St::After {
+                self.blank_seen = true;
             }
             return None;
         }
@@ -267,9 +289,11 @@ impl Lookahead {
                 self.st,
                 St::After | St::Item | St::Key | St::Value | St::Colon
             ) {
+                self.resume = self.st;
+                // `star` right after a `/`: a `*` next makes it a block comment.
                 self.st = St::Comment {
                     block: false,
-                    star: false,
+                    star: b == b'/',
                 };
                 return if self.closed {
                     Some(Verdict::Close)
@@ -278,6 +302,7 @@ impl Lookahead {
                 };
             }
         }
+        let blank_seen = std::mem::take(&mut self.blank_seen);
         match self.st {
             St::After => match b {
                 b',' => {
@@ -285,6 +310,23 @@ impl Lookahead {
                     None
                 }
                 b'}' | b']' => self.close(b),
+                // After a blank, the next item with its comma dropped: keep reading it as
+                // structure; a contradiction later still rejects the close.
+                b'"'
+                | b'\''
+                | b'{'
+                | b'['
+                | b'-'
+                | b'_'
+                | b'$'
+                | b'0'..=b'9'
+                | b'a'..=b'z'
+                | b'A'..=b'Z'
+                    if blank_seen && !self.closed =>
+                {
+                    self.st = St::Item;
+                    self.structural_token(b)
+                }
                 _ => Some(Verdict::Content),
             },
             St::Item => {
@@ -409,6 +451,11 @@ mod tests {
             (b"", " ", Close),
             (b"", "x", Content),
             (b"{{", "}}}", Close),
+            (b"[", " 2]", Close),
+            (b"{", "\n  lastName: Smith", Close),
+            (b"{", ",//note\n\"b\": 1}", Close),
+            (b"", " screen", Content),
+            (b"{", " world\"}", Content),
         ];
         for (stack, after, want) in cases {
             assert_eq!(decide(stack, after, &[], None), *want, "{after:?}");

@@ -144,6 +144,13 @@ pub(crate) struct Repairer {
 const CURLY_DOUBLE_OPEN: &[u8] = "\u{201c}".as_bytes();
 const CURLY_SINGLE_OPEN: &[u8] = "\u{2018}".as_bytes();
 
+/// Unicode whitespace models put between tokens; JSON allows only ASCII blanks there.
+const SPECIAL_WHITESPACE: &[&str] = &[
+    "\u{a0}", "\u{180e}", "\u{2000}", "\u{2001}", "\u{2002}", "\u{2003}", "\u{2004}", "\u{2005}",
+    "\u{2006}", "\u{2007}", "\u{2008}", "\u{2009}", "\u{200a}", "\u{200b}", "\u{202f}", "\u{205f}",
+    "\u{3000}", "\u{feff}",
+];
+
 impl Repairer {
     pub(crate) fn new(opts: Options) -> Repairer {
         let mut r = Repairer {
@@ -176,6 +183,9 @@ impl Repairer {
         let mut set = self.opts.terminators.clone();
         set.push(CURLY_DOUBLE_OPEN);
         set.push(CURLY_SINGLE_OPEN);
+        for ws in SPECIAL_WHITESPACE {
+            set.push(ws.as_bytes());
+        }
         if !self.opts.alt_string.is_empty() {
             set.push(self.opts.alt_string);
         }
@@ -442,6 +452,11 @@ impl Repairer {
             Found::Full { id, .. } => {
                 let m = self.structural.get(id);
                 self.marker.clear();
+                if SPECIAL_WHITESPACE.iter().any(|ws| ws.as_bytes() == m) {
+                    // Between tokens it is a blank; dropped, since JSON has no such blank.
+                    self.flag(Repair::SpecialWhitespace);
+                    return;
+                }
                 if m == CURLY_DOUBLE_OPEN || m == CURLY_SINGLE_OPEN || m == self.opts.alt_string {
                     let delim = if m == CURLY_DOUBLE_OPEN {
                         self.flag(Repair::CurlyQuotedString);
@@ -514,6 +529,19 @@ impl Repairer {
                 self.open_string(Delim::Single, out);
             }
             b'{' | b'[' => {
+                let n = self.stack.len();
+                let key_position = matches!(self.st, St::KeyOrEnd | St::After | St::Comma)
+                    && self.stack.last() == Some(&b'{');
+                if b == b'{' && key_position && n >= 2 && self.stack[n - 2] == b'[' {
+                    // `[{"i":1{"i":2}]`: an element's `}` was dropped before the next one.
+                    self.flag(Repair::MissingClosers);
+                    self.hold.clear();
+                    self.stack.pop();
+                    out.extend_from_slice(b"},");
+                    self.st = St::Value;
+                    self.structural_token(b, out);
+                    return;
+                }
                 if self.begin_item(out) {
                     // A container where a key belongs: nothing sensible to keep.
                     self.flag(Repair::StrayText);
