@@ -125,6 +125,9 @@ repairs! {
     MarkdownFence = "markdown_fence",
     /// Text before or after the JSON value was removed.
     SurroundingText = "surrounding_text",
+    /// A positional argument of a Python-style call was keyed by the tool's parameter in
+    /// declaration order (`arg0`, `arg1`, ... when the tool is unknown).
+    PositionalArgument = "positional_argument",
 }
 
 /// A set of repairs: a bitset over [`Repair`], `Copy` and allocation-free.

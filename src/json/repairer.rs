@@ -96,6 +96,10 @@ pub(crate) struct Options {
     pub alt_string: &'static [u8],
     /// Declared keys, for the look-ahead.
     pub keys: KeyCheck,
+    /// Python call arguments (pythonic calls): the value is the object a `{` fed before
+    /// `NAME(` opened; `KEY=` binds a value, `)` closes the call (a tuple inside),
+    /// `(` opens a tuple, and a value where a key belongs is a positional argument.
+    pub python: bool,
 }
 
 impl Default for Options {
@@ -107,6 +111,7 @@ impl Default for Options {
             terminators: MarkerSet::default(),
             alt_string: b"",
             keys: KeyCheck::default(),
+            python: false,
         }
     }
 }
@@ -137,6 +142,8 @@ pub(crate) struct Repairer {
     repairs: Repairs,
     stop: Option<Status>,
     started: bool,
+    /// Positional arguments seen in a Python call.
+    positional: usize,
 }
 
 const CURLY_DOUBLE_OPEN: &[u8] = "\u{201c}".as_bytes();
@@ -164,6 +171,7 @@ impl Repairer {
             repairs: Repairs::NONE,
             stop: None,
             started: false,
+            positional: 0,
         };
         r.rebuild();
         r
@@ -190,6 +198,11 @@ impl Repairer {
         self.opts.keys = keys;
     }
 
+    /// Read Python call arguments (see [`Options::python`]).
+    pub(crate) fn set_python(&mut self, python: bool) {
+        self.opts.python = python;
+    }
+
     /// Start over for a new value, keeping allocations and options.
     pub(crate) fn reset(&mut self) {
         self.st = St::Value;
@@ -208,6 +221,7 @@ impl Repairer {
         self.repairs = Repairs::NONE;
         self.stop = None;
         self.started = false;
+        self.positional = 0;
     }
 
     pub(crate) fn repairs(&self) -> Repairs {
@@ -341,6 +355,7 @@ impl Repairer {
             let ctx = Ctx {
                 terminators: &self.opts.terminators,
                 check: &self.opts.keys,
+                python: self.opts.python,
             };
             if let Some(v) = la.step(b, &ctx) {
                 self.resolve(v, out);
@@ -497,6 +512,20 @@ impl Repairer {
 
     fn structural_token(&mut self, b: u8, out: &mut Vec<u8>) {
         self.started = true;
+        if self.opts.python {
+            match b {
+                // A tuple is an array; `)` closes it, or the call's arguments object.
+                b'(' => return self.structural_token(b'[', out),
+                b')' => {
+                    let call = self.stack.len() == 1 && self.stack[0] == b'{';
+                    return self.structural_token(if call { b'}' } else { b']' }, out);
+                }
+                b'"' | b'\'' | b'[' | b'{' | b'-' | b'.' | b'0'..=b'9' if self.at_argument() => {
+                    self.positional_key(out);
+                }
+                _ => {}
+            }
+        }
         match b {
             b'"' => self.open_string(Delim::Double, out),
             b'\'' => {
@@ -568,7 +597,9 @@ impl Repairer {
                 _ => self.flag(Repair::StrayText),
             },
             b'=' if self.st == St::Colon => {
-                self.flag(Repair::MissingColon);
+                if !self.opts.python {
+                    self.flag(Repair::MissingColon);
+                }
                 out.push(b':');
                 self.st = St::Value;
             }
@@ -606,6 +637,31 @@ impl Repairer {
         } else {
             St::Word { key }
         };
+    }
+
+    /// Whether a Python call's next argument starts here (a key or a positional value).
+    fn at_argument(&self) -> bool {
+        self.stack.len() == 1
+            && self.stack[0] == b'{'
+            && matches!(self.st, St::KeyOrEnd | St::Comma)
+    }
+
+    /// A positional argument: its key is the tool's parameter in declaration order
+    /// (`arg0`, `arg1`, ... when the tool is unknown).
+    fn positional_key(&mut self, out: &mut Vec<u8>) {
+        self.flag(Repair::PositionalArgument);
+        if self.st == St::Comma {
+            out.extend_from_slice(&self.hold);
+            self.hold.clear();
+            self.tok = 0;
+        }
+        let n = self.positional;
+        self.positional += 1;
+        let declared = self.opts.keys.keys.as_ref().and_then(|k| k.get(n).cloned());
+        let key = declared.unwrap_or_else(|| format!("arg{n}"));
+        out.extend_from_slice(serde_json::Value::String(key).to_string().as_bytes());
+        out.push(b':');
+        self.st = St::Value;
     }
 
     fn close(&mut self, b: u8, out: &mut Vec<u8>) {
@@ -915,6 +971,13 @@ impl Repairer {
         out.extend_from_slice(&self.hold[..self.tok]);
         self.hold.clear();
         self.tok = 0;
+        let key = if key && self.opts.python && matches!(next, Some(b',' | b')')) {
+            // `f(True, x)`: a word followed by the next argument is a positional value.
+            self.positional_key(out);
+            false
+        } else {
+            key
+        };
         if key {
             self.flag(Repair::UnquotedKey);
             out.push(b'"');
@@ -967,6 +1030,7 @@ impl Repairer {
 
     fn bare_byte(&mut self, b: u8, out: &mut Vec<u8>) {
         let ends = matches!(b, b',' | b'}' | b']' | b'\n' | b'\r')
+            || (self.opts.python && b == b')')
             || (self.structural.starts_with_byte(b) && b < 0x80);
         if ends {
             if !self.utf8.is_empty() {
