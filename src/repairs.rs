@@ -128,6 +128,9 @@ repairs! {
     /// A positional argument of a Python-style call was keyed by the tool's parameter in
     /// declaration order (`arg0`, `arg1`, ... when the tool is unknown).
     PositionalArgument = "positional_argument",
+    /// A dialect string whose closing delimiter was lost (or replaced by a backtick) was
+    /// ended where the next member or the call's closer begins.
+    UnclosedString = "unclosed_string",
 }
 
 /// A set of repairs: a bitset over [`Repair`], `Copy` and allocation-free.

@@ -144,7 +144,13 @@ pub(crate) struct Repairer {
     started: bool,
     /// Positional arguments seen in a Python call.
     positional: usize,
+    /// Inside a dialect string: a held `,KEY:` + opener or `}` + closer that would show
+    /// the string's closing delimiter was lost (see [`alt_probe`]).
+    alt_hold: SmallVec<[u8; 72]>,
 }
+
+/// Bytes held at most while deciding whether a dialect string's closer was lost.
+const ALT_PROBE_MAX: usize = 64;
 
 const CURLY_DOUBLE_OPEN: &[u8] = "\u{201c}".as_bytes();
 const CURLY_SINGLE_OPEN: &[u8] = "\u{2018}".as_bytes();
@@ -172,6 +178,7 @@ impl Repairer {
             stop: None,
             started: false,
             positional: 0,
+            alt_hold: SmallVec::new(),
         };
         r.rebuild();
         r
@@ -222,6 +229,7 @@ impl Repairer {
         self.stop = None;
         self.started = false;
         self.positional = 0;
+        self.alt_hold.clear();
     }
 
     pub(crate) fn repairs(&self) -> Repairs {
@@ -243,7 +251,11 @@ impl Repairer {
 
     /// How many bytes are held undecided.
     pub(crate) fn held(&self) -> usize {
-        self.hold.len() + self.pending.len() + self.esc.len() + self.marker.len()
+        self.hold.len()
+            + self.pending.len()
+            + self.esc.len()
+            + self.marker.len()
+            + self.alt_hold.len()
     }
 
     fn flag(&mut self, r: Repair) {
@@ -285,6 +297,7 @@ impl Repairer {
             }
             if self.la.is_none()
                 && self.marker.is_empty()
+                && self.alt_hold.is_empty()
                 && self.esc.is_empty()
                 && self.utf8.is_empty()
             {
@@ -316,6 +329,7 @@ impl Repairer {
                     || b == b'\\'
                     || b >= 0x80
                     || (delim == Delim::Single && b == b'\'')
+                    || (delim == Delim::Alt && matches!(b, b'`' | b',' | b'}'))
                     || (delim == Delim::Alt && b == alt0)
             })
             .unwrap_or(input.len());
@@ -365,6 +379,11 @@ impl Repairer {
         if !self.marker.is_empty() {
             self.marker.push(b);
             self.check_marker(out);
+            return;
+        }
+        if !self.alt_hold.is_empty() {
+            self.alt_hold.push(b);
+            self.check_alt_hold(out);
             return;
         }
         match self.st {
@@ -727,6 +746,9 @@ impl Repairer {
             b'\\' if delim != Delim::Alt => self.esc.push(b),
             b'"' if delim == Delim::Double => self.candidate_close(delim, key, 1, b"\"", out),
             b'\'' if delim == Delim::Single => self.candidate_close(delim, key, 1, b"'", out),
+            b'`' | b',' | b'}' if delim == Delim::Alt && !key => {
+                self.alt_hold.push(b);
+            }
             _ if delim == Delim::Alt && self.opts.alt_string.first() == Some(&b) => {
                 self.marker.clear();
                 self.marker.push(b);
@@ -734,6 +756,26 @@ impl Repairer {
                 self.check_marker(out);
             }
             _ => self.content_byte(b, delim == Delim::Alt, out),
+        }
+    }
+
+    /// Decide a held probe inside a dialect string: a lost closer ends the string before
+    /// the probe, anything else makes its first byte content.
+    fn check_alt_hold(&mut self, out: &mut Vec<u8>) {
+        match alt_probe(&self.alt_hold, self.opts.alt_string, &self.opts.terminators) {
+            Probe::Maybe if self.alt_hold.len() <= ALT_PROBE_MAX => {}
+            Probe::Lost { from } => {
+                let held = std::mem::take(&mut self.alt_hold);
+                self.flag(Repair::UnclosedString);
+                out.push(b'"');
+                self.after_value();
+                self.requeue(&held[from..]);
+            }
+            _ => {
+                let held = std::mem::take(&mut self.alt_hold);
+                self.content_byte(held[0], true, out);
+                self.requeue(&held[1..]);
+            }
         }
     }
 
@@ -1068,6 +1110,13 @@ impl Repairer {
             if self.la.is_some() {
                 self.resolve(Verdict::Close, out);
             }
+            if !self.alt_hold.is_empty() {
+                // The stream ended inside the probe: its first byte is content.
+                let held = std::mem::take(&mut self.alt_hold);
+                self.content_byte(held[0], true, out);
+                self.requeue(&held[1..]);
+                continue;
+            }
             if !self.marker.is_empty() && self.rpos >= self.replay.len() {
                 if self.marker_in_string {
                     let bytes = std::mem::take(&mut self.marker);
@@ -1191,6 +1240,64 @@ impl Repairer {
             return;
         }
         self.end_number(out);
+    }
+}
+
+enum Probe {
+    /// Could still become a lost closer.
+    Maybe,
+    /// Not a lost closer.
+    No,
+    /// The string's closer was lost: it ends before `held[from..]` (a stray backtick
+    /// before `from` is dropped).
+    Lost { from: usize },
+}
+
+/// Inside a dialect string (Gemma's `<|"|>`): `` ` ``? `,KEY:<|"|>` (the next member
+/// begins with its own opener) or `` ` ``? `}` + the call's closer means the string's
+/// closing delimiter was lost (models replace it with a backtick on large content).
+fn alt_probe(held: &[u8], alt: &[u8], terminators: &MarkerSet) -> Probe {
+    let from = usize::from(held.first() == Some(&b'`'));
+    let Some(&first) = held.get(from) else {
+        return Probe::Maybe;
+    };
+    let rest = &held[from + 1..];
+    match first {
+        b',' => {
+            let key = rest
+                .iter()
+                .position(|&c| !(c.is_ascii_alphanumeric() || c == b'_'))
+                .unwrap_or(rest.len());
+            if key == rest.len() {
+                return Probe::Maybe;
+            }
+            if key == 0 || rest[key] != b':' {
+                return Probe::No;
+            }
+            let open = &rest[key + 1..];
+            if open.len() >= alt.len() {
+                if open.starts_with(alt) {
+                    Probe::Lost { from }
+                } else {
+                    Probe::No
+                }
+            } else if alt.starts_with(open) {
+                Probe::Maybe
+            } else {
+                Probe::No
+            }
+        }
+        b'}' => {
+            if rest.is_empty() {
+                return Probe::Maybe;
+            }
+            match terminators.match_at(rest, 0) {
+                Found::Full { .. } => Probe::Lost { from },
+                Found::Partial { .. } => Probe::Maybe,
+                Found::None => Probe::No,
+            }
+        }
+        _ => Probe::No,
     }
 }
 
