@@ -226,9 +226,7 @@ fn sniff(bodies: &'static [Body], held: &[u8]) -> Option<&'static Body> {
             Body::Pythonic(_) => {
                 // A name, or a list whose first item is a name (not a JSON object).
                 let item = if text[0] == b'[' {
-                    let Some(at) = text[1..].iter().position(|b| !b.is_ascii_whitespace()) else {
-                        return None;
-                    };
+                    let at = text[1..].iter().position(|b| !b.is_ascii_whitespace())?;
                     text[1 + at]
                 } else {
                     text[0]
