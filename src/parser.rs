@@ -565,6 +565,7 @@ impl Parser {
         }
         let (alt, native) = match &form.body {
             Body::NameArgs(spec) => (spec.alt_string, spec.native_repairs()),
+            Body::Pythonic(_) => (&b""[..], crate::grammar::python_native()),
             _ => (&b""[..], Repairs::NONE),
         };
         let limits = &self.config.limits;
@@ -602,6 +603,7 @@ impl Parser {
             terminators,
             alt_string: alt,
             keys: KeyCheck::default(),
+            python: false,
         });
         // Lock `auto` only on a body that is certainly a call: a sniffed body locks when
         // chosen, and a weak opener or a harmony header may turn out not to be one.

@@ -128,6 +128,12 @@ repairs! {
     /// Unicode whitespace between tokens (no-break space, U+2000–U+200B, U+3000, a byte
     /// order mark) was removed.
     SpecialWhitespace = "special_whitespace",
+    /// A positional argument of a Python-style call was keyed by the tool's parameter in
+    /// declaration order (`arg0`, `arg1`, ... when the tool is unknown).
+    PositionalArgument = "positional_argument",
+    /// A dialect string whose closing delimiter was lost (or replaced by a backtick) was
+    /// ended where the next member or the call's closer begins.
+    UnclosedString = "unclosed_string",
 }
 
 /// A set of repairs: a bitset over [`Repair`], `Copy` and allocation-free.

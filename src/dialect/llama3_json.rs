@@ -24,9 +24,16 @@ const PYTHON_TAG: CallForm = CallForm {
     repeats: true,
     ..CallForm::BASE
 };
+/// Llama 4 writes JSON or a pythonic call list after `<|python_start|>`: a list whose
+/// first item is a name is pythonic, anything else the JSON envelope.
+static PYTHON_START_BODIES: [Body; 2] = [
+    Body::Pythonic(&super::pythonic::TAGGED),
+    Body::Envelope(&ENVELOPE),
+];
+
 const PYTHON_START: CallForm = CallForm {
     opener: b"<|python_start|>",
-    body: Body::Envelope(&ENVELOPE),
+    body: Body::Sniff(&PYTHON_START_BODIES),
     closer: b"<|python_end|>",
     repeats: true,
     ..CallForm::BASE

@@ -17,6 +17,12 @@ mod hunyuan3;
 mod minimax_m2;
 mod muse_glimmer;
 mod seed_oss;
+// Pythonic dialects and FunctionGemma
+mod functiongemma;
+mod gemma3;
+mod lfm2;
+mod olmo3;
+mod pythonic;
 
 pub use detect::{Evidence, Source};
 // JSON-bodied dialects.
@@ -113,6 +119,19 @@ pub enum Dialect {
     FencedJson,
     /// A bare JSON call at the start of the output (opt-in heuristic, not in `auto`).
     BareJson,
+    // Pythonic dialects and FunctionGemma
+    /// Llama 3.2/4 pythonic `[get_weather(city='Paris'), f()]`, bare at the start of a
+    /// line or in `<|python_start|>` ... `<|python_end|>`.
+    Pythonic,
+    /// Olmo 3 `<function_calls>` one Python call per line `</function_calls>`.
+    Olmo3,
+    /// LFM2 `<|tool_call_start|>[name(arg="v")]<|tool_call_end|>` (or a JSON array).
+    Lfm2,
+    /// Gemma 3 ```` ```tool_code ```` fenced Python calls, `tool_code = f(...)`.
+    Gemma3,
+    /// FunctionGemma `<start_function_call>call:NAME{k:<escape>v<escape>}
+    /// <end_function_call>`.
+    FunctionGemma,
 }
 
 impl Dialect {
@@ -147,6 +166,12 @@ impl Dialect {
         Dialect::Inkling,
         Dialect::FencedJson,
         Dialect::BareJson,
+        // Pythonic dialects and FunctionGemma
+        Dialect::Pythonic,
+        Dialect::Olmo3,
+        Dialect::Lfm2,
+        Dialect::Gemma3,
+        Dialect::FunctionGemma,
     ];
 
     /// The dialect's stable name (`auto`, `hermes`, `qwen3_coder`, ...).
@@ -182,6 +207,12 @@ impl Dialect {
             Dialect::Inkling => "inkling",
             Dialect::FencedJson => "fenced_json",
             Dialect::BareJson => "bare_json",
+            // Pythonic dialects and FunctionGemma
+            Dialect::Pythonic => "pythonic",
+            Dialect::Olmo3 => "olmo3",
+            Dialect::Lfm2 => "lfm2",
+            Dialect::Gemma3 => "gemma3",
+            Dialect::FunctionGemma => "functiongemma",
         }
     }
 
@@ -229,6 +260,14 @@ impl Dialect {
             "inkling" => Dialect::Inkling,
             "fenced_json" | "fenced" => Dialect::FencedJson,
             "bare_json" | "json" => Dialect::BareJson,
+            // Pythonic dialects and FunctionGemma
+            "pythonic" | "llama4_pythonic" | "llama3_pythonic" | "llama32_pythonic" => {
+                Dialect::Pythonic
+            }
+            "olmo3" | "olmo_3" | "olmo" => Dialect::Olmo3,
+            "lfm2" | "lfm2_5" | "lfm" | "liquid" => Dialect::Lfm2,
+            "gemma3" | "gemma_3" | "tool_code" => Dialect::Gemma3,
+            "functiongemma" | "function_gemma" => Dialect::FunctionGemma,
             _ => return None,
         })
     }
@@ -295,6 +334,12 @@ impl Dialect {
             Dialect::Inkling => &inkling::SPEC,
             Dialect::FencedJson => &heuristic_json::FENCED,
             Dialect::BareJson => &heuristic_json::BARE_JSON,
+            // Pythonic dialects and FunctionGemma
+            Dialect::Pythonic => &pythonic::SPEC,
+            Dialect::Olmo3 => &olmo3::SPEC,
+            Dialect::Lfm2 => &lfm2::SPEC,
+            Dialect::Gemma3 => &gemma3::SPEC,
+            Dialect::FunctionGemma => &functiongemma::SPEC,
         }
     }
 }
@@ -387,6 +432,15 @@ pub(crate) enum Body {
     // XML, pythonic and harmony dialects
     /// A harmony message header up to `<|message|>`: a call when it names a recipient.
     Harmony(&'static HarmonySpec),
+    /// Python calls: a list `[f(a=1), g()]` or one call per line.
+    Pythonic(&'static PythonicSpec),
+}
+
+/// A Python call grammar.
+#[derive(Debug)]
+pub(crate) struct PythonicSpec {
+    /// The opener already was the list's `[` (a bare list).
+    pub in_list: bool,
 }
 
 /// A harmony-style header grammar.
@@ -517,10 +571,12 @@ pub(crate) fn dialect_of_body(body: &Body) -> Option<Dialect> {
 pub(crate) fn auto_specs() -> &'static [&'static Spec] {
     // Qwen3-Coder first: its data is a superset of Hermes's (same wrapper and bodies,
     // plus the bare openers), so a sniffed `<tool_call>` body locks onto it.
-    // Opt-in dialects (bare or fenced JSON, `>>>`, Functionary's `<function=`) are left
-    // out: their openers mean other things in other dialects. Where two dialects share
-    // a marker, the first listed reads it.
-    static ALL: [&Spec; 22] = [
+    // Not in `auto`: the opt-in dialects (bare or fenced JSON, `>>>`, Functionary's
+    // `<function=`), a bare `[` (pythonic), Olmo 3's `<function_calls>` (DSML's wrapper
+    // without its prefix) and Gemma 3's fences (a plain "```" closer): their openers
+    // mean other things elsewhere. Where two dialects share a marker, the first listed
+    // reads it.
+    static ALL: [&Spec; 25] = [
         &qwen3_coder::SPEC,
         &hermes::SPEC,
         &gemma4::SPEC,
@@ -545,6 +601,10 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
         &hunyuan3::SPEC,
         &harmony::SPEC,
         &muse_glimmer::SPEC,
+        // Pythonic dialects and FunctionGemma
+        &pythonic::AUTO_SPEC,
+        &lfm2::SPEC,
+        &functiongemma::SPEC,
     ];
     &ALL
 }

@@ -95,6 +95,7 @@ impl Harmony {
                         terminators: MarkerSet::new(&ENDS),
                         alt_string: b"",
                         keys: KeyCheck::default(),
+                        python: false,
                     });
                 }
             }

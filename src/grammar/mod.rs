@@ -3,6 +3,7 @@
 mod envelope;
 mod harmony;
 mod name_args;
+mod pythonic;
 mod xml;
 
 use crate::calls::{Abort, Sink};
@@ -12,6 +13,7 @@ use crate::json::repairer::Repairer;
 pub(crate) use envelope::Envelope;
 pub(crate) use harmony::Harmony;
 pub(crate) use name_args::NameArgs;
+pub(crate) use pythonic::{python_native, Python};
 pub(crate) use xml::Xml;
 
 /// What feeding a grammar came to.
@@ -42,6 +44,7 @@ pub(crate) enum Grammar {
     Xml(Box<Xml>),
     NameArgs(NameArgs),
     Harmony(Harmony),
+    Python(Python),
 }
 
 impl Grammar {
@@ -51,6 +54,7 @@ impl Grammar {
             Body::Xml(spec) => Grammar::Xml(Box::new(Xml::new(spec, closer))),
             Body::NameArgs(spec) => Grammar::NameArgs(NameArgs::new(spec, weak)),
             Body::Harmony(spec) => Grammar::Harmony(Harmony::new(spec)),
+            Body::Pythonic(spec) => Grammar::Python(Python::new(spec, closer, weak)),
             Body::Sniff(bodies) => Grammar::Sniff {
                 bodies,
                 held: Vec::new(),
@@ -70,6 +74,7 @@ impl Grammar {
             Grammar::Xml(x) => x.take_leftover(),
             Grammar::NameArgs(n) => n.take_leftover(rep),
             Grammar::Harmony(h) => h.take_leftover(rep),
+            Grammar::Python(p) => p.take_leftover(rep),
         }
     }
 
@@ -87,6 +92,7 @@ impl Grammar {
             Grammar::Xml(x) => x.feed(input, sink),
             Grammar::NameArgs(n) => n.feed(input, sink, rep, scratch),
             Grammar::Harmony(h) => h.feed(input, sink, rep, scratch),
+            Grammar::Python(p) => p.feed(input, sink, rep, scratch),
             Grammar::Sniff { bodies, held } => {
                 let before = held.len();
                 let mut decided = None;
@@ -167,6 +173,7 @@ impl Grammar {
     pub(crate) fn take_rejected(&mut self) -> Vec<u8> {
         match self {
             Grammar::NameArgs(n) => n.take_rejected(),
+            Grammar::Python(p) => p.take_rejected(),
             _ => Vec::new(),
         }
     }
@@ -183,6 +190,7 @@ impl Grammar {
             Grammar::Xml(x) => x.finish(sink),
             Grammar::NameArgs(n) => n.finish(sink, rep, scratch),
             Grammar::Harmony(h) => h.finish(sink, rep, scratch),
+            Grammar::Python(p) => p.finish(sink, rep, scratch),
             Grammar::Sniff { .. } => false,
         }
     }
@@ -215,6 +223,18 @@ fn sniff(bodies: &'static [Body], held: &[u8]) -> Option<&'static Body> {
                 }
             }
             Body::NameArgs(_) => return Some(body),
+            Body::Pythonic(_) => {
+                // A name, or a list whose first item is a name (not a JSON object).
+                let item = if text[0] == b'[' {
+                    let at = text[1..].iter().position(|b| !b.is_ascii_whitespace())?;
+                    text[1 + at]
+                } else {
+                    text[0]
+                };
+                if item.is_ascii_alphabetic() || item == b'_' {
+                    return Some(body);
+                }
+            }
             Body::Sniff(_) | Body::Harmony(_) => {}
         }
     }

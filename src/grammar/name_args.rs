@@ -133,18 +133,24 @@ impl NameArgs {
                     };
                 }
                 Phase::Name => {
-                    if self.weak
-                        && !is_name_byte(b)
-                        && (!self.spec.separator.is_empty() || b != b'{')
-                        && !self.in_separator(b)
-                    {
+                    let opens_args = self.spec.separator.is_empty() && matches!(b, b'{' | b'(');
+                    if self.weak && !is_name_byte(b) && !opens_args && !self.in_separator(b) {
                         // Not a call after all: the opener and the name read so far are text.
                         self.rejected = std::mem::take(&mut self.buf);
                         return Step::Reject { consumed: i - 1 };
                     }
                     if self.name_byte(b, sink) && self.spec.separator.is_empty() {
-                        // The `{` that ended the name starts the arguments.
-                        i -= 1;
+                        if b == b'(' {
+                            // `call:NAME(city="Tokyo")`: Python arguments; the `(` reads
+                            // as the object's `{` and the `)` closes it.
+                            rep.set_python(true);
+                            scratch.clear();
+                            let _ = rep.feed(b"{", scratch);
+                            let _ = sink.args(scratch);
+                        } else {
+                            // The `{` that ended the name starts the arguments.
+                            i -= 1;
+                        }
                     }
                     if self.buf.len() > sink.config.limits.max_name_bytes {
                         return Step::Abort {

@@ -69,6 +69,8 @@ pub(crate) struct KeyCheck {
 pub(crate) struct Ctx<'a> {
     pub terminators: &'a MarkerSet,
     pub check: &'a KeyCheck,
+    /// Python call arguments: `=` binds, `(`/`)` are a tuple or the call's parentheses.
+    pub python: bool,
 }
 
 pub(crate) struct Lookahead {
@@ -157,7 +159,10 @@ impl Lookahead {
                 if is_blank(b) {
                     return None;
                 }
-                if matches!(b, b',' | b'}' | b']') || ctx.terminators.starts_with_byte(b) {
+                if matches!(b, b',' | b'}' | b']')
+                    || (ctx.python && b == b')')
+                    || ctx.terminators.starts_with_byte(b)
+                {
                     self.st = St::After;
                     return self.structural(b, ctx);
                 }
@@ -170,6 +175,11 @@ impl Lookahead {
                 if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'-' {
                     self.key.push(b);
                     None
+                } else if ctx.python && matches!(b, b',' | b')') && self.stack.len() == 1 {
+                    // `f('a', True)`: the word was a positional value, not a key.
+                    self.key.clear();
+                    self.st = St::After;
+                    self.structural(b, ctx)
                 } else {
                     if let Some(v) = self.key_done(ctx) {
                         return Some(v);
@@ -266,9 +276,40 @@ impl Lookahead {
                 Found::Partial { .. } => None,
                 Found::None => {
                     self.marker.clear();
+                    if ctx.python {
+                        return self.python_token(b);
+                    }
                     self.structural_token(b)
                 }
             };
+        }
+        if ctx.python {
+            return self.python_token(b);
+        }
+        self.structural_token(b)
+    }
+
+    /// A structural byte of Python call arguments, read as its JSON counterpart.
+    fn python_token(&mut self, b: u8) -> Option<Verdict> {
+        if self.closed && self.stack.is_empty() {
+            // After the call's `)`: the next call, the list's end or the next line.
+            return Some(if matches!(b, b',' | b']' | b';' | b')') {
+                Verdict::Close
+            } else {
+                Verdict::Content
+            });
+        }
+        let arguments = self.stack.len() == 1 && self.stack[0] == b'{';
+        let b = match b {
+            b'(' => b'[',
+            b')' if arguments => b'}',
+            b')' => b']',
+            b'=' if self.st == St::Colon => b':',
+            _ => b,
+        };
+        if arguments && self.st == St::Item && !(b.is_ascii_alphabetic() || b == b'_') {
+            // A positional argument after the comma.
+            self.st = St::Value;
         }
         self.structural_token(b)
     }
@@ -420,6 +461,7 @@ mod tests {
         let ctx = Ctx {
             terminators: &set,
             check: &check,
+            python: false,
         };
         let mut la = Lookahead::new(stack, 256);
         for &b in after.as_bytes() {

@@ -96,6 +96,10 @@ pub(crate) struct Options {
     pub alt_string: &'static [u8],
     /// Declared keys, for the look-ahead.
     pub keys: KeyCheck,
+    /// Python call arguments (pythonic calls): the value is the object a `{` fed before
+    /// `NAME(` opened; `KEY=` binds a value, `)` closes the call (a tuple inside),
+    /// `(` opens a tuple, and a value where a key belongs is a positional argument.
+    pub python: bool,
 }
 
 impl Default for Options {
@@ -107,6 +111,7 @@ impl Default for Options {
             terminators: MarkerSet::default(),
             alt_string: b"",
             keys: KeyCheck::default(),
+            python: false,
         }
     }
 }
@@ -139,7 +144,15 @@ pub(crate) struct Repairer {
     started: bool,
     /// Which terminator ended the value (an id in `opts.terminators`).
     terminated_by: Option<MarkerId>,
+    /// Positional arguments seen in a Python call.
+    positional: usize,
+    /// Inside a dialect string: a held `,KEY:` + opener or `}` + closer that would show
+    /// the string's closing delimiter was lost (see [`alt_probe`]).
+    alt_hold: SmallVec<[u8; 72]>,
 }
+
+/// Bytes held at most while deciding whether a dialect string's closer was lost.
+const ALT_PROBE_MAX: usize = 64;
 
 const CURLY_DOUBLE_OPEN: &[u8] = "\u{201c}".as_bytes();
 const CURLY_SINGLE_OPEN: &[u8] = "\u{2018}".as_bytes();
@@ -174,6 +187,8 @@ impl Repairer {
             stop: None,
             started: false,
             terminated_by: None,
+            positional: 0,
+            alt_hold: SmallVec::new(),
         };
         r.rebuild();
         r
@@ -203,6 +218,11 @@ impl Repairer {
         self.opts.keys = keys;
     }
 
+    /// Read Python call arguments (see [`Options::python`]).
+    pub(crate) fn set_python(&mut self, python: bool) {
+        self.opts.python = python;
+    }
+
     /// Start over for a new value, keeping allocations and options.
     pub(crate) fn reset(&mut self) {
         self.st = St::Value;
@@ -221,6 +241,8 @@ impl Repairer {
         self.repairs = Repairs::NONE;
         self.stop = None;
         self.started = false;
+        self.positional = 0;
+        self.alt_hold.clear();
         self.terminated_by = None;
     }
 
@@ -248,7 +270,11 @@ impl Repairer {
 
     /// How many bytes are held undecided.
     pub(crate) fn held(&self) -> usize {
-        self.hold.len() + self.pending.len() + self.esc.len() + self.marker.len()
+        self.hold.len()
+            + self.pending.len()
+            + self.esc.len()
+            + self.marker.len()
+            + self.alt_hold.len()
     }
 
     fn flag(&mut self, r: Repair) {
@@ -290,6 +316,7 @@ impl Repairer {
             }
             if self.la.is_none()
                 && self.marker.is_empty()
+                && self.alt_hold.is_empty()
                 && self.esc.is_empty()
                 && self.utf8.is_empty()
             {
@@ -321,6 +348,7 @@ impl Repairer {
                     || b == b'\\'
                     || b >= 0x80
                     || (delim == Delim::Single && b == b'\'')
+                    || (delim == Delim::Alt && matches!(b, b'`' | b',' | b'}'))
                     || (delim == Delim::Alt && b == alt0)
             })
             .unwrap_or(input.len());
@@ -360,6 +388,7 @@ impl Repairer {
             let ctx = Ctx {
                 terminators: &self.opts.terminators,
                 check: &self.opts.keys,
+                python: self.opts.python,
             };
             if let Some(v) = la.step(b, &ctx) {
                 self.resolve(v, out);
@@ -369,6 +398,11 @@ impl Repairer {
         if !self.marker.is_empty() {
             self.marker.push(b);
             self.check_marker(out);
+            return;
+        }
+        if !self.alt_hold.is_empty() {
+            self.alt_hold.push(b);
+            self.check_alt_hold(out);
             return;
         }
         match self.st {
@@ -522,6 +556,20 @@ impl Repairer {
 
     fn structural_token(&mut self, b: u8, out: &mut Vec<u8>) {
         self.started = true;
+        if self.opts.python {
+            match b {
+                // A tuple is an array; `)` closes it, or the call's arguments object.
+                b'(' => return self.structural_token(b'[', out),
+                b')' => {
+                    let call = self.stack.len() == 1 && self.stack[0] == b'{';
+                    return self.structural_token(if call { b'}' } else { b']' }, out);
+                }
+                b'"' | b'\'' | b'[' | b'{' | b'-' | b'.' | b'0'..=b'9' if self.at_argument() => {
+                    self.positional_key(out);
+                }
+                _ => {}
+            }
+        }
         match b {
             b'"' => self.open_string(Delim::Double, out),
             b'\'' => {
@@ -606,7 +654,9 @@ impl Repairer {
                 _ => self.flag(Repair::StrayText),
             },
             b'=' if self.st == St::Colon => {
-                self.flag(Repair::MissingColon);
+                if !self.opts.python {
+                    self.flag(Repair::MissingColon);
+                }
                 out.push(b':');
                 self.st = St::Value;
             }
@@ -644,6 +694,31 @@ impl Repairer {
         } else {
             St::Word { key }
         };
+    }
+
+    /// Whether a Python call's next argument starts here (a key or a positional value).
+    fn at_argument(&self) -> bool {
+        self.stack.len() == 1
+            && self.stack[0] == b'{'
+            && matches!(self.st, St::KeyOrEnd | St::Comma)
+    }
+
+    /// A positional argument: its key is the tool's parameter in declaration order
+    /// (`arg0`, `arg1`, ... when the tool is unknown).
+    fn positional_key(&mut self, out: &mut Vec<u8>) {
+        self.flag(Repair::PositionalArgument);
+        if self.st == St::Comma {
+            out.extend_from_slice(&self.hold);
+            self.hold.clear();
+            self.tok = 0;
+        }
+        let n = self.positional;
+        self.positional += 1;
+        let declared = self.opts.keys.keys.as_ref().and_then(|k| k.get(n).cloned());
+        let key = declared.unwrap_or_else(|| format!("arg{n}"));
+        out.extend_from_slice(serde_json::Value::String(key).to_string().as_bytes());
+        out.push(b':');
+        self.st = St::Value;
     }
 
     fn close(&mut self, b: u8, out: &mut Vec<u8>) {
@@ -709,6 +784,9 @@ impl Repairer {
             b'\\' if delim != Delim::Alt => self.esc.push(b),
             b'"' if delim == Delim::Double => self.candidate_close(delim, key, 1, b"\"", out),
             b'\'' if delim == Delim::Single => self.candidate_close(delim, key, 1, b"'", out),
+            b'`' | b',' | b'}' if delim == Delim::Alt && !key => {
+                self.alt_hold.push(b);
+            }
             _ if delim == Delim::Alt && self.opts.alt_string.first() == Some(&b) => {
                 self.marker.clear();
                 self.marker.push(b);
@@ -716,6 +794,26 @@ impl Repairer {
                 self.check_marker(out);
             }
             _ => self.content_byte(b, delim == Delim::Alt, out),
+        }
+    }
+
+    /// Decide a held probe inside a dialect string: a lost closer ends the string before
+    /// the probe, anything else makes its first byte content.
+    fn check_alt_hold(&mut self, out: &mut Vec<u8>) {
+        match alt_probe(&self.alt_hold, self.opts.alt_string, &self.opts.terminators) {
+            Probe::Maybe if self.alt_hold.len() <= ALT_PROBE_MAX => {}
+            Probe::Lost { from } => {
+                let held = std::mem::take(&mut self.alt_hold);
+                self.flag(Repair::UnclosedString);
+                out.push(b'"');
+                self.after_value();
+                self.requeue(&held[from..]);
+            }
+            _ => {
+                let held = std::mem::take(&mut self.alt_hold);
+                self.content_byte(held[0], true, out);
+                self.requeue(&held[1..]);
+            }
         }
     }
 
@@ -953,6 +1051,13 @@ impl Repairer {
         out.extend_from_slice(&self.hold[..self.tok]);
         self.hold.clear();
         self.tok = 0;
+        let key = if key && self.opts.python && matches!(next, Some(b',' | b')')) {
+            // `f(True, x)`: a word followed by the next argument is a positional value.
+            self.positional_key(out);
+            false
+        } else {
+            key
+        };
         if key {
             self.flag(Repair::UnquotedKey);
             out.push(b'"');
@@ -1005,6 +1110,7 @@ impl Repairer {
 
     fn bare_byte(&mut self, b: u8, out: &mut Vec<u8>) {
         let ends = matches!(b, b',' | b'}' | b']' | b'\n' | b'\r')
+            || (self.opts.python && b == b')')
             || (self.structural.starts_with_byte(b) && b < 0x80);
         if ends {
             if !self.utf8.is_empty() {
@@ -1041,6 +1147,13 @@ impl Repairer {
         loop {
             if self.la.is_some() {
                 self.resolve(Verdict::Close, out);
+            }
+            if !self.alt_hold.is_empty() {
+                // The stream ended inside the probe: its first byte is content.
+                let held = std::mem::take(&mut self.alt_hold);
+                self.content_byte(held[0], true, out);
+                self.requeue(&held[1..]);
+                continue;
             }
             if !self.marker.is_empty() && self.rpos >= self.replay.len() {
                 if self.marker_in_string {
@@ -1166,6 +1279,64 @@ impl Repairer {
             return;
         }
         self.end_number(out);
+    }
+}
+
+enum Probe {
+    /// Could still become a lost closer.
+    Maybe,
+    /// Not a lost closer.
+    No,
+    /// The string's closer was lost: it ends before `held[from..]` (a stray backtick
+    /// before `from` is dropped).
+    Lost { from: usize },
+}
+
+/// Inside a dialect string (Gemma's `<|"|>`): `` ` ``? `,KEY:<|"|>` (the next member
+/// begins with its own opener) or `` ` ``? `}` + the call's closer means the string's
+/// closing delimiter was lost (models replace it with a backtick on large content).
+fn alt_probe(held: &[u8], alt: &[u8], terminators: &MarkerSet) -> Probe {
+    let from = usize::from(held.first() == Some(&b'`'));
+    let Some(&first) = held.get(from) else {
+        return Probe::Maybe;
+    };
+    let rest = &held[from + 1..];
+    match first {
+        b',' => {
+            let key = rest
+                .iter()
+                .position(|&c| !(c.is_ascii_alphanumeric() || c == b'_'))
+                .unwrap_or(rest.len());
+            if key == rest.len() {
+                return Probe::Maybe;
+            }
+            if key == 0 || rest[key] != b':' {
+                return Probe::No;
+            }
+            let open = &rest[key + 1..];
+            if open.len() >= alt.len() {
+                if open.starts_with(alt) {
+                    Probe::Lost { from }
+                } else {
+                    Probe::No
+                }
+            } else if alt.starts_with(open) {
+                Probe::Maybe
+            } else {
+                Probe::No
+            }
+        }
+        b'}' => {
+            if rest.is_empty() {
+                return Probe::Maybe;
+            }
+            match terminators.match_at(rest, 0) {
+                Found::Full { .. } => Probe::Lost { from },
+                Found::Partial { .. } => Probe::Maybe,
+                Found::None => Probe::No,
+            }
+        }
+        _ => Probe::No,
     }
 }
 

@@ -1,0 +1,47 @@
+//! Llama 3.2 / Llama 4 pythonic calls: the output is a Python list of calls
+//! `[get_weather(city='Paris'), get_time()]`, bare or inside Llama 4's
+//! `<|python_start|>` ... `<|python_end|>`.
+
+use super::{Body, CallForm, Dialect, PythonicSpec, Spec};
+
+/// After `<|python_start|>`: a list or calls one per line.
+pub(crate) static TAGGED: PythonicSpec = PythonicSpec { in_list: false };
+
+/// After a bare `[` at the start of a line.
+static BARE: PythonicSpec = PythonicSpec { in_list: true };
+
+const TAGGED_FORM: CallForm = CallForm {
+    opener: b"<|python_start|>",
+    body: Body::Pythonic(&TAGGED),
+    closer: b"<|python_end|>",
+    implies: None,
+    anchored: false,
+    ..CallForm::BASE
+};
+
+pub(crate) static SPEC: Spec = Spec {
+    dialect: Dialect::Pythonic,
+    reasoning: &[],
+    calls: &[
+        TAGGED_FORM,
+        // A weak opener: prose may begin with `[`; only `[NAME(` is a call.
+        CallForm {
+            opener: b"[",
+            body: Body::Pythonic(&BARE),
+            closer: b"",
+            implies: None,
+            anchored: true,
+            ..CallForm::BASE
+        },
+    ],
+    strip: &[b"<|python_end|>", b"<|eot_id|>", b"<|eom_id|>", b"<|eot|>"],
+};
+
+/// What `auto` knows of this dialect: only the tagged form (a bare `[` is too common in
+/// prose to lock onto).
+pub(crate) static AUTO_SPEC: Spec = Spec {
+    dialect: Dialect::Pythonic,
+    reasoning: &[],
+    calls: &[TAGGED_FORM],
+    strip: &[b"<|python_end|>"],
+};

@@ -1,0 +1,348 @@
+//! Python calls: a list `[f(a=1, b='x'), g()]` (Llama 3.2/4, LFM2) or one call per line
+//! (Olmo 3, Gemma 3 `tool_code`). The grammar reads the names and the separators; each
+//! call's arguments go through the repairer in Python mode, fed a `{` in place of the
+//! `(`: `KEY=` binds a value, Python literals become JSON, `)` closes the object.
+
+use super::Step;
+use crate::calls::{Abort, Sink};
+use crate::dialect::PythonicSpec;
+use crate::json::lookahead::KeyCheck;
+use crate::json::repairer::{Repairer, Status};
+use crate::repairs::{Repair, Repairs};
+
+/// Repairs that are Python's own syntax here, not reported.
+pub(crate) fn python_native() -> Repairs {
+    [
+        Repair::UnquotedKey,
+        Repair::SingleQuotedString,
+        Repair::PythonLiteral,
+    ]
+    .into_iter()
+    .collect()
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Before the first call: blanks, then the list's `[` or a name.
+    Start,
+    /// A call's name, up to its `(`.
+    Name,
+    /// Inside a call's parentheses.
+    Args,
+    /// After a call: separators, the next name, the list's `]` or the closer.
+    Between,
+}
+
+pub(crate) struct Python {
+    phase: Phase,
+    in_list: bool,
+    closer: &'static [u8],
+    name: Vec<u8>,
+    /// Blanks followed the name: only `(` or `=` may come next.
+    name_blank: bool,
+    /// Bytes of a possible closer between calls.
+    held: Vec<u8>,
+    /// After a weak opener and before the first call: what was read, to give back.
+    weak: bool,
+    read: Vec<u8>,
+    rejected: Vec<u8>,
+    /// Bytes the repairer read past a call's `)`, read again first.
+    back: Vec<u8>,
+    leftover: Vec<u8>,
+    calls: usize,
+}
+
+/// What one run over a slice came to.
+enum Run {
+    /// `n` bytes used; stopped early when the repairer gave bytes back.
+    Used(usize),
+    End {
+        used: usize,
+        closer_seen: bool,
+    },
+    Reject {
+        used: usize,
+    },
+    Abort(Abort, usize),
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-') || b >= 0x80
+}
+
+impl Python {
+    pub(crate) fn new(spec: &'static PythonicSpec, closer: &'static [u8], weak: bool) -> Python {
+        Python {
+            phase: if spec.in_list {
+                Phase::Name
+            } else {
+                Phase::Start
+            },
+            in_list: spec.in_list,
+            closer,
+            name: Vec::new(),
+            name_blank: false,
+            held: Vec::new(),
+            weak,
+            read: Vec::new(),
+            rejected: Vec::new(),
+            back: Vec::new(),
+            leftover: Vec::new(),
+            calls: 0,
+        }
+    }
+
+    pub(crate) fn take_rejected(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.rejected)
+    }
+
+    pub(crate) fn take_leftover(&mut self, rep: &mut Repairer) -> Vec<u8> {
+        let mut rest = std::mem::take(&mut self.leftover);
+        rest.append(&mut self.back);
+        rest.extend(rep.take_leftover());
+        rest
+    }
+
+    pub(crate) fn feed(
+        &mut self,
+        input: &[u8],
+        sink: &mut Sink<'_>,
+        rep: &mut Repairer,
+        scratch: &mut Vec<u8>,
+    ) -> Step {
+        let mut i = 0;
+        loop {
+            while !self.back.is_empty() {
+                let back = std::mem::take(&mut self.back);
+                match self.run(&back, sink, rep, scratch) {
+                    Run::Used(n) => {
+                        let mut next = std::mem::take(&mut self.back);
+                        next.extend_from_slice(&back[n..]);
+                        self.back = next;
+                    }
+                    Run::End { used, closer_seen } => {
+                        self.leftover = back[used..].to_vec();
+                        return Step::Ended {
+                            consumed: i,
+                            closer_seen,
+                        };
+                    }
+                    // Nothing is read back before a call has begun.
+                    Run::Reject { .. } => return Step::Reject { consumed: i },
+                    Run::Abort(why, _) => return Step::Abort { why, consumed: i },
+                }
+            }
+            if i >= input.len() {
+                return Step::NeedMore;
+            }
+            match self.run(&input[i..], sink, rep, scratch) {
+                Run::Used(n) => i += n,
+                Run::End { used, closer_seen } => {
+                    return Step::Ended {
+                        consumed: i + used,
+                        closer_seen,
+                    }
+                }
+                Run::Reject { used } => return Step::Reject { consumed: i + used },
+                Run::Abort(why, used) => {
+                    return Step::Abort {
+                        why,
+                        consumed: i + used,
+                    }
+                }
+            }
+        }
+    }
+
+    fn run(
+        &mut self,
+        bytes: &[u8],
+        sink: &mut Sink<'_>,
+        rep: &mut Repairer,
+        scratch: &mut Vec<u8>,
+    ) -> Run {
+        let mut i = 0;
+        while i < bytes.len() {
+            if self.phase == Phase::Args {
+                scratch.clear();
+                let status = rep.feed(&bytes[i..], scratch);
+                if let Err(why) = sink.args(scratch) {
+                    return Run::Abort(why, bytes.len());
+                }
+                return match status {
+                    Status::NeedMore => Run::Used(bytes.len()),
+                    Status::Complete { consumed } => {
+                        self.end_call(sink, rep);
+                        self.back = rep.take_leftover();
+                        if !self.in_list && self.closer.is_empty() {
+                            // One call and no closer: the body is this call.
+                            self.leftover = std::mem::take(&mut self.back);
+                            return Run::End {
+                                used: i + consumed,
+                                closer_seen: false,
+                            };
+                        }
+                        Run::Used(i + consumed)
+                    }
+                    Status::Terminated { consumed, .. } => {
+                        self.leftover = rep.take_leftover();
+                        Run::End {
+                            used: i + consumed,
+                            closer_seen: true,
+                        }
+                    }
+                    Status::TooDeep { consumed } => Run::Abort(Abort::TooDeep, i + consumed),
+                    Status::HeldOverflow { consumed } => {
+                        Run::Abort(Abort::HeldTooLong, i + consumed)
+                    }
+                };
+            }
+            let b = bytes[i];
+            i += 1;
+            if self.weak && self.calls == 0 {
+                self.read.push(b);
+            }
+            match self.phase {
+                Phase::Start | Phase::Between => {
+                    if let Some(end) = self.closer_byte(b) {
+                        if end {
+                            return Run::End {
+                                used: i,
+                                closer_seen: true,
+                            };
+                        }
+                        continue;
+                    }
+                    if b.is_ascii_whitespace() || (self.phase == Phase::Between && b == b',') {
+                        continue;
+                    }
+                    if self.phase == Phase::Start && b == b'[' && !self.in_list {
+                        self.in_list = true;
+                        continue;
+                    }
+                    if b == b']' && self.in_list {
+                        return Run::End {
+                            used: i,
+                            closer_seen: false,
+                        };
+                    }
+                    if is_ident(b) && !b.is_ascii_digit() {
+                        self.phase = Phase::Name;
+                        self.name.clear();
+                        self.name.push(b);
+                        self.name_blank = false;
+                    } else if b == b';' {
+                        // `f(); g()`: a statement separator.
+                    } else if self.weak && self.calls == 0 {
+                        return self.reject(i);
+                    }
+                }
+                Phase::Name => {
+                    if b == b'(' && !self.name.is_empty() {
+                        self.begin_call(sink, rep, scratch);
+                        continue;
+                    }
+                    if b == b'=' && !self.name.is_empty() {
+                        // `tool_code = f(...)`: an assignment; the call follows.
+                        self.name.clear();
+                        self.name_blank = false;
+                        continue;
+                    }
+                    if b == b' ' || b == b'\t' {
+                        self.name_blank = !self.name.is_empty();
+                        continue;
+                    }
+                    if is_ident(b) && !self.name_blank {
+                        self.name.push(b);
+                        if self.name.len() > sink.config.limits.max_name_bytes {
+                            return Run::Abort(Abort::TooLarge, i);
+                        }
+                        continue;
+                    }
+                    if self.weak && self.calls == 0 {
+                        return self.reject(i);
+                    }
+                    // Not a call: what was read is dropped; the byte is read again.
+                    self.phase = Phase::Between;
+                    i -= 1;
+                }
+                Phase::Args => unreachable!(),
+            }
+        }
+        Run::Used(bytes.len())
+    }
+
+    /// A byte between calls that may belong to the closer: `Some(true)` once complete.
+    fn closer_byte(&mut self, b: u8) -> Option<bool> {
+        if self.closer.is_empty() {
+            return None;
+        }
+        if self.closer.get(self.held.len()) == Some(&b) {
+            self.held.push(b);
+            return Some(self.held.len() == self.closer.len());
+        }
+        // A false start of the closer: those bytes were not a call either.
+        self.held.clear();
+        if self.closer[0] == b {
+            self.held.push(b);
+            return Some(false);
+        }
+        None
+    }
+
+    fn reject(&mut self, i: usize) -> Run {
+        self.read.pop();
+        self.rejected = std::mem::take(&mut self.read);
+        Run::Reject { used: i - 1 }
+    }
+
+    fn begin_call(&mut self, sink: &mut Sink<'_>, rep: &mut Repairer, scratch: &mut Vec<u8>) {
+        let name = String::from_utf8_lossy(&self.name).into_owned();
+        self.name.clear();
+        self.calls += 1;
+        self.read.clear();
+        sink.name(&name);
+        rep.reset();
+        rep.set_python(true);
+        rep.set_keys(KeyCheck {
+            depth: 1,
+            keys: sink.declared_keys(),
+        });
+        scratch.clear();
+        let _ = rep.feed(b"{", scratch);
+        let _ = sink.args(scratch);
+        self.phase = Phase::Args;
+    }
+
+    fn end_call(&mut self, sink: &mut Sink<'_>, rep: &Repairer) {
+        let native = python_native();
+        let repairs: Repairs = rep
+            .repairs()
+            .iter()
+            .filter(|r| !native.contains(*r))
+            .collect();
+        sink.repairs(repairs);
+        sink.end();
+        self.phase = Phase::Between;
+    }
+
+    /// At the end of the stream: a call cut inside its parentheses stays open (and is
+    /// reported truncated); complete calls were released as they ended.
+    pub(crate) fn finish(
+        &mut self,
+        sink: &mut Sink<'_>,
+        rep: &mut Repairer,
+        scratch: &mut Vec<u8>,
+    ) -> bool {
+        if self.phase != Phase::Args {
+            return false;
+        }
+        scratch.clear();
+        let status = rep.drain_at_eof(scratch);
+        let _ = sink.args(scratch);
+        if matches!(status, Status::Complete { .. }) {
+            self.end_call(sink, rep);
+        }
+        false
+    }
+}
