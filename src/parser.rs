@@ -23,7 +23,7 @@ use crate::dialect::{auto_specs, Body, CallForm, Dialect, Spec};
 use crate::event::{Event, StopReason};
 use crate::grammar::{Grammar, Step};
 use crate::json::lookahead::KeyCheck;
-use crate::json::repairer::{Options, Repairer};
+use crate::json::repairer::{Options, Repairer, ToolByName};
 use crate::queue::Queue;
 use crate::repairs::{Repair, Repairs};
 use crate::scan::{Found, MarkerSet};
@@ -594,6 +594,14 @@ impl Parser {
                 }
             }
         }
+        // A JSON call object names its tool before its arguments: the repairer learns
+        // the tool there and checks argument keys against its schema.
+        let tool_by_name = (!self.config.tools.is_empty()
+            && matches!(form.body, Body::Envelope(_) | Body::Sniff(_)))
+        .then(|| ToolByName {
+            tools: self.config.tools.clone(),
+            args_depth: 2,
+        });
         let rep = Parser::rep(&mut self.rep);
         rep.reset();
         rep.set_options(Options {
@@ -604,6 +612,7 @@ impl Parser {
             alt_string: alt,
             keys: KeyCheck::default(),
             python: false,
+            tool_by_name,
         });
         // Lock `auto` only on a body that is certainly a call: a sniffed body locks when
         // chosen, and a weak opener or a harmony header may turn out not to be one.

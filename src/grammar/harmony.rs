@@ -94,8 +94,13 @@ impl Harmony {
                         max_held: limits.max_held_bytes,
                         terminators: MarkerSet::new(&ENDS),
                         alt_string: b"",
-                        keys: KeyCheck::default(),
+                        // The header named the tool: its schema's keys are known.
+                        keys: KeyCheck {
+                            depth: 1,
+                            keys: sink.declared_keys(),
+                        },
                         python: false,
+                        tool_by_name: None,
                     });
                 }
             }

@@ -69,6 +69,10 @@ pub(crate) struct KeyCheck {
 pub(crate) struct Ctx<'a> {
     pub terminators: &'a MarkerSet,
     pub check: &'a KeyCheck,
+    /// The string already showed it is malformed (a quote in it was content, a raw
+    /// control byte): only then does an undeclared key count against closing it, so
+    /// valid JSON (which may carry extra keys) is never reinterpreted.
+    pub suspect: bool,
     /// Python call arguments: `=` binds, `(`/`)` are a tuple or the call's parentheses.
     pub python: bool,
 }
@@ -225,7 +229,7 @@ impl Lookahead {
     }
 
     fn key_done(&mut self, ctx: &Ctx<'_>) -> Option<Verdict> {
-        if self.stack.len() == ctx.check.depth {
+        if ctx.suspect && self.stack.len() == ctx.check.depth {
             if let Some(keys) = &ctx.check.keys {
                 if !keys.iter().any(|k| k.as_bytes() == self.key.as_slice()) {
                     return Some(Verdict::Content);
@@ -461,6 +465,7 @@ mod tests {
         let ctx = Ctx {
             terminators: &set,
             check: &check,
+            suspect: true,
             python: false,
         };
         let mut la = Lookahead::new(stack, 256);
@@ -514,6 +519,25 @@ mod tests {
             decide(b"{{", "</tool_x>", &[b"</tool_call>"], None),
             Verdict::Content
         );
+    }
+
+    #[test]
+    fn undeclared_keys_count_only_in_a_string_already_malformed() {
+        // Valid JSON may carry a key the schema does not declare: never reinterpreted.
+        let set = MarkerSet::new(&[]);
+        let check = KeyCheck {
+            depth: 1,
+            keys: Some(vec!["path".to_string()].into()),
+        };
+        let ctx = Ctx {
+            terminators: &set,
+            check: &check,
+            suspect: false,
+            python: false,
+        };
+        let mut la = Lookahead::new(b"{", 256);
+        let verdict = ", \"extra\": 1} ".bytes().find_map(|b| la.step(b, &ctx));
+        assert_eq!(verdict, Some(Verdict::Close));
     }
 
     #[test]

@@ -100,7 +100,30 @@ pub(crate) struct Options {
     /// `NAME(` opened; `KEY=` binds a value, `)` closes the call (a tuple inside),
     /// `(` opens a tuple, and a value where a key belongs is a positional argument.
     pub python: bool,
+    /// Learn the tool from the call object's `"name"` member (the JSON envelope), so the
+    /// look-ahead can count undeclared argument keys once the tool is known.
+    pub tool_by_name: Option<ToolByName>,
 }
+
+/// The tools to look a call's name up in, and the depth of its arguments object.
+#[derive(Clone, Debug)]
+pub(crate) struct ToolByName {
+    pub tools: std::sync::Arc<crate::schema::Tools>,
+    pub args_depth: usize,
+}
+
+/// A string being captured: a key of the call object, or its `"name"` value.
+#[derive(Debug, Default)]
+struct Capture {
+    active: bool,
+    is_key: bool,
+    /// Where the string's bytes start in the current output buffer.
+    from: Option<usize>,
+    buf: SmallVec<[u8; 64]>,
+    last_key: SmallVec<[u8; 16]>,
+}
+
+const MAX_CAPTURE: usize = 256;
 
 impl Default for Options {
     fn default() -> Options {
@@ -112,6 +135,7 @@ impl Default for Options {
             alt_string: b"",
             keys: KeyCheck::default(),
             python: false,
+            tool_by_name: None,
         }
     }
 }
@@ -149,6 +173,10 @@ pub(crate) struct Repairer {
     /// Inside a dialect string: a held `,KEY:` + opener or `}` + closer that would show
     /// the string's closing delimiter was lost (see [`alt_probe`]).
     alt_hold: SmallVec<[u8; 72]>,
+    /// Capture of the call object's keys and name (see [`Options::tool_by_name`]).
+    capture: Capture,
+    /// The string being read already needed a repair (see [`Ctx::suspect`]).
+    suspect: bool,
 }
 
 /// Bytes held at most while deciding whether a dialect string's closer was lost.
@@ -189,6 +217,8 @@ impl Repairer {
             terminated_by: None,
             positional: 0,
             alt_hold: SmallVec::new(),
+            capture: Capture::default(),
+            suspect: false,
         };
         r.rebuild();
         r
@@ -225,6 +255,7 @@ impl Repairer {
 
     /// Start over for a new value, keeping allocations and options.
     pub(crate) fn reset(&mut self) {
+        self.capture = Capture::default();
         self.st = St::Value;
         self.comment_prev = St::Value;
         self.stack.clear();
@@ -293,6 +324,79 @@ impl Repairer {
 
     /// Feed input; decided output is appended to `out`.
     pub(crate) fn feed(&mut self, input: &[u8], out: &mut Vec<u8>) -> Status {
+        if self.capture.active {
+            self.capture.from = Some(out.len());
+        }
+        let status = self.feed_bytes(input, out);
+        if let Some(from) = self.capture.from.take() {
+            if self.capture.active {
+                let room = MAX_CAPTURE.saturating_sub(self.capture.buf.len());
+                let bytes = &out[from.min(out.len())..];
+                self.capture
+                    .buf
+                    .extend_from_slice(&bytes[..bytes.len().min(room)]);
+            }
+        }
+        status
+    }
+
+    /// A key or value string of the call object opens: capture it if it may name the tool.
+    fn capture_open(&mut self, key: bool, out: &[u8]) {
+        let Some(lookup) = &self.opts.tool_by_name else {
+            return;
+        };
+        if self.stack.len() != lookup.args_depth - 1 || self.opts.keys.keys.is_some() {
+            return;
+        }
+        if key || self.capture.last_key.as_slice() == b"name" {
+            self.capture.active = true;
+            self.capture.is_key = key;
+            self.capture.from = Some(out.len());
+            self.capture.buf.clear();
+        }
+    }
+
+    /// The captured string closed (before its closing quote is written).
+    fn capture_close(&mut self, out: &[u8]) {
+        if !self.capture.active {
+            return;
+        }
+        self.capture.active = false;
+        if let Some(from) = self.capture.from.take() {
+            let room = MAX_CAPTURE.saturating_sub(self.capture.buf.len());
+            let bytes = &out[from.min(out.len())..];
+            self.capture
+                .buf
+                .extend_from_slice(&bytes[..bytes.len().min(room)]);
+        }
+        let text = std::mem::take(&mut self.capture.buf);
+        if self.capture.is_key {
+            self.capture.last_key = SmallVec::from_slice(&text[..text.len().min(16)]);
+            return;
+        }
+        let Some(lookup) = &self.opts.tool_by_name else {
+            return;
+        };
+        let quoted = [b"\"".as_slice(), &text, b"\""].concat();
+        let Ok(name) = serde_json::from_slice::<String>(&quoted) else {
+            return;
+        };
+        if let Some((tool, _)) = lookup.tools.resolve(name.trim()) {
+            if let Some(props) = tool
+                .parameters()
+                .get("properties")
+                .and_then(|p| p.as_object())
+            {
+                let keys: std::sync::Arc<[String]> = props.keys().cloned().collect();
+                self.opts.keys = KeyCheck {
+                    depth: lookup.args_depth,
+                    keys: Some(keys),
+                };
+            }
+        }
+    }
+
+    fn feed_bytes(&mut self, input: &[u8], out: &mut Vec<u8>) -> Status {
         if self.st == St::Done && self.stop.is_none() {
             return Status::Complete { consumed: 0 };
         }
@@ -388,6 +492,7 @@ impl Repairer {
             let ctx = Ctx {
                 terminators: &self.opts.terminators,
                 check: &self.opts.keys,
+                suspect: self.suspect,
                 python: self.opts.python,
             };
             if let Some(v) = la.step(b, &ctx) {
@@ -551,6 +656,8 @@ impl Repairer {
         self.started = true;
         let key = self.begin_item(out);
         out.push(b'"');
+        self.suspect = false;
+        self.capture_open(key, out);
         self.st = St::Str { delim, key };
     }
 
@@ -825,6 +932,7 @@ impl Repairer {
                 // a raw control byte is a repair.
                 if !raw_backslash {
                     self.flag(Repair::ControlCharacter);
+                    self.suspect = true;
                 }
                 escape_byte(b, out);
             }
@@ -879,6 +987,7 @@ impl Repairer {
         out: &mut Vec<u8>,
     ) {
         if key {
+            self.capture_close(out);
             out.push(b'"');
             self.st = St::Colon;
             return;
@@ -892,12 +1001,15 @@ impl Repairer {
 
     fn resolve(&mut self, verdict: Verdict, out: &mut Vec<u8>) {
         self.la = None;
+        // A quote that is content shows the string is malformed.
+        self.suspect |= verdict == Verdict::Content;
         let pending = std::mem::take(&mut self.pending);
         let St::Str { delim, .. } = self.st else {
             unreachable!("a look-ahead runs only inside a string")
         };
         match verdict {
             Verdict::Close => {
+                self.capture_close(out);
                 out.push(b'"');
                 self.after_value();
             }
