@@ -1,8 +1,10 @@
 //! Hunyuan 3: `<tool_calls:opensource>` around `<tool_call:opensource>NAME
 //! <tool_sep:opensource><arg_key:opensource>K</arg_key:opensource><arg_value:opensource>
 //! V</arg_value:opensource></tool_call:opensource>` (a missing `<tool_sep>` is repaired).
+//! Hunyuan's JSON variant writes a call object in the same tag:
+//! `<tool_call:opensource>{"name": ..., "arguments": {...}}</tool_call:opensource>`.
 
-use super::{Body, CallForm, Dialect, Spec, XmlSpec};
+use super::{Body, CallForm, Dialect, Spec, XmlSpec, HERMES_ENVELOPE};
 
 static XML: XmlSpec = XmlSpec {
     name_open: b"",
@@ -17,12 +19,15 @@ static XML: XmlSpec = XmlSpec {
     tag_prefix: b"",
 };
 
+/// A call object (`{` or `[`) or the tag grammar, by how the body begins.
+static BODIES: [Body; 2] = [Body::Envelope(&HERMES_ENVELOPE), Body::Xml(&XML)];
+
 pub(crate) static SPEC: Spec = Spec {
     dialect: Dialect::Hunyuan3,
     reasoning: &[(b"<think>", b"</think>")],
     calls: &[CallForm {
         opener: b"<tool_call:opensource>",
-        body: Body::Xml(&XML),
+        body: Body::Sniff(&BODIES),
         closer: b"</tool_call:opensource>",
         implies: None,
         anchored: false,
