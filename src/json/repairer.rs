@@ -177,6 +177,9 @@ pub(crate) struct Repairer {
     capture: Capture,
     /// The string being read already needed a repair (see [`Ctx::suspect`]).
     suspect: bool,
+    /// In a dialect with a string token: the bytes after a bare value's possible end
+    /// (`,`, `}`, `<`), held while what follows decides (see [`bare_probe`]).
+    bare_hold: SmallVec<[u8; 72]>,
 }
 
 /// Bytes held at most while deciding whether a dialect string's closer was lost.
@@ -219,6 +222,7 @@ impl Repairer {
             alt_hold: SmallVec::new(),
             capture: Capture::default(),
             suspect: false,
+            bare_hold: SmallVec::new(),
         };
         r.rebuild();
         r
@@ -255,6 +259,7 @@ impl Repairer {
 
     /// Start over for a new value, keeping allocations and options.
     pub(crate) fn reset(&mut self) {
+        self.bare_hold.clear();
         self.capture = Capture::default();
         self.st = St::Value;
         self.comment_prev = St::Value;
@@ -306,6 +311,7 @@ impl Repairer {
             + self.esc.len()
             + self.marker.len()
             + self.alt_hold.len()
+            + self.bare_hold.len()
     }
 
     fn flag(&mut self, r: Repair) {
@@ -1221,6 +1227,10 @@ impl Repairer {
     }
 
     fn bare_byte(&mut self, b: u8, out: &mut Vec<u8>) {
+        if !self.opts.alt_string.is_empty() && !self.opts.python {
+            self.bare_alt_byte(b, out);
+            return;
+        }
         let ends = matches!(b, b',' | b'}' | b']' | b'\n' | b'\r')
             || (self.opts.python && b == b')')
             || (self.structural.starts_with_byte(b) && b < 0x80);
@@ -1250,12 +1260,70 @@ impl Repairer {
         }
     }
 
+    /// A bare value in a dialect whose strings are delimited by a token (Gemma's
+    /// `<|"|>`): the model may have dropped the opening token of a large string, so the
+    /// value runs on through newlines, commas and braces until its closing token, or until
+    /// what follows a `,` or `}` shows the value really ended there (`,KEY:`, or `}` then
+    /// the call's closer). The deciding bytes are held, a bounded amount.
+    fn bare_alt_byte(&mut self, b: u8, out: &mut Vec<u8>) {
+        if self.bare_hold.is_empty() && !matches!(b, b',' | b'}' | b'<') {
+            // Blanks, newlines and everything else are content here.
+            let blanks = std::mem::take(&mut self.hold);
+            for &c in &blanks {
+                self.content_byte(c, true, out);
+            }
+            self.hold = blanks;
+            self.hold.clear();
+            if b == b' ' || b == b'\t' {
+                self.hold.push(b);
+            } else {
+                self.content_byte(b, true, out);
+            }
+            return;
+        }
+        self.bare_hold.push(b);
+        match bare_probe(&self.bare_hold, self.opts.alt_string, &self.structural) {
+            BareProbe::Maybe if self.bare_hold.len() <= 64 => {}
+            BareProbe::Ends => self.end_bare(out),
+            BareProbe::ClosedByToken => {
+                // The value's closing token: it was a string whose opening was dropped.
+                self.bare_hold.clear();
+                out.push(b'"');
+                self.hold.clear();
+                self.after_value();
+            }
+            BareProbe::Maybe | BareProbe::Content => {
+                let held = std::mem::take(&mut self.bare_hold);
+                let blanks = std::mem::take(&mut self.hold);
+                for &c in &blanks {
+                    self.content_byte(c, true, out);
+                }
+                self.content_byte(held[0], true, out);
+                self.requeue(&held[1..]);
+            }
+        }
+    }
+
+    /// End a bare value before the held bytes, which are read again as structure.
+    fn end_bare(&mut self, out: &mut Vec<u8>) {
+        let held = std::mem::take(&mut self.bare_hold);
+        out.push(b'"');
+        out.extend_from_slice(&self.hold);
+        self.hold.clear();
+        self.after_value();
+        self.requeue(&held);
+    }
+
     // ---- end of input ----
 
     /// At the end of the stream, resolve every held decision (a pending look-ahead
     /// closes, a partial marker is text) without closing anything. Returns `Complete`
     /// or `Terminated` when the value ended with what was held.
     pub(crate) fn drain_at_eof(&mut self, out: &mut Vec<u8>) -> Status {
+        if !self.bare_hold.is_empty() {
+            // The stream ended while deciding: the bare value ended before the held bytes.
+            self.end_bare(out);
+        }
         loop {
             if self.la.is_some() {
                 self.resolve(Verdict::Close, out);
@@ -1449,6 +1517,55 @@ fn alt_probe(held: &[u8], alt: &[u8], terminators: &MarkerSet) -> Probe {
             }
         }
         _ => Probe::No,
+    }
+}
+
+/// What the bytes after a bare value's possible end say (see
+/// [`Repairer::bare_alt_byte`]).
+enum BareProbe {
+    Maybe,
+    /// The value ended before the held bytes.
+    Ends,
+    /// The held bytes are the dialect's string token: it closed the value.
+    ClosedByToken,
+    Content,
+}
+
+fn bare_probe(held: &[u8], alt: &[u8], structural: &MarkerSet) -> BareProbe {
+    let rest = &held[1..];
+    match held[0] {
+        b',' => {
+            // Gemma writes `,KEY:VALUE` with no blanks; prose has them (`a, b: c`).
+            let n = rest
+                .iter()
+                .position(|&c| !(c.is_ascii_alphanumeric() || c == b'_'))
+                .unwrap_or(rest.len());
+            match (rest.get(n), rest.get(n + 1)) {
+                (None, _) | (Some(b':'), None) if n > 0 || rest.is_empty() => BareProbe::Maybe,
+                (Some(b':'), Some(v)) if n > 0 && !v.is_ascii_whitespace() => BareProbe::Ends,
+                _ => BareProbe::Content,
+            }
+        }
+        b'}' => {
+            let start = rest.iter().position(|c| !c.is_ascii_whitespace());
+            let Some(start) = start else {
+                return BareProbe::Maybe;
+            };
+            match rest[start] {
+                b',' | b'}' | b']' => BareProbe::Ends,
+                _ => match structural.match_at(rest, start) {
+                    Found::Full { id, .. } if structural.get(id) != alt => BareProbe::Ends,
+                    Found::Partial { .. } => BareProbe::Maybe,
+                    _ => BareProbe::Content,
+                },
+            }
+        }
+        _ => match structural.match_at(held, 0) {
+            Found::Full { id, .. } if structural.get(id) == alt => BareProbe::ClosedByToken,
+            Found::Full { .. } => BareProbe::Ends,
+            Found::Partial { .. } => BareProbe::Maybe,
+            Found::None => BareProbe::Content,
+        },
     }
 }
 
