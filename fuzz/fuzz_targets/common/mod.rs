@@ -89,7 +89,7 @@ impl Chunking {
     /// The chunk lengths covering `len` bytes (empty chunks included).
     pub fn lengths(&self, len: usize) -> Vec<usize> {
         let mut out = Vec::new();
-        if self.0.iter().all(|&l| l == 0) {
+        if self.0.iter().all(|&l| l % 65 == 0) {
             out.push(len);
             return out;
         }

@@ -1,0 +1,20 @@
+//! Regression tests for crashes found by the fuzz targets (`fuzz/`). Each test names
+//! the target that found it and the bug it caught.
+
+/// repair_vs_serde: a top-level number or literal ending the input (`null`, `true`,
+/// `1`) was reported as `missing_closers`, so valid JSON came back with a repair, and
+/// repairing `repair("f")` (= `null`) again changed its repairs.
+#[test]
+fn top_level_scalar_at_end_is_not_a_missing_closer() {
+    for s in ["null", "true", "false", "1", "-0.5e3", " 7 ", "\n null"] {
+        let fixed = toolsift::repair(s.as_bytes()).unwrap();
+        assert_eq!(fixed.json, s, "{s:?}");
+        assert!(fixed.repairs.is_empty(), "{s:?}: {:?}", fixed.repairs);
+    }
+    // Cut inside a literal or a number: still reported.
+    for (s, want) in [("nul", "null"), ("1e", "1"), ("[1", "[1]")] {
+        let fixed = toolsift::repair(s.as_bytes()).unwrap();
+        assert_eq!(fixed.json, want, "{s:?}");
+        assert!(fixed.repairs.contains(toolsift::Repair::MissingClosers), "{s:?}");
+    }
+}
