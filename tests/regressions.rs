@@ -18,3 +18,22 @@ fn top_level_scalar_at_end_is_not_a_missing_closer() {
         assert!(fixed.repairs.contains(toolsift::Repair::MissingClosers), "{s:?}");
     }
 }
+
+/// repair_vs_serde: a trailing comma before a closer that matches no open container
+/// (`{"a":2,]}`) left the repairer in its after-comma state with the comma already
+/// dropped; the next closer sliced an empty buffer and panicked. Same for a missing
+/// value (`{"a":]}`), which wrote `:null` twice.
+#[test]
+fn mismatched_closer_after_trailing_comma_or_missing_value() {
+    for (s, want) in [
+        ("{\"a\":2,]}", "{\"a\":2}"),
+        ("{\"a\":true, ]}", "{\"a\":true }"),
+        ("{\"a\":]}", "{\"a\":null}"),
+        ("{\"a\" ]}", "{\"a\" :null}"),
+        ("[1,}]", "[1]"),
+    ] {
+        let fixed = toolsift::repair(s.as_bytes()).unwrap();
+        assert_eq!(fixed.json, want, "{s:?}");
+        assert!(fixed.repairs.contains(toolsift::Repair::RedundantCloser), "{s:?}");
+    }
+}

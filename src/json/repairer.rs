@@ -528,14 +528,18 @@ impl Repairer {
                         self.flag(Repair::TrailingComma);
                         out.extend_from_slice(&self.hold[1..]);
                         self.hold.clear();
+                        // The member is whole again, whatever this closer turns out to be.
+                        self.st = St::After;
                     }
                     St::Colon => {
                         self.flag(Repair::MissingValue);
                         out.extend_from_slice(b":null");
+                        self.st = St::After;
                     }
                     St::Value if self.stack.last() == Some(&b'{') => {
                         self.flag(Repair::MissingValue);
                         out.extend_from_slice(b"null");
+                        self.st = St::After;
                     }
                     _ => {}
                 }
