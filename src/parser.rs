@@ -308,6 +308,7 @@ impl Parser {
                 Mode::AfterCall { .. } => self.after_call(input),
                 Mode::Skip { .. } => self.skip(input),
             };
+            self.stats.work += used as u64;
             input = &input[used..];
         }
     }
@@ -321,6 +322,7 @@ impl Parser {
             let take = input.len().min(max);
             let mut tmp: SmallVec<[u8; 64]> = SmallVec::from_slice(&self.held);
             tmp.extend_from_slice(&input[..take]);
+            self.stats.work += tmp.len() as u64;
             let found = self.table().set.find(&tmp);
             match found {
                 Found::Full { start, .. } | Found::Partial { start } if start >= h => {
@@ -541,7 +543,9 @@ impl Parser {
                 config,
                 stats,
             };
-            grammar.feed(input, &mut sink, rep, scratch, form.closer, &mut chosen)
+            let step = grammar.feed(input, &mut sink, rep, scratch, form.closer, &mut chosen);
+            sink.stats.work += grammar.take_work(rep);
+            step
         };
         if let Some(body) = chosen {
             self.lock(body);
@@ -728,13 +732,22 @@ impl Parser {
         if closer.is_empty() {
             return input.len();
         }
+        if held.is_empty() {
+            // Jump to the next byte that could begin the closer.
+            match memchr::memchr(closer[0], input) {
+                Some(0) => {}
+                Some(at) => return at,
+                None => return input.len(),
+            }
+        }
         for (i, &b) in input.iter().enumerate() {
             held.push(b);
             if !closer.starts_with(held) {
                 held.clear();
-                if b == closer[0] {
-                    held.push(b);
+                if b != closer[0] {
+                    return i + 1;
                 }
+                held.push(b);
                 continue;
             }
             if held.len() == closer.len() {
@@ -789,7 +802,9 @@ impl Parser {
                         config,
                         stats,
                     };
-                    grammar.finish(&mut sink, rep, scratch)
+                    let complete = grammar.finish(&mut sink, rep, scratch);
+                    sink.stats.work += grammar.take_work(rep);
+                    complete
                 };
                 let repairs = self.rep_repairs(&grammar, native);
                 let leftover = grammar.take_leftover(&mut self.rep);

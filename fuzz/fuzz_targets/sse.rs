@@ -5,21 +5,12 @@
 
 mod common;
 
-use arbitrary::Arbitrary;
 use bytes::BytesMut;
-use common::Chunking;
+use common::{header, Chunking};
 use libfuzzer_sys::fuzz_target;
 use tokio_util::codec::Decoder;
 use toolsift::sse::{read_chunk, SseFrameDecoder};
 
-#[derive(Arbitrary, Debug)]
-struct Input {
-    /// The bound on one event: 1 + this, small enough to be reached.
-    max: u8,
-    a: Chunking,
-    b: Chunking,
-    raw: Vec<u8>,
-}
 
 /// Decoded events (or error categories) in order.
 fn decode(raw: &[u8], chunking: &Chunking, max: usize) -> Vec<Result<toolsift::sse::SseEvent, String>> {
@@ -53,20 +44,23 @@ fn decode(raw: &[u8], chunking: &Chunking, max: usize) -> Vec<Result<toolsift::s
     out
 }
 
-fuzz_target!(|input: Input| {
-    let max = 1 + input.max as usize;
-    let a = decode(&input.raw, &input.a, max);
-    let b = decode(&input.raw, &input.b, max);
-    let whole = decode(&input.raw, &Chunking([0; 6]), max);
-    assert_eq!(a, whole, "chunking {:?} differs from the whole input", input.a);
-    assert_eq!(b, whole, "chunking {:?} differs from the whole input", input.b);
+fuzz_target!(|data: &[u8]| {
+    // Header: the event bound minus one (1 byte), two Chunkings (6 bytes each); then
+    // the SSE body.
+    let ((max, ca, cb), raw): ((u8, Chunking, Chunking), _) = header(data, 13);
+    let max = 1 + max as usize;
+    let a = decode(raw, &ca, max);
+    let b = decode(raw, &cb, max);
+    let whole = decode(raw, &Chunking([0; 6]), max);
+    assert_eq!(a, whole, "chunking {:?} differs from the whole input", ca);
+    assert_eq!(b, whole, "chunking {:?} differs from the whole input", cb);
     for ev in whole.iter().flatten() {
         let size = ev.data.len() + ev.event.as_ref().map_or(0, String::len) + ev.id.as_ref().map_or(0, String::len);
         assert!(size <= max, "event of {size} bytes over max {max}: {ev:?}");
         let _ = read_chunk(&ev.data);
     }
     // The default bound, chunk reading on the real decoder: no panic.
-    for ev in decode(&input.raw, &input.a, toolsift::sse::DEFAULT_MAX_EVENT_BYTES).into_iter().flatten() {
+    for ev in decode(raw, &ca, toolsift::sse::DEFAULT_MAX_EVENT_BYTES).into_iter().flatten() {
         let _ = read_chunk(&ev.data);
     }
 });

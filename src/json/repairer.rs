@@ -137,6 +137,8 @@ pub(crate) struct Repairer {
     repairs: Repairs,
     stop: Option<Status>,
     started: bool,
+    /// Bytes examined since the last [`take_work`](Self::take_work).
+    work: u64,
 }
 
 const CURLY_DOUBLE_OPEN: &[u8] = "\u{201c}".as_bytes();
@@ -164,6 +166,7 @@ impl Repairer {
             repairs: Repairs::NONE,
             stop: None,
             started: false,
+            work: 0,
         };
         r.rebuild();
         r
@@ -212,6 +215,11 @@ impl Repairer {
 
     pub(crate) fn repairs(&self) -> Repairs {
         self.repairs
+    }
+
+    /// Bytes examined since the last call (for [`Stats::work`](crate::Stats::work)).
+    pub(crate) fn take_work(&mut self) -> u64 {
+        std::mem::take(&mut self.work)
     }
 
     /// Whether any non-blank byte of the value has been seen.
@@ -310,6 +318,7 @@ impl Repairer {
                     || (delim == Delim::Alt && b == alt0)
             })
             .unwrap_or(input.len());
+        self.work += n as u64;
         out.extend_from_slice(&input[..n]);
         if n < input.len()
             && input[n] >= 0x80
@@ -322,6 +331,7 @@ impl Repairer {
                 Ok(_) => m,
                 Err(e) => e.valid_up_to(),
             };
+            self.work += m as u64;
             out.extend_from_slice(&rest[..valid]);
             return n + valid;
         }
@@ -341,6 +351,7 @@ impl Repairer {
     }
 
     fn step(&mut self, b: u8, out: &mut Vec<u8>) {
+        self.work += 1;
         if let Some(la) = self.la.as_mut() {
             self.pending.push(b);
             let ctx = Ctx {
