@@ -37,3 +37,19 @@ fn mismatched_closer_after_trailing_comma_or_missing_value() {
         assert!(fixed.repairs.contains(toolsift::Repair::RedundantCloser), "{s:?}");
     }
 }
+
+/// repair_vs_serde: a container where an object key belongs, right after a comma
+/// (`[{x,[]]`), wrote the held comma and left the repairer in its after-comma state
+/// with nothing held; the next closer sliced the empty buffer and panicked. A stray
+/// container after a member (`{"a":1 [`) wrote a comma that the next member wrote again.
+#[test]
+fn stray_container_at_a_key_position() {
+    for s in [&b"[{\xfd,[]]"[..], b"{\"a\":1 [\"b\":2}", b"{\"a\":1, [ \"b\":2}", b"{[}"] {
+        let fixed = toolsift::repair(s).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&fixed.json).unwrap();
+        assert!(fixed.repairs.contains(toolsift::Repair::StrayText), "{s:?}");
+        if s.starts_with(b"{\"a\"") {
+            assert_eq!(v, serde_json::json!({"a": 1, "b": 2}), "{s:?}");
+        }
+    }
+}

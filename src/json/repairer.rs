@@ -520,11 +520,18 @@ impl Repairer {
                 self.open_string(Delim::Single, out);
             }
             b'{' | b'[' => {
-                if self.begin_item(out) {
-                    // A container where a key belongs: nothing sensible to keep.
+                let at_key = match self.st {
+                    St::KeyOrEnd => true,
+                    St::After | St::Comma => self.stack.last() == Some(&b'{'),
+                    _ => false,
+                };
+                if at_key {
+                    // A container where a key belongs: nothing sensible to keep. Drop
+                    // it before writing a comma, so the member state stays as it was.
                     self.flag(Repair::StrayText);
                     return;
                 }
+                self.begin_item(out);
                 if self.stack.len() >= self.opts.max_depth {
                     self.stop = Some(Status::TooDeep { consumed: 0 });
                     return;
