@@ -122,6 +122,8 @@ pub struct Run {
     pub events: Vec<OwnedEvent>,
     /// Index of the first event produced by `finish`.
     pub finish_at: usize,
+    /// The dialect in force at the end: the configured one, or the one `auto` locked onto.
+    pub dialect: Dialect,
 }
 
 /// Push `raw` in the chunks of `chunking`, finish with `stop`, collect the events.
@@ -140,7 +142,11 @@ pub fn run(p: &mut Parser, raw: &[u8], chunking: &Chunking, stop: StopReason) ->
     while let Some(ev) = p.next_event() {
         events.push(ev.into_owned());
     }
-    Run { events, finish_at }
+    Run {
+        events,
+        finish_at,
+        dialect: p.dialect(),
+    }
 }
 
 /// Merge adjacent text, reasoning, and deltas of the same call (chunking-independent form).
@@ -174,10 +180,12 @@ fn strict(text: &str) -> Result<serde_json::Value, String> {
 /// Every invariant that holds for one run; `Err` names the broken one.
 pub fn check(dialect: Dialect, run: &Run) -> Result<(), String> {
     let events = &run.events;
-    // The dialect's own markers (for `auto`, every dialect's). An explicit dialect
-    // reads other dialects' markers as text by design: a Hermes model quoting Gemma's
-    // `<|tool_call>` is writing about it.
-    let markers: Vec<&[u8]> = dialect.markers();
+    // The markers of the dialect in force: an explicit one, the one `auto` locked onto,
+    // or every dialect's while `auto` has not locked. A dialect reads other dialects'
+    // markers as text by design (a Hermes model quoting Gemma's `<|tool_call>` is writing
+    // about it), and text before the lock cannot hold any marker: each one acts.
+    debug_assert!(dialect == Dialect::Auto || dialect == run.dialect);
+    let markers: Vec<&[u8]> = run.dialect.markers();
     let mut deltas: BTreeMap<u32, String> = BTreeMap::new();
     let mut started: BTreeSet<u32> = BTreeSet::new();
     let mut ended: BTreeSet<u32> = BTreeSet::new();
