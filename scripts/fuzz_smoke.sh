@@ -27,7 +27,7 @@ for t in "${targets[@]}"; do
     work="$(mktemp -d)"
     cp -r "corpus/$t/." "$work/"
     if nice -n 15 cargo +nightly fuzz run "$t" "$work" -- \
-        -max_total_time="$seconds" -timeout=10 -dict=dict/markers.dict >"$log" 2>&1; then
+        -seed=1 -max_total_time="$seconds" -timeout=10 -dict=dict/markers.dict >"$log" 2>&1; then
         stats="$(grep -E '^#[0-9]+' "$log" | tail -1 | grep -oE '#[0-9]+|cov: [0-9]+|ft: [0-9]+' | tr '\n' ' ')"
         echo "fuzz smoke: $t ok ($stats)"
     else

@@ -53,3 +53,38 @@ fn stray_container_at_a_key_position() {
         }
     }
 }
+
+/// sse: the event bound was checked on raw bytes before invalid UTF-8 was replaced by
+/// U+FFFD (three bytes for one), so an event could hold three times `max_event_bytes`.
+#[test]
+#[cfg(feature = "codec")]
+fn sse_event_bound_counts_replaced_invalid_utf8() {
+    use tokio_util::codec::Decoder;
+    let mut dec = toolsift::sse::SseFrameDecoder::with_max_event_bytes(100);
+    let mut body = bytes::BytesMut::from(&b"data: "[..]);
+    body.extend_from_slice(&[0xff; 60]);
+    body.extend_from_slice(b"\n\ndata: ok\n\n");
+    let first = dec.decode(&mut body);
+    assert!(first.is_err(), "60 invalid bytes keep 180: over the bound");
+    let next = dec.decode(&mut body).unwrap().unwrap();
+    assert_eq!(next.data, "ok", "the stream goes on after the oversized event");
+}
+
+/// push and chunking (OPEN, not fixed yet): text around a stripped marker can join into
+/// a marker. `</tool_c` is released as text when `<` shows it is not `</tool_call>`,
+/// the `</tool_call>` that follows is stripped, and `all>` completes a new
+/// `</tool_call>` in the visible text.
+#[test]
+#[ignore = "open bug: a marker spliced from the text around a stripped marker"]
+fn no_marker_spliced_around_a_stripped_marker() {
+    let mut p = toolsift::Parser::new(toolsift::Dialect::Hermes);
+    p.push(b"</tool_c</tool_call>all>");
+    p.finish(toolsift::StopReason::Stop);
+    let mut text = String::new();
+    while let Some(ev) = p.next_event() {
+        if let toolsift::Event::Text(t) = ev {
+            text.push_str(t);
+        }
+    }
+    assert!(!text.contains("</tool_call>"), "{text:?}");
+}

@@ -135,10 +135,11 @@ impl SseFrameDecoder {
             }
             None => (line, &b""[..]),
         };
+        // The bound is on what is kept: invalid UTF-8 grows to U+FFFD (3 bytes a byte).
+        let value = String::from_utf8_lossy(value);
         if self.pending_bytes() + value.len() + 1 > self.max_event_bytes {
             return Err(self.over_limit());
         }
-        let value = String::from_utf8_lossy(value);
         match name {
             b"data" => {
                 if self.has_data {
