@@ -325,6 +325,18 @@ impl Parser {
             self.stats.work += tmp.len() as u64;
             let found = self.table().set.find(&tmp);
             match found {
+                Found::Partial { start } if start >= h && self.joinable(&tmp[..start]) > 0 => {
+                    self.hold_from(&tmp, start, tmp.len(), reasoning);
+                    return take;
+                }
+                Found::Full { id, start, end }
+                    if start >= h
+                        && matches!(self.table().actions[id], Action::Strip)
+                        && self.joinable(&tmp[..start]) > 0 =>
+                {
+                    self.hold_from(&tmp, start, start, reasoning);
+                    return end - h;
+                }
                 Found::Full { start, .. } | Found::Partial { start } if start >= h => {
                     self.release_held(reasoning);
                     return 0;
@@ -334,15 +346,17 @@ impl Parser {
                     return 0;
                 }
                 Found::Partial { start } => {
-                    self.held.clear();
-                    self.emit_text(&tmp[..start], reasoning);
-                    self.held.extend_from_slice(&tmp[start..]);
+                    self.hold_from(&tmp, start, tmp.len(), reasoning);
                     return take;
                 }
                 Found::Full { id, start, end } => {
-                    self.held.clear();
-                    self.emit_text(&tmp[..start], reasoning);
                     let action = self.table().actions[id];
+                    if matches!(action, Action::Strip) {
+                        self.hold_from(&tmp, start, start, reasoning);
+                    } else {
+                        self.held.clear();
+                        self.emit_text(&tmp[..start], reasoning);
+                    }
                     if !self.anchor_ok(action, start == 0) {
                         // A weak opener inside a line is text: release its first byte.
                         self.emit_text(&tmp[start..start + 1], reasoning);
@@ -368,13 +382,16 @@ impl Parser {
                 input.len()
             }
             Found::Partial { start } => {
-                self.emit_text(&input[..start], reasoning);
-                self.held.extend_from_slice(&input[start..]);
+                self.hold_from(input, start, input.len(), reasoning);
                 input.len()
             }
             Found::Full { id, start, end } => {
-                self.emit_text(&input[..start], reasoning);
                 let action = self.table().actions[id];
+                if matches!(action, Action::Strip) {
+                    self.hold_from(input, start, start, reasoning);
+                } else {
+                    self.emit_text(&input[..start], reasoning);
+                }
                 if !self.anchor_ok(action, false) {
                     self.emit_text(&input[start..start + 1], reasoning);
                     return start + 1;
@@ -383,6 +400,31 @@ impl Parser {
                 end
             }
         }
+    }
+
+    /// The longest end of `before` that is the beginning of a marker: text that a
+    /// marker removed right after it could join with what follows into a new marker.
+    fn joinable(&self, before: &[u8]) -> usize {
+        let set = &self.table().set;
+        let most = before.len().min(set.max_len().saturating_sub(1));
+        (1..=most)
+            .rev()
+            .find(|&n| {
+                matches!(set.match_at(&before[before.len() - n..], 0), Found::Partial { .. })
+            })
+            .unwrap_or(0)
+    }
+
+    /// Emit `bytes[..start]` as text except its joinable end, and hold that end followed
+    /// by `bytes[start..until]`: after a stripped marker (or while a marker is still
+    /// undecided) the text before it is not final, so `</tool_c` + `</tool_call>` +
+    /// `all>` never shows a `</tool_call>` made of the text around the removed one.
+    fn hold_from(&mut self, bytes: &[u8], start: usize, until: usize, reasoning: bool) {
+        let keep = self.joinable(&bytes[..start]);
+        let held: SmallVec<[u8; 32]> = SmallVec::from_slice(&bytes[start - keep..until]);
+        self.held.clear();
+        self.emit_text(&bytes[..start - keep], reasoning);
+        self.held = held;
     }
 
     /// Weak openers count only at the start of a line.

@@ -70,21 +70,41 @@ fn sse_event_bound_counts_replaced_invalid_utf8() {
     assert_eq!(next.data, "ok", "the stream goes on after the oversized event");
 }
 
-/// push and chunking (OPEN, not fixed yet): text around a stripped marker can join into
-/// a marker. `</tool_c` is released as text when `<` shows it is not `</tool_call>`,
-/// the `</tool_call>` that follows is stripped, and `all>` completes a new
-/// `</tool_call>` in the visible text.
+/// push and chunking: text around a stripped marker joined into a marker. `</tool_c`
+/// was released as text when `<` showed it was not `</tool_call>`, the `</tool_call>`
+/// that followed was stripped, and `all>` completed a new `</tool_call>` in the visible
+/// text. Now text that could join is held until what follows the stripped marker decides.
 #[test]
-#[ignore = "open bug: a marker spliced from the text around a stripped marker"]
 fn no_marker_spliced_around_a_stripped_marker() {
-    let mut p = toolsift::Parser::new(toolsift::Dialect::Hermes);
-    p.push(b"</tool_c</tool_call>all>");
-    p.finish(toolsift::StopReason::Stop);
-    let mut text = String::new();
-    while let Some(ev) = p.next_event() {
-        if let toolsift::Event::Text(t) = ev {
-            text.push_str(t);
+    let cases: [(toolsift::Dialect, &[u8], &str); 4] = [
+        (toolsift::Dialect::Hermes, b"</tool_c</tool_call>all>", ""),
+        (toolsift::Dialect::Hermes, b"a </tool_c</tool_call>xyz", "a </tool_cxyz"),
+        (toolsift::Dialect::Hermes, b"</tool_c</tool_call></tool_call>all> ok", " ok"),
+        (toolsift::Dialect::Auto, b"x</tool_c<|im_end|>all>y", "xy"),
+    ];
+    for (dialect, raw, want) in cases {
+        let config = toolsift::Config::new(dialect);
+        let cuts: Vec<usize> = (1..raw.len()).collect();
+        for cuts in [&[][..], &cuts[..]] {
+            let mut p = toolsift::Parser::with_config(config.clone());
+            let mut text = String::new();
+            let mut at = 0;
+            for &cut in cuts.iter().chain([&raw.len()]) {
+                p.push(&raw[at..cut]);
+                at = cut;
+                while let Some(ev) = p.next_event() {
+                    if let toolsift::Event::Text(t) = ev {
+                        text.push_str(t);
+                    }
+                }
+            }
+            p.finish(toolsift::StopReason::Stop);
+            while let Some(ev) = p.next_event() {
+                if let toolsift::Event::Text(t) = ev {
+                    text.push_str(t);
+                }
+            }
+            assert_eq!(text, want, "{dialect} {:?} in {} chunks", String::from_utf8_lossy(raw), cuts.len() + 1);
         }
     }
-    assert!(!text.contains("</tool_call>"), "{text:?}");
 }
