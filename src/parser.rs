@@ -410,7 +410,10 @@ impl Parser {
         (1..=most)
             .rev()
             .find(|&n| {
-                matches!(set.match_at(&before[before.len() - n..], 0), Found::Partial { .. })
+                matches!(
+                    set.match_at(&before[before.len() - n..], 0),
+                    Found::Partial { .. }
+                )
             })
             .unwrap_or(0)
     }

@@ -166,7 +166,11 @@ impl Out {
             "text after the hostile part is missing: ...{:?}",
             &self.text_tail[self.text_tail.len().saturating_sub(200)..]
         );
-        assert!(self.marker_in_text.is_none(), "marker {:?} in text", self.marker_in_text);
+        assert!(
+            self.marker_in_text.is_none(),
+            "marker {:?} in text",
+            self.marker_in_text
+        );
         assert!(self.end.is_some(), "no End event");
     }
 }
@@ -230,7 +234,12 @@ fn drive(config: &Config, segs: &[Seg<'_>]) -> Out {
 
 /// Run a case at size n and 2n: the work must double at most (linear, not worse), stay
 /// within a small multiple of the bytes pushed, and the peak heap within `max_peak`.
-fn linear(config: &Config, n: usize, max_peak: usize, case: impl Fn(usize) -> Vec<Seg<'static>>) -> Out {
+fn linear(
+    config: &Config,
+    n: usize,
+    max_peak: usize,
+    case: impl Fn(usize) -> Vec<Seg<'static>>,
+) -> Out {
     let small = drive(config, &case(n));
     let big = drive(config, &case(2 * n));
     assert!(
@@ -282,11 +291,17 @@ fn unclosed_opener(total: usize, limits: Limits) {
     for (dialect, open, close) in forms {
         for d in [dialect, Dialect::Auto] {
             let _g = serial();
-            let out = linear(&config(d, limits.clone()), total / 2, 3 * max_args + 2 * MB, |n| {
-                vec![B(b"before "), B(open), R(b"x", n), B(close)]
-            });
+            let out = linear(
+                &config(d, limits.clone()),
+                total / 2,
+                3 * max_args + 2 * MB,
+                |n| vec![B(b"before "), B(open), R(b"x", n), B(close)],
+            );
             let why = out.only_not_released("limit_exceeded");
-            assert!(why.contains(&format!("exceed {max_args} bytes")), "{d}: {why}");
+            assert!(
+                why.contains(&format!("exceed {max_args} bytes")),
+                "{d}: {why}"
+            );
             assert_eq!(out.released, 0);
             out.ends_with_text("after");
         }
@@ -336,7 +351,12 @@ fn a_million_levels_of_nesting() {
             b"{b:[",
             b"<tool_call|>after",
         ),
-        (Dialect::Auto, b"<|tool_call>call:f{a:", b"[", b"<tool_call|>after"),
+        (
+            Dialect::Auto,
+            b"<|tool_call>call:f{a:",
+            b"[",
+            b"<tool_call|>after",
+        ),
     ];
     for (d, open, level, close) in forms {
         let out = linear(&config(d, Limits::default()), 500_000, 2 * MB, |n| {
@@ -362,10 +382,16 @@ fn a_million_levels_of_nesting() {
             B(b"\n</parameter>\n</function>\n</tool_call>\nafter"),
         ]
     });
-    assert_eq!(out.released + out.not_released.values().map(|v| v.0).sum::<usize>(), 1);
+    assert_eq!(
+        out.released + out.not_released.values().map(|v| v.0).sum::<usize>(),
+        1
+    );
     out.ends_with_text("after");
     // In plain text nesting is just text.
-    let out = drive(&Config::new(Dialect::Auto), &[R(b"[{", 500_000), B(b"after")]);
+    let out = drive(
+        &Config::new(Dialect::Auto),
+        &[R(b"[{", 500_000), B(b"after")],
+    );
     assert_eq!(out.text_len, 1_000_005);
     out.ends_with_text("after");
 }
@@ -397,7 +423,9 @@ fn invalid_utf8_in_text_markers_and_arguments() {
     // A call cut inside a multi-byte character is truncated, never released.
     let out = drive(
         &Config::new(Dialect::Hermes),
-        &[B(b"<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": \"\xe2\x82")],
+        &[B(
+            b"<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": \"\xe2\x82",
+        )],
     );
     assert_eq!(out.only_not_released("truncated").contains("cut off"), true);
 }
@@ -479,7 +507,10 @@ fn a_marker_repeated_a_million_times() {
 fn tiny_calls(n: usize) {
     let _g = serial();
     let forms: [(Dialect, &'static [u8]); 3] = [
-        (Dialect::Hermes, b"<tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>"),
+        (
+            Dialect::Hermes,
+            b"<tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>",
+        ),
         (
             Dialect::Qwen3Coder,
             b"<tool_call><function=f><parameter=a>1</parameter></function></tool_call>",
@@ -495,7 +526,10 @@ fn tiny_calls(n: usize) {
         assert_eq!(out.released, max_calls, "{d}");
         let (count, why) = &out.not_released["limit_exceeded"];
         assert_eq!(*count, n - max_calls, "{d}");
-        assert!(why.contains(&format!("more than {max_calls} calls")), "{d}: {why}");
+        assert!(
+            why.contains(&format!("more than {max_calls} calls")),
+            "{d}: {why}"
+        );
         out.ends_with_text("after");
     }
 }

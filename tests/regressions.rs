@@ -15,7 +15,10 @@ fn top_level_scalar_at_end_is_not_a_missing_closer() {
     for (s, want) in [("nul", "null"), ("1e", "1"), ("[1", "[1]")] {
         let fixed = toolsift::repair(s.as_bytes()).unwrap();
         assert_eq!(fixed.json, want, "{s:?}");
-        assert!(fixed.repairs.contains(toolsift::Repair::MissingClosers), "{s:?}");
+        assert!(
+            fixed.repairs.contains(toolsift::Repair::MissingClosers),
+            "{s:?}"
+        );
     }
 }
 
@@ -34,7 +37,10 @@ fn mismatched_closer_after_trailing_comma_or_missing_value() {
     ] {
         let fixed = toolsift::repair(s.as_bytes()).unwrap();
         assert_eq!(fixed.json, want, "{s:?}");
-        assert!(fixed.repairs.contains(toolsift::Repair::RedundantCloser), "{s:?}");
+        assert!(
+            fixed.repairs.contains(toolsift::Repair::RedundantCloser),
+            "{s:?}"
+        );
     }
 }
 
@@ -44,7 +50,12 @@ fn mismatched_closer_after_trailing_comma_or_missing_value() {
 /// container after a member (`{"a":1 [`) wrote a comma that the next member wrote again.
 #[test]
 fn stray_container_at_a_key_position() {
-    for s in [&b"[{\xfd,[]]"[..], b"{\"a\":1 [\"b\":2}", b"{\"a\":1, [ \"b\":2}", b"{[}"] {
+    for s in [
+        &b"[{\xfd,[]]"[..],
+        b"{\"a\":1 [\"b\":2}",
+        b"{\"a\":1, [ \"b\":2}",
+        b"{[}",
+    ] {
         let fixed = toolsift::repair(s).unwrap();
         let v: serde_json::Value = serde_json::from_str(&fixed.json).unwrap();
         assert!(fixed.repairs.contains(toolsift::Repair::StrayText), "{s:?}");
@@ -67,7 +78,10 @@ fn sse_event_bound_counts_replaced_invalid_utf8() {
     let first = dec.decode(&mut body);
     assert!(first.is_err(), "60 invalid bytes keep 180: over the bound");
     let next = dec.decode(&mut body).unwrap().unwrap();
-    assert_eq!(next.data, "ok", "the stream goes on after the oversized event");
+    assert_eq!(
+        next.data, "ok",
+        "the stream goes on after the oversized event"
+    );
 }
 
 /// push and chunking: text around a stripped marker joined into a marker. `</tool_c`
@@ -78,8 +92,16 @@ fn sse_event_bound_counts_replaced_invalid_utf8() {
 fn no_marker_spliced_around_a_stripped_marker() {
     let cases: [(toolsift::Dialect, &[u8], &str); 4] = [
         (toolsift::Dialect::Hermes, b"</tool_c</tool_call>all>", ""),
-        (toolsift::Dialect::Hermes, b"a </tool_c</tool_call>xyz", "a </tool_cxyz"),
-        (toolsift::Dialect::Hermes, b"</tool_c</tool_call></tool_call>all> ok", " ok"),
+        (
+            toolsift::Dialect::Hermes,
+            b"a </tool_c</tool_call>xyz",
+            "a </tool_cxyz",
+        ),
+        (
+            toolsift::Dialect::Hermes,
+            b"</tool_c</tool_call></tool_call>all> ok",
+            " ok",
+        ),
         (toolsift::Dialect::Auto, b"x</tool_c<|im_end|>all>y", "xy"),
     ];
     for (dialect, raw, want) in cases {
@@ -104,7 +126,13 @@ fn no_marker_spliced_around_a_stripped_marker() {
                     text.push_str(t);
                 }
             }
-            assert_eq!(text, want, "{dialect} {:?} in {} chunks", String::from_utf8_lossy(raw), cuts.len() + 1);
+            assert_eq!(
+                text,
+                want,
+                "{dialect} {:?} in {} chunks",
+                String::from_utf8_lossy(raw),
+                cuts.len() + 1
+            );
         }
     }
 }

@@ -9,7 +9,6 @@ use common::{check, header, run, Chunking, Setup};
 use libfuzzer_sys::fuzz_target;
 use toolsift::Parser;
 
-
 fuzz_target!(|data: &[u8]| {
     // Header: Setup (2 bytes), Chunking (6 bytes); then the raw model output.
     let ((setup0, chunking), raw): ((Setup, Chunking), _) = header(data, 8);

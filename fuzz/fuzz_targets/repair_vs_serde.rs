@@ -13,7 +13,11 @@ fuzz_target!(|data: &[u8]| {
     if valid {
         let fixed = fixed.expect("valid JSON must repair");
         assert_eq!(fixed.json.as_bytes(), data, "valid JSON changed");
-        assert!(fixed.repairs.is_empty(), "repairs on valid JSON: {:?}", fixed.repairs);
+        assert!(
+            fixed.repairs.is_empty(),
+            "repairs on valid JSON: {:?}",
+            fixed.repairs
+        );
         return;
     }
     let Ok(fixed) = fixed else { return };
@@ -22,5 +26,9 @@ fuzz_target!(|data: &[u8]| {
     }
     let again = toolsift::repair(fixed.json.as_bytes()).expect("own output must repair");
     assert_eq!(again.json, fixed.json, "repairing the output changed it");
-    assert!(again.repairs.is_empty(), "repairs on own output: {:?}", again.repairs);
+    assert!(
+        again.repairs.is_empty(),
+        "repairs on own output: {:?}",
+        again.repairs
+    );
 });

@@ -45,15 +45,17 @@ struct Input {
 }
 
 fn tools() -> Tools {
-    Tools::from_value(&json!([{"type": "function", "function": {"name": "save", "parameters": {
-        "type": "object",
-        "properties": {
-            "plain": {"type": "string"},
-            "listed": {"type": ["string"]},
-            "described": {"type": "string", "description": "any text"}
-        },
-        "required": ["plain"]
-    }}}]))
+    Tools::from_value(
+        &json!([{"type": "function", "function": {"name": "save", "parameters": {
+            "type": "object",
+            "properties": {
+                "plain": {"type": "string"},
+                "listed": {"type": ["string"]},
+                "described": {"type": "string", "description": "any text"}
+            },
+            "required": ["plain"]
+        }}}]),
+    )
     .unwrap()
 }
 
@@ -70,7 +72,9 @@ fn released(dialect: Dialect, tools: &Tools, raw: &str) -> Option<Value> {
                 assert!(out.is_none(), "two calls from one: {raw:?}");
                 out = Some(serde_json::from_str(&arguments).unwrap());
             }
-            OwnedEvent::CallNotReleased { reason, feedback, .. } => {
+            OwnedEvent::CallNotReleased {
+                reason, feedback, ..
+            } => {
                 panic!("{dialect}: call not released ({reason:?}: {feedback}) for {raw:?}")
             }
             _ => {}
@@ -86,13 +90,21 @@ fuzz_target!(|input: Input| {
     for (key, val) in KEYS.iter().zip(&input.vals) {
         let v = val.value();
         let (typed, _) = tool.type_raw_value(key, &v);
-        assert_eq!(typed, Value::String(v.clone()).to_string(), "type_raw_value reshaped {key}");
+        assert_eq!(
+            typed,
+            Value::String(v.clone()).to_string(),
+            "type_raw_value reshaped {key}"
+        );
         args.insert((*key).to_owned(), Value::String(v));
     }
     let args = Value::Object(args);
     let conformed = tool.conform(&args);
     let after = conformed.value.as_ref().unwrap_or(&args);
-    assert_eq!(after, &args, "conform reshaped a string: {:?}", conformed.repairs);
+    assert_eq!(
+        after, &args,
+        "conform reshaped a string: {:?}",
+        conformed.repairs
+    );
 
     let hermes = format!(
         "<tool_call>\n{}\n</tool_call>",
@@ -103,13 +115,20 @@ fuzz_target!(|input: Input| {
 
     // The XML form carries raw text: only values that cannot close their tag or lose
     // framing newlines are comparable.
-    let xml_safe = |s: &str| {
-        !s.contains('<') && !s.starts_with(['\n', '\r']) && !s.ends_with(['\n', '\r'])
-    };
-    if args.as_object().unwrap().values().all(|v| xml_safe(v.as_str().unwrap())) {
+    let xml_safe =
+        |s: &str| !s.contains('<') && !s.starts_with(['\n', '\r']) && !s.ends_with(['\n', '\r']);
+    if args
+        .as_object()
+        .unwrap()
+        .values()
+        .all(|v| xml_safe(v.as_str().unwrap()))
+    {
         let mut xml = String::from("<tool_call>\n<function=save>\n");
         for (k, v) in args.as_object().unwrap() {
-            xml.push_str(&format!("<parameter={k}>\n{}\n</parameter>\n", v.as_str().unwrap()));
+            xml.push_str(&format!(
+                "<parameter={k}>\n{}\n</parameter>\n",
+                v.as_str().unwrap()
+            ));
         }
         xml.push_str("</function>\n</tool_call>");
         let got = released(Dialect::Qwen3Coder, &tools, &xml).expect("xml call released");

@@ -11,9 +11,12 @@ use libfuzzer_sys::fuzz_target;
 use tokio_util::codec::Decoder;
 use toolsift::sse::{read_chunk, SseFrameDecoder};
 
-
 /// Decoded events (or error categories) in order.
-fn decode(raw: &[u8], chunking: &Chunking, max: usize) -> Vec<Result<toolsift::sse::SseEvent, String>> {
+fn decode(
+    raw: &[u8],
+    chunking: &Chunking,
+    max: usize,
+) -> Vec<Result<toolsift::sse::SseEvent, String>> {
     let mut dec = SseFrameDecoder::with_max_event_bytes(max);
     let mut buf = BytesMut::new();
     let mut out = Vec::new();
@@ -27,7 +30,11 @@ fn decode(raw: &[u8], chunking: &Chunking, max: usize) -> Vec<Result<toolsift::s
                 Ok(None) => {
                     // What the decoder keeps is bounded too: the unfinished line (and
                     // at most an undecided byte order mark).
-                    assert!(buf.len() <= max + 3, "decoder holds {} bytes, max {max}", buf.len());
+                    assert!(
+                        buf.len() <= max + 3,
+                        "decoder holds {} bytes, max {max}",
+                        buf.len()
+                    );
                     break;
                 }
                 Err(e) => out.push(Err(format!("{:?}", e.category()))),
@@ -55,12 +62,17 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(a, whole, "chunking {:?} differs from the whole input", ca);
     assert_eq!(b, whole, "chunking {:?} differs from the whole input", cb);
     for ev in whole.iter().flatten() {
-        let size = ev.data.len() + ev.event.as_ref().map_or(0, String::len) + ev.id.as_ref().map_or(0, String::len);
+        let size = ev.data.len()
+            + ev.event.as_ref().map_or(0, String::len)
+            + ev.id.as_ref().map_or(0, String::len);
         assert!(size <= max, "event of {size} bytes over max {max}: {ev:?}");
         let _ = read_chunk(&ev.data);
     }
     // The default bound, chunk reading on the real decoder: no panic.
-    for ev in decode(raw, &ca, toolsift::sse::DEFAULT_MAX_EVENT_BYTES).into_iter().flatten() {
+    for ev in decode(raw, &ca, toolsift::sse::DEFAULT_MAX_EVENT_BYTES)
+        .into_iter()
+        .flatten()
+    {
         let _ = read_chunk(&ev.data);
     }
 });

@@ -208,7 +208,10 @@ pub fn check(dialect: Dialect, run: &Run) -> Result<(), String> {
             }
             OwnedEvent::ArgsDelta { index, fragment } => {
                 if !started.contains(&index.0) || ended.contains(&index.0) {
-                    return Err(format!("delta for call {} outside its start and end", index.0));
+                    return Err(format!(
+                        "delta for call {} outside its start and end",
+                        index.0
+                    ));
                 }
                 deltas.entry(index.0).or_default().push_str(fragment);
             }
@@ -232,7 +235,9 @@ pub fn check(dialect: Dialect, run: &Run) -> Result<(), String> {
                 }
                 let again = toolsift::repair(arguments.as_bytes()).map_err(|e| e.to_string())?;
                 if &again.json != arguments || !again.repairs.is_empty() {
-                    return Err(format!("repairing released arguments changed them: {arguments:?}"));
+                    return Err(format!(
+                        "repairing released arguments changed them: {arguments:?}"
+                    ));
                 }
                 // A call whose JSON the end of stream cut off is never released complete.
                 if by_finish && repairs.contains(Repair::MissingClosers) {
@@ -261,7 +266,10 @@ pub fn check(dialect: Dialect, run: &Run) -> Result<(), String> {
                 }
                 if *reason == NotReleasedReason::Truncated {
                     if !by_finish {
-                        return Err(format!("call {} truncated before the end of stream", index.0));
+                        return Err(format!(
+                            "call {} truncated before the end of stream",
+                            index.0
+                        ));
                     }
                     any_truncated = true;
                 }
