@@ -189,7 +189,13 @@ impl Sink<'_> {
     pub(crate) fn name(&mut self, raw: &str) {
         let config = self.config;
         let name = raw.trim();
-        let call = self.calls.current.get_or_insert_with(Call::default);
+        // A weak opener (`call:`) begins its call only here: give it its index and id.
+        if self.calls.current.is_none() {
+            self.begin(None);
+        }
+        let Some(call) = self.calls.current.as_mut() else {
+            return; // the call limit ended it
+        };
         if call.name.is_some() {
             return;
         }

@@ -136,3 +136,27 @@ fn no_marker_spliced_around_a_stripped_marker() {
         }
     }
 }
+
+/// push: a call begun by a weak opener (Gemma's bare `call:` at the start of a line)
+/// took its name before it had begun, so it was built with no index and no id: the
+/// second call of `<|tool_call>call:ls{}<tool_call|>call:ls{}` came out as call 0 again,
+/// with id "".
+#[test]
+fn weak_opener_call_gets_its_own_index_and_id() {
+    for dialect in [toolsift::Dialect::Gemma4, toolsift::Dialect::Auto] {
+        let mut p = toolsift::Parser::new(dialect);
+        p.push(b"<|tool_call>call:ls{}<tool_call|>call:ls{}");
+        p.finish(toolsift::StopReason::Stop);
+        let mut started = Vec::new();
+        while let Some(ev) = p.next_event() {
+            if let toolsift::Event::CallStarted { index, id, .. } = ev {
+                started.push((index.0, id.to_owned()));
+            }
+        }
+        assert_eq!(
+            started,
+            [(0, "call_0".to_owned()), (1, "call_1".to_owned())],
+            "{dialect}"
+        );
+    }
+}
