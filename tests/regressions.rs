@@ -160,3 +160,37 @@ fn weak_opener_call_gets_its_own_index_and_id() {
         );
     }
 }
+
+/// sse: an unfinished line was bounded by its raw length (field name included), a
+/// finished one by its value alone, so a line near the bound was over it when split and
+/// within it when whole. Both now use the raw line.
+#[test]
+#[cfg(feature = "codec")]
+fn sse_bound_does_not_depend_on_the_split() {
+    use tokio_util::codec::Decoder;
+    let body = b"data: 0123456789\n\ndata: ok\n\n: a long comment line 0123456789\n\ndata: end\n\n";
+    let decode = |cuts: &[usize]| {
+        let mut dec = toolsift::sse::SseFrameDecoder::with_max_event_bytes(16);
+        let mut buf = bytes::BytesMut::new();
+        let mut out = Vec::new();
+        let mut at = 0;
+        for &cut in cuts.iter().chain([&body.len()]) {
+            buf.extend_from_slice(&body[at..cut]);
+            at = cut;
+            loop {
+                match dec.decode(&mut buf) {
+                    Ok(Some(ev)) => out.push(Ok(ev.data)),
+                    Ok(None) => break,
+                    Err(e) => out.push(Err(e.category())),
+                }
+            }
+        }
+        out
+    };
+    let whole = decode(&[]);
+    for cut in 1..body.len() {
+        assert_eq!(decode(&[cut]), whole, "split at {cut}");
+    }
+    assert_eq!(decode(&(1..body.len()).collect::<Vec<_>>()), whole);
+    assert!(whole.contains(&Ok("end".to_owned())), "{whole:?}");
+}

@@ -125,7 +125,15 @@ impl SseFrameDecoder {
         if line.is_empty() {
             return Ok(self.dispatch());
         }
-        if self.discarding || line[0] == b':' {
+        if self.discarding {
+            return Ok(None);
+        }
+        // The same bound as on an unfinished line (in `decode`), so where the input was
+        // split never changes which event is over the bound.
+        if self.pending_bytes() + line.len() + 1 > self.max_event_bytes {
+            return Err(self.over_limit());
+        }
+        if line[0] == b':' {
             return Ok(None);
         }
         let (name, value) = match memchr::memchr(b':', line) {
@@ -196,7 +204,7 @@ impl Decoder for SseFrameDecoder {
                     // Nothing in an event being discarded is kept.
                     buf.advance(self.next_index);
                     self.next_index = 0;
-                } else if self.pending_bytes() + buf.len() > self.max_event_bytes {
+                } else if self.pending_bytes() + buf.len() + 1 > self.max_event_bytes {
                     buf.advance(self.next_index);
                     self.next_index = 0;
                     return Err(self.over_limit());
