@@ -452,6 +452,8 @@ fn nul_bytes_in_text_markers_keys_and_values() {
         } else {
             assert_eq!(out.released, 1, "{d}: {:?}", out.not_released);
             assert!(out.args[0].contains("\\u0000"), "{}", &out.args[0][..40]);
+            let names: Vec<_> = out.repairs[0].names().collect();
+            assert!(names.contains(&"control_character"), "{d}: {names:?}");
             assert!(out.text_len >= 1_000_000, "NULs in text are kept");
         }
         out.ends_with_text("after");
