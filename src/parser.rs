@@ -433,7 +433,10 @@ impl Parser {
     /// Weak openers count only at the start of a line.
     fn anchor_ok(&self, action: Action, _at_held_start: bool) -> bool {
         match action {
-            Action::Call(form) if form.anchored => self.line_start,
+            // Past the call limit a weak opener is text: it has no call to begin.
+            Action::Call(form) if form.anchored => {
+                self.line_start && (self.calls.next_index as usize) < self.config.limits.max_calls
+            }
             _ => true,
         }
     }

@@ -194,3 +194,26 @@ fn sse_bound_does_not_depend_on_the_split() {
     assert_eq!(decode(&(1..body.len()).collect::<Vec<_>>()), whole);
     assert!(whole.contains(&Ok("end".to_owned())), "{whole:?}");
 }
+
+/// push and chunking: after the previous fix, a weak opener past `max_calls` began its
+/// call when its name arrived, the limit ended it at once, and the grammar's next write
+/// found no open call and panicked ("a call is open"). Past the limit a weak opener is
+/// now text.
+#[test]
+fn weak_opener_past_the_call_limit_is_text() {
+    let mut config = toolsift::Config::new(toolsift::Dialect::Gemma4);
+    config.limits.max_calls = 1;
+    let mut p = toolsift::Parser::with_config(config);
+    p.push(b"<|tool_call>call:ls{}<tool_call|>call:ls{a:1}\nafter");
+    p.finish(toolsift::StopReason::Stop);
+    let (mut released, mut text) = (0, String::new());
+    while let Some(ev) = p.next_event() {
+        match ev {
+            toolsift::Event::CallFinished { .. } => released += 1,
+            toolsift::Event::Text(t) => text.push_str(t),
+            _ => {}
+        }
+    }
+    assert_eq!(released, 1);
+    assert_eq!(text, "call:ls{a:1}\nafter");
+}
