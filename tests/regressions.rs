@@ -163,12 +163,13 @@ fn weak_opener_call_gets_its_own_index_and_id() {
 
 /// sse: an unfinished line was bounded by its raw length (field name included), a
 /// finished one by its value alone, so a line near the bound was over it when split and
-/// within it when whole. Both now use the raw line.
+/// within it when whole. Both now use the raw line. And the ending of a line whose start
+/// was dropped while split counted as a blank line, ending the discarded event early.
 #[test]
 #[cfg(feature = "codec")]
 fn sse_bound_does_not_depend_on_the_split() {
     use tokio_util::codec::Decoder;
-    let body = b"data: 0123456789\n\ndata: ok\n\n: a long comment line 0123456789\n\ndata: end\n\n";
+    let body = b"data: 0123456789\n\ndata: ok\n\n: a long comment line 0123456789\n\ndata: end\n\ndata: a line over the bound\ndata: same event\n\ndata: last\n\n";
     let decode = |cuts: &[usize]| {
         let mut dec = toolsift::sse::SseFrameDecoder::with_max_event_bytes(16);
         let mut buf = bytes::BytesMut::new();
@@ -193,6 +194,8 @@ fn sse_bound_does_not_depend_on_the_split() {
     }
     assert_eq!(decode(&(1..body.len()).collect::<Vec<_>>()), whole);
     assert!(whole.contains(&Ok("end".to_owned())), "{whole:?}");
+    assert!(!whole.contains(&Ok("same event".to_owned())), "{whole:?}");
+    assert_eq!(whole.last(), Some(&Ok("last".to_owned())), "{whole:?}");
 }
 
 /// push and chunking: after the previous fix, a weak opener past `max_calls` began its
