@@ -201,12 +201,12 @@ impl Sink<'_> {
     pub(crate) fn name(&mut self, raw: &str) {
         let config = self.config;
         let name = raw.trim();
-        // A call begun lazily (after a weak opener or a header) gets its index and id.
-        if self.calls.current.is_none() && !self.begin(None) {
-            return;
+        // A weak opener (`call:`) begins its call only here: give it its index and id.
+        if self.calls.current.is_none() {
+            self.begin(None);
         }
         let Some(call) = self.calls.current.as_mut() else {
-            return;
+            return; // the call limit ended it
         };
         if call.name.is_some() {
             return;

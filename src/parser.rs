@@ -175,6 +175,33 @@ enum Mode {
     },
 }
 
+/// A partial UTF-8 character of text held to the next push (at most 3 bytes), and
+/// whether it is reasoning. Inline, so an idle parser stays small.
+#[derive(Default)]
+struct Utf8Tail {
+    buf: [u8; 4],
+    len: u8,
+    reasoning: bool,
+}
+
+impl Utf8Tail {
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+    fn push(&mut self, b: u8) {
+        if (self.len as usize) < self.buf.len() {
+            self.buf[self.len as usize] = b;
+            self.len += 1;
+        }
+    }
+    fn as_slice(&self) -> &[u8] {
+        &self.buf[..self.len as usize]
+    }
+}
+
 /// A call whose body ended, waiting for its closer.
 struct AfterCall {
     form: &'static CallForm,
@@ -205,12 +232,13 @@ pub struct Parser {
     tables: &'static Tables,
     locked: Option<Dialect>,
     /// The opener `auto` locked on.
-    locked_opener: &'static [u8],
-    /// Text bytes that could still begin a marker.
+    locked_form: Option<&'static CallForm>,
+    /// Text bytes that could still begin a marker (after a stripped marker, also the
+    /// text before it that could join with what follows: then up to twice the longest
+    /// marker, which may spill to the heap; plain text never does).
     held: SmallVec<[u8; 32]>,
     /// A partial UTF-8 character of text, and whether it is reasoning.
-    utf8: SmallVec<[u8; 4]>,
-    utf8_reasoning: bool,
+    utf8: Utf8Tail,
     /// Whether the output so far is empty or ends a line: weak openers count only here.
     line_start: bool,
     /// Whether no visible text but blanks came yet: start-only openers count only here.
@@ -237,10 +265,9 @@ impl Parser {
             mode: Mode::Text,
             tables,
             locked: None,
-            locked_opener: b"",
+            locked_form: None,
             held: SmallVec::new(),
-            utf8: SmallVec::new(),
-            utf8_reasoning: false,
+            utf8: Utf8Tail::default(),
             line_start: true,
             at_start: true,
             finished: false,
@@ -286,9 +313,11 @@ impl Parser {
 
     fn build_tables(&mut self) {
         self.tables = match (self.config.dialect, self.locked) {
-            (Dialect::Auto, Some(d)) => {
-                Tables::locked(d, self.locked_opener, self.config.in_reasoning)
-            }
+            (Dialect::Auto, Some(d)) => Tables::locked(
+                d,
+                self.locked_form.map_or(&b""[..], |f| f.opener),
+                self.config.in_reasoning,
+            ),
             (dialect, _) => Tables::shared(dialect, self.config.in_reasoning),
         };
     }
@@ -342,7 +371,7 @@ impl Parser {
         self.finish_mode();
         if !self.utf8.is_empty() {
             self.utf8.clear();
-            let reasoning = self.utf8_reasoning;
+            let reasoning = self.utf8.reasoning;
             self.queue.text("\u{fffd}", reasoning);
         }
         let truncated = self.calls.truncated;
@@ -383,6 +412,7 @@ impl Parser {
                 Mode::AfterCall(_) => self.after_call(input),
                 Mode::Skip { .. } => self.skip(input),
             };
+            self.stats.work += used as u64;
             input = &input[used..];
         }
     }
@@ -396,8 +426,21 @@ impl Parser {
             let take = input.len().min(max);
             let mut tmp: SmallVec<[u8; 64]> = SmallVec::from_slice(&self.held);
             tmp.extend_from_slice(&input[..take]);
+            self.stats.work += tmp.len() as u64;
             let found = self.table().set.find(&tmp);
             match found {
+                Found::Partial { start } if start >= h && self.joinable(&tmp[..start]) > 0 => {
+                    self.hold_from(&tmp, start, tmp.len(), reasoning);
+                    return take;
+                }
+                Found::Full { id, start, end }
+                    if start >= h
+                        && matches!(self.table().actions[id], Action::Strip)
+                        && self.joinable(&tmp[..start]) > 0 =>
+                {
+                    self.hold_from(&tmp, start, start, reasoning);
+                    return end - h;
+                }
                 Found::Full { start, .. } | Found::Partial { start } if start >= h => {
                     self.release_held(reasoning);
                     return 0;
@@ -407,15 +450,17 @@ impl Parser {
                     return 0;
                 }
                 Found::Partial { start } => {
-                    self.held.clear();
-                    self.emit_text(&tmp[..start], reasoning);
-                    self.held.extend_from_slice(&tmp[start..]);
+                    self.hold_from(&tmp, start, tmp.len(), reasoning);
                     return take;
                 }
                 Found::Full { id, start, end } => {
-                    self.held.clear();
-                    self.emit_text(&tmp[..start], reasoning);
                     let action = self.table().actions[id];
+                    if matches!(action, Action::Strip) {
+                        self.hold_from(&tmp, start, start, reasoning);
+                    } else {
+                        self.held.clear();
+                        self.emit_text(&tmp[..start], reasoning);
+                    }
                     if !self.anchor_ok(action, start == 0) {
                         // A weak opener inside a line is text: release its first byte.
                         self.emit_text(&tmp[start..start + 1], reasoning);
@@ -441,13 +486,16 @@ impl Parser {
                 input.len()
             }
             Found::Partial { start } => {
-                self.emit_text(&input[..start], reasoning);
-                self.held.extend_from_slice(&input[start..]);
+                self.hold_from(input, start, input.len(), reasoning);
                 input.len()
             }
             Found::Full { id, start, end } => {
-                self.emit_text(&input[..start], reasoning);
                 let action = self.table().actions[id];
+                if matches!(action, Action::Strip) {
+                    self.hold_from(input, start, start, reasoning);
+                } else {
+                    self.emit_text(&input[..start], reasoning);
+                }
                 if !self.anchor_ok(action, false) {
                     self.emit_text(&input[start..start + 1], reasoning);
                     return start + 1;
@@ -458,11 +506,42 @@ impl Parser {
         }
     }
 
+    /// The longest end of `before` that is the beginning of a marker: text that a
+    /// marker removed right after it could join with what follows into a new marker.
+    fn joinable(&self, before: &[u8]) -> usize {
+        let set = &self.table().set;
+        let most = before.len().min(set.max_len().saturating_sub(1));
+        (1..=most)
+            .rev()
+            .find(|&n| {
+                matches!(
+                    set.match_at(&before[before.len() - n..], 0),
+                    Found::Partial { .. }
+                )
+            })
+            .unwrap_or(0)
+    }
+
+    /// Emit `bytes[..start]` as text except its joinable end, and hold that end followed
+    /// by `bytes[start..until]`: after a stripped marker (or while a marker is still
+    /// undecided) the text before it is not final, so `</tool_c` + `</tool_call>` +
+    /// `all>` never shows a `</tool_call>` made of the text around the removed one.
+    fn hold_from(&mut self, bytes: &[u8], start: usize, until: usize, reasoning: bool) {
+        let keep = self.joinable(&bytes[..start]);
+        let held: SmallVec<[u8; 32]> = SmallVec::from_slice(&bytes[start - keep..until]);
+        self.held.clear();
+        self.emit_text(&bytes[..start - keep], reasoning);
+        self.held = held;
+    }
+
     /// Weak openers count only at the start of a line.
     fn anchor_ok(&self, action: Action, _at_held_start: bool) -> bool {
         match action {
             Action::Call(form) if form.start_only => self.at_start,
-            Action::Call(form) if form.anchored => self.line_start,
+            // Past the call limit a weak opener is text: it has no call to begin.
+            Action::Call(form) if form.anchored => {
+                self.line_start && (self.calls.next_index as usize) < self.config.limits.max_calls
+            }
             _ => true,
         }
     }
@@ -481,22 +560,23 @@ impl Parser {
             self.at_start &= bytes.iter().all(u8::is_ascii_whitespace);
         }
         if !self.utf8.is_empty() {
-            if self.utf8_reasoning != reasoning {
+            if self.utf8.reasoning != reasoning {
                 self.utf8.clear();
-                self.queue.text("\u{fffd}", self.utf8_reasoning);
+                self.queue.text("\u{fffd}", self.utf8.reasoning);
             } else {
-                let need = utf8_len(self.utf8[0]);
-                while self.utf8.len() < need
+                let need = utf8_len(self.utf8.as_slice()[0]);
+                while (self.utf8.len as usize) < need
                     && bytes.first().is_some_and(|b| (0x80..=0xbf).contains(b))
                 {
                     self.utf8.push(bytes[0]);
                     bytes = &bytes[1..];
                 }
-                if self.utf8.len() < need && bytes.is_empty() {
+                if (self.utf8.len as usize) < need && bytes.is_empty() {
                     return;
                 }
                 let seq = std::mem::take(&mut self.utf8);
-                match std::str::from_utf8(&seq) {
+                let seq = seq.as_slice();
+                match std::str::from_utf8(seq) {
                     Ok(s) => self.queue.text(s, reasoning),
                     Err(_) => self.queue.text("\u{fffd}", reasoning),
                 }
@@ -514,8 +594,10 @@ impl Parser {
                     self.queue.text(prefix, reasoning);
                     match e.error_len() {
                         None => {
-                            self.utf8.extend_from_slice(&bytes[valid..]);
-                            self.utf8_reasoning = reasoning;
+                            for &c in &bytes[valid..] {
+                                self.utf8.push(c);
+                            }
+                            self.utf8.reasoning = reasoning;
                             return;
                         }
                         Some(n) => {
@@ -617,7 +699,7 @@ impl Parser {
         // Lock `auto` only on a body that is certainly a call: a sniffed body locks when
         // chosen, and a weak opener or a harmony header may turn out not to be one.
         if !form.anchored && !matches!(form.body, Body::Sniff(_) | Body::Harmony(_)) {
-            self.lock(&form.body, form.opener);
+            self.lock(&form.body, form);
         }
         self.mode = Mode::Call {
             form,
@@ -661,21 +743,17 @@ impl Parser {
                 config,
                 stats,
             };
-            grammar.feed(
-                input,
-                &mut sink,
-                Parser::rep(rep),
-                scratch,
-                form.closer,
-                &mut chosen,
-            )
+            let rep = Parser::rep(rep);
+            let step = grammar.feed(input, &mut sink, rep, scratch, form.closer, &mut chosen);
+            sink.stats.work += grammar.take_work(rep);
+            step
         };
         if let Some(body) = chosen {
             let Mode::Call { form, .. } = &self.mode else {
                 unreachable!()
             };
-            let opener = form.opener;
-            self.lock(body, opener);
+            let form = *form;
+            self.lock(body, form);
         }
         match step {
             Step::NeedMore => input.len(),
@@ -763,11 +841,11 @@ impl Parser {
     /// `auto` saw a certain call: report the dialect its body belongs to, and keep only
     /// the dialects that share its opener (several dialects may share one: Jamba,
     /// Hunyuan and MiniMax M1 all open with `<tool_calls>`).
-    fn lock(&mut self, body: &'static Body, opener: &'static [u8]) {
+    fn lock(&mut self, body: &'static Body, form: &'static CallForm) {
         if self.config.dialect == Dialect::Auto && self.locked.is_none() {
             if let Some(d) = Grammar::chosen(body) {
                 self.locked = Some(d);
-                self.locked_opener = opener;
+                self.locked_form = Some(form);
                 self.build_tables();
             }
         }
@@ -928,13 +1006,22 @@ impl Parser {
         if closer.is_empty() {
             return input.len();
         }
+        if held.is_empty() {
+            // Jump to the next byte that could begin the closer.
+            match memchr::memchr(closer[0], input) {
+                Some(0) => {}
+                Some(at) => return at,
+                None => return input.len(),
+            }
+        }
         for (i, &b) in input.iter().enumerate() {
             held.push(b);
             if !closer.starts_with(held) {
                 held.clear();
-                if b == closer[0] {
-                    held.push(b);
+                if b != closer[0] {
+                    return i + 1;
                 }
+                held.push(b);
                 continue;
             }
             if held.len() == closer.len() {
@@ -989,7 +1076,10 @@ impl Parser {
                         config,
                         stats,
                     };
-                    grammar.finish(&mut sink, Parser::rep(rep), scratch)
+                    let rep = Parser::rep(rep);
+                    let complete = grammar.finish(&mut sink, rep, scratch);
+                    sink.stats.work += grammar.take_work(rep);
+                    complete
                 };
                 let repairs = self.rep_repairs(&grammar, native);
                 let leftover = grammar.take_leftover(Parser::rep(&mut self.rep));

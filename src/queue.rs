@@ -46,6 +46,9 @@ enum Rec {
     },
 }
 
+/// The text room reserved at the first push.
+const MIN_TEXT: usize = 256;
+
 #[derive(Default)]
 pub(crate) struct Queue {
     arena: Vec<u8>,
@@ -66,6 +69,13 @@ impl Queue {
         if self.recs.is_empty() {
             self.arena.clear();
             self.text.clear();
+        }
+        // Room for what one small push can release (a held run of text is at most twice
+        // the longest marker), reserved once at the first push rather than at
+        // construction, so an idle parser holds no heap and the text path never grows.
+        if self.text.capacity() == 0 {
+            self.text.reserve(MIN_TEXT);
+            self.recs.reserve(8);
         }
     }
 

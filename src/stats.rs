@@ -27,6 +27,11 @@ pub struct Stats {
     pub repairs: Vec<u64>,
     /// Bytes pushed.
     pub bytes: u64,
+    /// Bytes examined: each byte the text scanner, a call grammar or the JSON repairer
+    /// (its look-ahead replays included) looked at. Every input byte is looked at a
+    /// bounded number of times, so `work / bytes` stays bounded whatever the input: the
+    /// hostile-input tests check this instead of timing.
+    pub work: u64,
 }
 
 impl Stats {
@@ -78,6 +83,7 @@ impl Stats {
         self.limit_exceeded += other.limit_exceeded;
         self.schema_violation += other.schema_violation;
         self.bytes += other.bytes;
+        self.work += other.work;
         if self.repairs.len() < other.repairs.len() {
             self.repairs.resize(other.repairs.len(), 0);
         }

@@ -291,10 +291,15 @@ impl Dialect {
                 add(close);
             }
             for form in spec.calls {
-                if !form.anchored {
+                // Weak openers (`call:`, a bare `{`) and code fences are also ordinary
+                // text: a fence in prose that is not a call stays visible.
+                let fence = |m: &[u8]| m.starts_with(b"```");
+                if !form.anchored && !fence(form.opener) {
                     add(form.opener);
                 }
-                add(form.closer);
+                if !fence(form.closer) {
+                    add(form.closer);
+                }
             }
             for &m in spec.strip {
                 add(m);

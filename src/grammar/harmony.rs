@@ -64,15 +64,23 @@ impl Harmony {
                 let Some(&b) = input.get(i) else {
                     return Step::NeedMore;
                 };
+                if b == b'\n' && !self.header.is_empty() {
+                    // A header is one line: this was markup followed by text, not a header.
+                    return Step::Switch {
+                        consumed: i,
+                        reasoning: false,
+                    };
+                }
                 i += 1;
                 self.header.push(b);
                 if self.header.ends_with(MESSAGE) {
                     break;
                 }
                 if self.header.len() > limit {
-                    return Step::Abort {
-                        why: Abort::TooLarge,
+                    // Too long for a header: not one; what follows is text.
+                    return Step::Switch {
                         consumed: i,
+                        reasoning: false,
                     };
                 }
             }

@@ -67,6 +67,15 @@ impl Grammar {
         crate::dialect::dialect_of_body(body)
     }
 
+    /// Bytes the grammar and the repairer examined since the last call.
+    pub(crate) fn take_work(&mut self, rep: &mut Repairer) -> u64 {
+        let own = match self {
+            Grammar::Xml(x) => x.take_work(),
+            _ => 0,
+        };
+        own + rep.take_work()
+    }
+
     pub(crate) fn take_leftover(&mut self, rep: &mut Repairer) -> Vec<u8> {
         match self {
             Grammar::Sniff { held, .. } => std::mem::take(held),

@@ -76,6 +76,8 @@ pub(crate) struct Xml {
     confirm_value: MarkerSet,
     confirm_function: MarkerSet,
     ended: Option<bool>,
+    /// Bytes examined since the last [`take_work`](Self::take_work).
+    work: u64,
 }
 
 fn is_blank(b: u8) -> bool {
@@ -142,7 +144,13 @@ impl Xml {
             confirm_value: MarkerSet::new(&confirm_value),
             confirm_function: MarkerSet::new(&confirm_function),
             ended: None,
+            work: 0,
         }
+    }
+
+    /// Bytes examined since the last call (for [`Stats::work`](crate::Stats::work)).
+    pub(crate) fn take_work(&mut self) -> u64 {
+        std::mem::take(&mut self.work)
     }
 
     pub(crate) fn take_leftover(&mut self) -> Vec<u8> {
@@ -265,6 +273,7 @@ impl Xml {
             .iter()
             .position(|&b| b == b'<' || b == b'\n' || b >= 0x80)
             .unwrap_or(input.len());
+        self.work += n as u64;
         if n == 0 {
             return 0;
         }
@@ -313,6 +322,7 @@ impl Xml {
     }
 
     fn step(&mut self, b: u8, sink: &mut Sink<'_>) -> Result<(), Abort> {
+        self.work += 1;
         match self.phase {
             Phase::NameOpen => {
                 if self.tag.is_empty() && is_blank(b) {

@@ -54,7 +54,10 @@ pub fn repair(text: &[u8]) -> Result<Repaired, Error> {
             ))
         }
     };
-    if !matches!(status, Status::Complete { .. }) && repairer.started() {
+    // A top-level number or literal at the very end is complete as it is: only a value
+    // whose text had to change at the end of input was cut off.
+    let cut = out.trim_ascii() != body.trim_ascii();
+    if !matches!(status, Status::Complete { .. }) && repairer.started() && cut {
         repairs.insert(Repair::MissingClosers);
     }
     if !repairer.started() {

@@ -180,6 +180,8 @@ pub(crate) struct Repairer {
     /// In a dialect with a string token: the bytes after a bare value's possible end
     /// (`,`, `}`, `<`), held while what follows decides (see [`bare_probe`]).
     bare_hold: SmallVec<[u8; 72]>,
+    /// Bytes examined since the last [`take_work`](Self::take_work).
+    work: u64,
 }
 
 /// Bytes held at most while deciding whether a dialect string's closer was lost.
@@ -223,6 +225,7 @@ impl Repairer {
             capture: Capture::default(),
             suspect: false,
             bare_hold: SmallVec::new(),
+            work: 0,
         };
         r.rebuild();
         r
@@ -289,6 +292,11 @@ impl Repairer {
 
     pub(crate) fn repairs(&self) -> Repairs {
         self.repairs
+    }
+
+    /// Bytes examined since the last call (for [`Stats::work`](crate::Stats::work)).
+    pub(crate) fn take_work(&mut self) -> u64 {
+        std::mem::take(&mut self.work)
     }
 
     /// Whether any non-blank byte of the value has been seen.
@@ -462,6 +470,7 @@ impl Repairer {
                     || (delim == Delim::Alt && b == alt0)
             })
             .unwrap_or(input.len());
+        self.work += n as u64;
         out.extend_from_slice(&input[..n]);
         if n < input.len()
             && input[n] >= 0x80
@@ -474,6 +483,7 @@ impl Repairer {
                 Ok(_) => m,
                 Err(e) => e.valid_up_to(),
             };
+            self.work += m as u64;
             out.extend_from_slice(&rest[..valid]);
             return n + valid;
         }
@@ -493,6 +503,7 @@ impl Repairer {
     }
 
     fn step(&mut self, b: u8, out: &mut Vec<u8>) {
+        self.work += 1;
         if let Some(la) = self.la.as_mut() {
             self.pending.push(b);
             let ctx = Ctx {
@@ -703,11 +714,18 @@ impl Repairer {
                     self.structural_token(b, out);
                     return;
                 }
-                if self.begin_item(out) {
-                    // A container where a key belongs: nothing sensible to keep.
+                let at_key = match self.st {
+                    St::KeyOrEnd => true,
+                    St::After | St::Comma => self.stack.last() == Some(&b'{'),
+                    _ => false,
+                };
+                if at_key {
+                    // A container where a key belongs: nothing sensible to keep. Drop
+                    // it before writing a comma, so the member state stays as it was.
                     self.flag(Repair::StrayText);
                     return;
                 }
+                self.begin_item(out);
                 if self.stack.len() >= self.opts.max_depth {
                     self.stop = Some(Status::TooDeep { consumed: 0 });
                     return;
@@ -728,14 +746,18 @@ impl Repairer {
                         self.flag(Repair::TrailingComma);
                         out.extend_from_slice(self.hold.get(1..).unwrap_or_default());
                         self.hold.clear();
+                        // The member is whole again, whatever this closer turns out to be.
+                        self.st = St::After;
                     }
                     St::Colon => {
                         self.flag(Repair::MissingValue);
                         out.extend_from_slice(b":null");
+                        self.st = St::After;
                     }
                     St::Value if self.stack.last() == Some(&b'{') => {
                         self.flag(Repair::MissingValue);
                         out.extend_from_slice(b"null");
+                        self.st = St::After;
                     }
                     _ => {}
                 }

@@ -51,6 +51,9 @@ pub struct SseFrameDecoder {
     started: bool,
     /// Discarding the rest of an event that exceeded the bound.
     discarding: bool,
+    /// The start of the current line was dropped (discarded): its ending is not a blank
+    /// line, whatever is left of it.
+    dropped_line: bool,
     /// Whether the pending event has a `data:` field.
     has_data: bool,
     pending: SseEvent,
@@ -79,6 +82,7 @@ impl SseFrameDecoder {
             after_cr: false,
             started: false,
             discarding: false,
+            dropped_line: false,
             has_data: false,
             pending: SseEvent::default(),
             max_event_bytes,
@@ -125,7 +129,15 @@ impl SseFrameDecoder {
         if line.is_empty() {
             return Ok(self.dispatch());
         }
-        if self.discarding || line[0] == b':' {
+        if self.discarding {
+            return Ok(None);
+        }
+        // The same bound as on an unfinished line (in `decode`), so where the input was
+        // split never changes which event is over the bound.
+        if self.pending_bytes() + line.len() + 1 > self.max_event_bytes {
+            return Err(self.over_limit());
+        }
+        if line[0] == b':' {
             return Ok(None);
         }
         let (name, value) = match memchr::memchr(b':', line) {
@@ -135,10 +147,11 @@ impl SseFrameDecoder {
             }
             None => (line, &b""[..]),
         };
+        // The bound is on what is kept: invalid UTF-8 grows to U+FFFD (3 bytes a byte).
+        let value = String::from_utf8_lossy(value);
         if self.pending_bytes() + value.len() + 1 > self.max_event_bytes {
             return Err(self.over_limit());
         }
-        let value = String::from_utf8_lossy(value);
         match name {
             b"data" => {
                 if self.has_data {
@@ -195,9 +208,11 @@ impl Decoder for SseFrameDecoder {
                     // Nothing in an event being discarded is kept.
                     buf.advance(self.next_index);
                     self.next_index = 0;
-                } else if self.pending_bytes() + buf.len() > self.max_event_bytes {
+                    self.dropped_line = true;
+                } else if self.pending_bytes() + buf.len() + 1 > self.max_event_bytes {
                     buf.advance(self.next_index);
                     self.next_index = 0;
+                    self.dropped_line = true;
                     return Err(self.over_limit());
                 }
                 return Ok(None);
@@ -206,6 +221,9 @@ impl Decoder for SseFrameDecoder {
             self.next_index = 0;
             let line = buf.split_to(end + 1);
             self.after_cr = line[end] == b'\r';
+            if std::mem::take(&mut self.dropped_line) {
+                continue; // the rest of a line already dropped
+            }
             if let Some(event) = self.line(&line[..end])? {
                 return Ok(Some(event));
             }
@@ -221,9 +239,12 @@ impl Decoder for SseFrameDecoder {
             self.started = true;
             let line = buf.split();
             self.next_index = 0;
-            self.line(&line)?;
+            if !std::mem::take(&mut self.dropped_line) {
+                self.line(&line)?;
+            }
         }
         self.after_cr = false;
+        self.dropped_line = false;
         Ok(self.dispatch())
     }
 }

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Run every fuzz target briefly (FUZZ_SECONDS each, 12 by default: about a minute in
+# all) from a corpus seeded with the fixtures. Exits non-zero on a crash. Skips, with a
+# message, where the nightly toolchain is missing; installs cargo-fuzz if needed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds="${FUZZ_SECONDS:-12}"
+targets=(push chunking repair_vs_serde schema_prior sse)
+
+if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+    echo "fuzz smoke: SKIPPED (no nightly toolchain; cargo-fuzz needs one)"
+    exit 0
+fi
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+    echo "fuzz smoke: installing cargo-fuzz"
+    cargo install --locked cargo-fuzz
+fi
+
+python3 fuzz/seed.py >/dev/null
+cd fuzz
+nice -n 15 cargo +nightly fuzz build
+failed=0
+for t in "${targets[@]}"; do
+    log="$(mktemp)"
+    # A private copy of the corpus: the smoke run does not grow the seeded one.
+    work="$(mktemp -d)"
+    cp -r "corpus/$t/." "$work/"
+    if nice -n 15 cargo +nightly fuzz run "$t" "$work" -- \
+        -seed=1 -max_total_time="$seconds" -timeout=10 -dict=dict/markers.dict >"$log" 2>&1; then
+        stats="$(grep -E '^#[0-9]+' "$log" | tail -1 | grep -oE '#[0-9]+|cov: [0-9]+|ft: [0-9]+' | tr '\n' ' ')"
+        echo "fuzz smoke: $t ok ($stats)"
+    else
+        echo "fuzz smoke: $t FAILED"
+        grep -E "panicked|ERROR|SUMMARY|Test unit written" "$log" | head -20 || true
+        failed=1
+    fi
+    rm -rf "$work" "$log"
+done
+exit "$failed"

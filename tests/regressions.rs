@@ -1,0 +1,222 @@
+//! Regression tests for crashes found by the fuzz targets (`fuzz/`). Each test names
+//! the target that found it and the bug it caught.
+
+/// repair_vs_serde: a top-level number or literal ending the input (`null`, `true`,
+/// `1`) was reported as `missing_closers`, so valid JSON came back with a repair, and
+/// repairing `repair("f")` (= `null`) again changed its repairs.
+#[test]
+fn top_level_scalar_at_end_is_not_a_missing_closer() {
+    for s in ["null", "true", "false", "1", "-0.5e3", " 7 ", "\n null"] {
+        let fixed = toolsift::repair(s.as_bytes()).unwrap();
+        assert_eq!(fixed.json, s, "{s:?}");
+        assert!(fixed.repairs.is_empty(), "{s:?}: {:?}", fixed.repairs);
+    }
+    // Cut inside a literal or a number: still reported.
+    for (s, want) in [("nul", "null"), ("1e", "1"), ("[1", "[1]")] {
+        let fixed = toolsift::repair(s.as_bytes()).unwrap();
+        assert_eq!(fixed.json, want, "{s:?}");
+        assert!(
+            fixed.repairs.contains(toolsift::Repair::MissingClosers),
+            "{s:?}"
+        );
+    }
+}
+
+/// repair_vs_serde: a trailing comma before a closer that matches no open container
+/// (`{"a":2,]}`) left the repairer in its after-comma state with the comma already
+/// dropped; the next closer sliced an empty buffer and panicked. Same for a missing
+/// value (`{"a":]}`), which wrote `:null` twice.
+#[test]
+fn mismatched_closer_after_trailing_comma_or_missing_value() {
+    for (s, want) in [
+        ("{\"a\":2,]}", "{\"a\":2}"),
+        ("{\"a\":true, ]}", "{\"a\":true }"),
+        ("{\"a\":]}", "{\"a\":null}"),
+        ("{\"a\" ]}", "{\"a\" :null}"),
+        ("[1,}]", "[1]"),
+    ] {
+        let fixed = toolsift::repair(s.as_bytes()).unwrap();
+        assert_eq!(fixed.json, want, "{s:?}");
+        assert!(
+            fixed.repairs.contains(toolsift::Repair::RedundantCloser),
+            "{s:?}"
+        );
+    }
+}
+
+/// repair_vs_serde: a container where an object key belongs, right after a comma
+/// (`[{x,[]]`), wrote the held comma and left the repairer in its after-comma state
+/// with nothing held; the next closer sliced the empty buffer and panicked. A stray
+/// container after a member (`{"a":1 [`) wrote a comma that the next member wrote again.
+#[test]
+fn stray_container_at_a_key_position() {
+    for s in [
+        &b"[{\xfd,[]]"[..],
+        b"{\"a\":1 [\"b\":2}",
+        b"{\"a\":1, [ \"b\":2}",
+        b"{[}",
+    ] {
+        let fixed = toolsift::repair(s).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&fixed.json).unwrap();
+        assert!(fixed.repairs.contains(toolsift::Repair::StrayText), "{s:?}");
+        if s.starts_with(b"{\"a\"") {
+            assert_eq!(v, serde_json::json!({"a": 1, "b": 2}), "{s:?}");
+        }
+    }
+}
+
+/// sse: the event bound was checked on raw bytes before invalid UTF-8 was replaced by
+/// U+FFFD (three bytes for one), so an event could hold three times `max_event_bytes`.
+#[test]
+#[cfg(feature = "codec")]
+fn sse_event_bound_counts_replaced_invalid_utf8() {
+    use tokio_util::codec::Decoder;
+    let mut dec = toolsift::sse::SseFrameDecoder::with_max_event_bytes(100);
+    let mut body = bytes::BytesMut::from(&b"data: "[..]);
+    body.extend_from_slice(&[0xff; 60]);
+    body.extend_from_slice(b"\n\ndata: ok\n\n");
+    let first = dec.decode(&mut body);
+    assert!(first.is_err(), "60 invalid bytes keep 180: over the bound");
+    let next = dec.decode(&mut body).unwrap().unwrap();
+    assert_eq!(
+        next.data, "ok",
+        "the stream goes on after the oversized event"
+    );
+}
+
+/// push and chunking: text around a stripped marker joined into a marker. `</tool_c`
+/// was released as text when `<` showed it was not `</tool_call>`, the `</tool_call>`
+/// that followed was stripped, and `all>` completed a new `</tool_call>` in the visible
+/// text. Now text that could join is held until what follows the stripped marker decides.
+#[test]
+fn no_marker_spliced_around_a_stripped_marker() {
+    let cases: [(toolsift::Dialect, &[u8], &str); 4] = [
+        (toolsift::Dialect::Hermes, b"</tool_c</tool_call>all>", ""),
+        (
+            toolsift::Dialect::Hermes,
+            b"a </tool_c</tool_call>xyz",
+            "a </tool_cxyz",
+        ),
+        (
+            toolsift::Dialect::Hermes,
+            b"</tool_c</tool_call></tool_call>all> ok",
+            " ok",
+        ),
+        (toolsift::Dialect::Auto, b"x</tool_c<|im_end|>all>y", "xy"),
+    ];
+    for (dialect, raw, want) in cases {
+        let config = toolsift::Config::new(dialect);
+        let cuts: Vec<usize> = (1..raw.len()).collect();
+        for cuts in [&[][..], &cuts[..]] {
+            let mut p = toolsift::Parser::with_config(config.clone());
+            let mut text = String::new();
+            let mut at = 0;
+            for &cut in cuts.iter().chain([&raw.len()]) {
+                p.push(&raw[at..cut]);
+                at = cut;
+                while let Some(ev) = p.next_event() {
+                    if let toolsift::Event::Text(t) = ev {
+                        text.push_str(t);
+                    }
+                }
+            }
+            p.finish(toolsift::StopReason::Stop);
+            while let Some(ev) = p.next_event() {
+                if let toolsift::Event::Text(t) = ev {
+                    text.push_str(t);
+                }
+            }
+            assert_eq!(
+                text,
+                want,
+                "{dialect} {:?} in {} chunks",
+                String::from_utf8_lossy(raw),
+                cuts.len() + 1
+            );
+        }
+    }
+}
+
+/// push: a call begun by a weak opener (Gemma's bare `call:` at the start of a line)
+/// took its name before it had begun, so it was built with no index and no id: the
+/// second call of `<|tool_call>call:ls{}<tool_call|>call:ls{}` came out as call 0 again,
+/// with id "".
+#[test]
+fn weak_opener_call_gets_its_own_index_and_id() {
+    for dialect in [toolsift::Dialect::Gemma4, toolsift::Dialect::Auto] {
+        let mut p = toolsift::Parser::new(dialect);
+        p.push(b"<|tool_call>call:ls{}<tool_call|>call:ls{}");
+        p.finish(toolsift::StopReason::Stop);
+        let mut started = Vec::new();
+        while let Some(ev) = p.next_event() {
+            if let toolsift::Event::CallStarted { index, id, .. } = ev {
+                started.push((index.0, id.to_owned()));
+            }
+        }
+        assert_eq!(
+            started,
+            [(0, "call_0".to_owned()), (1, "call_1".to_owned())],
+            "{dialect}"
+        );
+    }
+}
+
+/// sse: an unfinished line was bounded by its raw length (field name included), a
+/// finished one by its value alone, so a line near the bound was over it when split and
+/// within it when whole. Both now use the raw line. And the ending of a line whose start
+/// was dropped while split counted as a blank line, ending the discarded event early.
+#[test]
+#[cfg(feature = "codec")]
+fn sse_bound_does_not_depend_on_the_split() {
+    use tokio_util::codec::Decoder;
+    let body = b"data: 0123456789\n\ndata: ok\n\n: a long comment line 0123456789\n\ndata: end\n\ndata: a line over the bound\ndata: same event\n\ndata: last\n\n";
+    let decode = |cuts: &[usize]| {
+        let mut dec = toolsift::sse::SseFrameDecoder::with_max_event_bytes(16);
+        let mut buf = bytes::BytesMut::new();
+        let mut out = Vec::new();
+        let mut at = 0;
+        for &cut in cuts.iter().chain([&body.len()]) {
+            buf.extend_from_slice(&body[at..cut]);
+            at = cut;
+            loop {
+                match dec.decode(&mut buf) {
+                    Ok(Some(ev)) => out.push(Ok(ev.data)),
+                    Ok(None) => break,
+                    Err(e) => out.push(Err(e.category())),
+                }
+            }
+        }
+        out
+    };
+    let whole = decode(&[]);
+    for cut in 1..body.len() {
+        assert_eq!(decode(&[cut]), whole, "split at {cut}");
+    }
+    assert_eq!(decode(&(1..body.len()).collect::<Vec<_>>()), whole);
+    assert!(whole.contains(&Ok("end".to_owned())), "{whole:?}");
+    assert!(!whole.contains(&Ok("same event".to_owned())), "{whole:?}");
+    assert_eq!(whole.last(), Some(&Ok("last".to_owned())), "{whole:?}");
+}
+
+/// push and chunking: after the previous fix, a weak opener past `max_calls` began its
+/// call when its name arrived, the limit ended it at once, and the grammar's next write
+/// found no open call and panicked ("a call is open"). Past the limit a weak opener is
+/// now text.
+#[test]
+fn weak_opener_past_the_call_limit_is_text() {
+    let mut config = toolsift::Config::new(toolsift::Dialect::Gemma4);
+    config.limits.max_calls = 1;
+    let mut p = toolsift::Parser::with_config(config);
+    p.push(b"<|tool_call>call:ls{}<tool_call|>call:ls{a:1}\nafter");
+    p.finish(toolsift::StopReason::Stop);
+    let (mut released, mut text) = (0, String::new());
+    while let Some(ev) = p.next_event() {
+        match ev {
+            toolsift::Event::CallFinished { .. } => released += 1,
+            toolsift::Event::Text(t) => text.push_str(t),
+            _ => {}
+        }
+    }
+    assert_eq!(released, 1);
+    assert_eq!(text, "call:ls{a:1}\nafter");
+}
