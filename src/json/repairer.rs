@@ -1397,9 +1397,13 @@ impl Repairer {
     /// Close what is open after [`drain_at_eof`](Self::drain_at_eof). Returns whether
     /// the value was cut (anything had to be closed or completed).
     pub(crate) fn close_at_eof(&mut self, out: &mut Vec<u8>) -> bool {
+        let token = self.hold.get(self.tok..).unwrap_or_default();
         let cut = !self.stack.is_empty()
             || matches!(self.st, St::Str { .. } | St::Colon | St::Comma)
-            || (self.st == St::Value && self.started);
+            || (self.st == St::Value && self.started)
+            // A literal or number cut mid-token (`nul`, `1e`) is truncated too.
+            || (matches!(self.st, St::Word { .. }) && literal(token).is_none() && is_literal_prefix(token))
+            || (self.st == St::Num && matches!(token.last(), Some(b'.' | b'e' | b'E' | b'+' | b'-')));
         match self.st {
             St::Num => self.end_number_at_eof(out),
             St::Word { key } => {
