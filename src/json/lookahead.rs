@@ -106,6 +106,22 @@ impl Lookahead {
         }
     }
 
+    /// How many of `bytes` can be read at once with no decision and no state change:
+    /// the plain content of a nested string, within the window. The caller counts
+    /// them as read; 0 means `step` the next byte.
+    pub(crate) fn skip(&mut self, bytes: &[u8]) -> usize {
+        let St::Str { quote, esc: false } = self.st else {
+            return 0;
+        };
+        let room = self.window.saturating_sub(self.seen).min(bytes.len());
+        let n = bytes[..room]
+            .iter()
+            .position(|&b| b == quote || b == b'\\')
+            .unwrap_or(room);
+        self.seen += n;
+        n
+    }
+
     /// Feed one byte; `Some` once decided.
     pub(crate) fn step(&mut self, b: u8, ctx: &Ctx<'_>) -> Option<Verdict> {
         self.seen += 1;

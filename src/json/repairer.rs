@@ -134,6 +134,8 @@ pub(crate) struct Repairer {
     pending: Vec<u8>,
     replay: Vec<u8>,
     rpos: usize,
+    /// Scratch for `requeue`.
+    spare: Vec<u8>,
     repairs: Repairs,
     stop: Option<Status>,
     started: bool,
@@ -163,6 +165,7 @@ impl Repairer {
             pending: Vec::new(),
             replay: Vec::new(),
             rpos: 0,
+            spare: Vec::new(),
             repairs: Repairs::NONE,
             stop: None,
             started: false,
@@ -266,30 +269,37 @@ impl Repairer {
                 return stop;
             }
             if self.rpos < self.replay.len() {
-                let b = self.replay[self.rpos];
-                self.rpos += 1;
-                if self.rpos == self.replay.len() {
+                // Replayed bytes take the same bulk paths as fresh input.
+                let replay = std::mem::take(&mut self.replay);
+                let (n, verdict) = self.run(&replay[self.rpos..], usize::MAX, out);
+                self.replay = replay;
+                if n > 0 {
+                    self.rpos += n;
+                    if let Some(v) = verdict {
+                        self.resolve(v, out);
+                    }
+                } else {
+                    let b = self.replay[self.rpos];
+                    self.rpos += 1;
+                    self.step(b, out);
+                }
+                if self.rpos >= self.replay.len() && self.rpos > 0 {
                     self.replay.clear();
                     self.rpos = 0;
                 }
-                self.step(b, out);
                 continue;
             }
             if i >= input.len() {
                 return Status::NeedMore;
             }
-            if self.la.is_none()
-                && self.marker.is_empty()
-                && self.esc.is_empty()
-                && self.utf8.is_empty()
-            {
-                if let St::Str { delim, .. } = self.st {
-                    let n = self.string_run(delim, &input[i..], out);
-                    if n > 0 {
-                        i += n;
-                        continue;
-                    }
+            let room = self.opts.max_held.saturating_sub(self.held());
+            let (n, verdict) = self.run(&input[i..], room, out);
+            if n > 0 {
+                i += n;
+                if let Some(v) = verdict {
+                    self.resolve(v, out);
                 }
+                continue;
             }
             let b = input[i];
             i += 1;
@@ -298,6 +308,53 @@ impl Repairer {
                 return Status::HeldOverflow { consumed: i };
             }
         }
+    }
+
+    /// Consume a run of bytes in bulk when the state allows it (plain string content,
+    /// or bytes read by a look-ahead, at most `room` of them so the held limit is
+    /// checked byte by byte near it); returns the bytes consumed, 0 for none, and the
+    /// look-ahead's verdict if it decided (the caller resolves it).
+    fn run(&mut self, input: &[u8], room: usize, out: &mut Vec<u8>) -> (usize, Option<Verdict>) {
+        if !self.marker.is_empty() || input.is_empty() {
+            return (0, None);
+        }
+        if self.la.is_some() {
+            let n = input.len().min(room);
+            return self.la_run(&input[..n]);
+        }
+        if self.esc.is_empty() && self.utf8.is_empty() {
+            if let St::Str { delim, .. } = self.st {
+                return (self.string_run(delim, input, out), None);
+            }
+        }
+        (0, None)
+    }
+
+    /// Feed bytes to the running look-ahead until it decides or the bytes run out.
+    fn la_run(&mut self, input: &[u8]) -> (usize, Option<Verdict>) {
+        let Some(la) = self.la.as_mut() else {
+            return (0, None);
+        };
+        let ctx = Ctx {
+            terminators: &self.opts.terminators,
+            check: &self.opts.keys,
+        };
+        let mut i = 0;
+        while i < input.len() {
+            let skip = la.skip(&input[i..]);
+            if skip > 0 {
+                self.pending.extend_from_slice(&input[i..i + skip]);
+                i += skip;
+                continue;
+            }
+            let b = input[i];
+            i += 1;
+            self.pending.push(b);
+            if let Some(v) = la.step(b, &ctx) {
+                return (i, Some(v));
+            }
+        }
+        (i, None)
     }
 
     /// Copy a run of plain string content; returns the bytes consumed.
@@ -332,15 +389,22 @@ impl Repairer {
         n
     }
 
-    /// Put bytes back in front of the unread input.
+    /// Put bytes back in front of the unread input (no allocation once the buffers
+    /// have grown: into the consumed part of `replay`, or through `spare`).
     fn requeue(&mut self, bytes: &[u8]) {
         if bytes.is_empty() {
             return;
         }
-        let mut next = Vec::with_capacity(bytes.len() + self.replay.len() - self.rpos);
-        next.extend_from_slice(bytes);
-        next.extend_from_slice(&self.replay[self.rpos..]);
-        self.replay = next;
+        if self.rpos >= bytes.len() {
+            let start = self.rpos - bytes.len();
+            self.replay[start..self.rpos].copy_from_slice(bytes);
+            self.rpos = start;
+            return;
+        }
+        self.spare.clear();
+        self.spare.extend_from_slice(bytes);
+        self.spare.extend_from_slice(&self.replay[self.rpos..]);
+        std::mem::swap(&mut self.replay, &mut self.spare);
         self.rpos = 0;
     }
 
