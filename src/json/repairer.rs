@@ -136,6 +136,18 @@ pub(crate) struct Repairer {
     rpos: usize,
     /// Scratch for `requeue`.
     spare: Vec<u8>,
+    /// Stream position of the next byte read (requeued bytes are read again).
+    pos: u64,
+    /// Where the running look-ahead started reading.
+    la_start: u64,
+    /// The last look-ahead that ran out its window, and where it started: the next
+    /// candidate quote inside its window resumes from it instead of reading again.
+    memo: Option<(Lookahead, u64)>,
+    /// Tests turn the memo off to check it never changes a verdict.
+    #[cfg(test)]
+    memo_off: bool,
+    #[cfg(test)]
+    memo_hits: usize,
     repairs: Repairs,
     stop: Option<Status>,
     started: bool,
@@ -166,6 +178,13 @@ impl Repairer {
             replay: Vec::new(),
             rpos: 0,
             spare: Vec::new(),
+            pos: 0,
+            la_start: 0,
+            memo: None,
+            #[cfg(test)]
+            memo_off: false,
+            #[cfg(test)]
+            memo_hits: 0,
             repairs: Repairs::NONE,
             stop: None,
             started: false,
@@ -188,12 +207,14 @@ impl Repairer {
     /// Replace the options (terminators, keys, limits) before feeding a new value.
     pub(crate) fn set_options(&mut self, opts: Options) {
         self.opts = opts;
+        self.memo = None;
         self.rebuild();
     }
 
     /// Set the keys the look-ahead checks (the tool became known before its arguments).
     pub(crate) fn set_keys(&mut self, keys: KeyCheck) {
         self.opts.keys = keys;
+        self.memo = None;
     }
 
     /// Start over for a new value, keeping allocations and options.
@@ -211,6 +232,8 @@ impl Repairer {
         self.pending.clear();
         self.replay.clear();
         self.rpos = 0;
+        self.pos = 0;
+        self.memo = None;
         self.repairs = Repairs::NONE;
         self.stop = None;
         self.started = false;
@@ -233,6 +256,7 @@ impl Repairer {
 
     /// Bytes read but not used after stopping; they come before the rest of the input.
     pub(crate) fn take_leftover(&mut self) -> Vec<u8> {
+        self.memo = None;
         let rest = self.replay.split_off(self.rpos);
         self.replay.clear();
         self.rpos = 0;
@@ -275,12 +299,14 @@ impl Repairer {
                 self.replay = replay;
                 if n > 0 {
                     self.rpos += n;
+                    self.pos += n as u64;
                     if let Some(v) = verdict {
                         self.resolve(v, out);
                     }
                 } else {
                     let b = self.replay[self.rpos];
                     self.rpos += 1;
+                    self.pos += 1;
                     self.step(b, out);
                 }
                 if self.rpos >= self.replay.len() && self.rpos > 0 {
@@ -296,6 +322,7 @@ impl Repairer {
             let (n, verdict) = self.run(&input[i..], room, out);
             if n > 0 {
                 i += n;
+                self.pos += n as u64;
                 if let Some(v) = verdict {
                     self.resolve(v, out);
                 }
@@ -303,6 +330,7 @@ impl Repairer {
             }
             let b = input[i];
             i += 1;
+            self.pos += 1;
             self.step(b, out);
             if self.held() > self.opts.max_held && self.stop.is_none() {
                 return Status::HeldOverflow { consumed: i };
@@ -395,6 +423,7 @@ impl Repairer {
         if bytes.is_empty() {
             return;
         }
+        self.pos -= bytes.len() as u64;
         if self.rpos >= bytes.len() {
             let start = self.rpos - bytes.len();
             self.replay[start..self.rpos].copy_from_slice(bytes);
@@ -821,15 +850,51 @@ impl Repairer {
             self.st = St::Colon;
             return;
         }
-        self.la = Some(Lookahead::new(&self.stack, self.opts.lookahead));
         self.la_closer = len;
         self.pending.clear();
         self.pending.extend_from_slice(closer);
-        let _ = delim;
+        self.la_start = self.pos;
+        if let Some(la) = self.resume(delim) {
+            self.la = Some(la);
+            return;
+        }
+        self.la = Some(Lookahead::new(&self.stack, self.opts.lookahead));
+    }
+
+    /// A look-ahead for the quote just read, taken over from the last exhausted one if
+    /// that one read past this quote as the end of a nested string at this depth: the
+    /// bytes it read after the quote move from the replay buffer to `pending` unread.
+    fn resume(&mut self, delim: Delim) -> Option<Lookahead> {
+        let (prev, start) = self.memo.as_ref()?;
+        if delim != Delim::Double || self.pos <= *start {
+            return None;
+        }
+        let at = usize::try_from(self.pos - start).ok()?;
+        // A miss keeps the memo: a later quote at this depth may still be in it.
+        let la = prev.resume_at(at, &self.stack)?;
+        let read = la.read();
+        let rest = self.replay.get(self.rpos..self.rpos + read)?;
+        self.pending.extend_from_slice(rest);
+        self.memo = None;
+        #[cfg(test)]
+        {
+            self.memo_hits += 1;
+        }
+        self.rpos += read;
+        self.pos += read as u64;
+        Some(la)
     }
 
     fn resolve(&mut self, verdict: Verdict, out: &mut Vec<u8>) {
-        self.la = None;
+        #[cfg(test)]
+        let memo_off = self.memo_off;
+        #[cfg(not(test))]
+        let memo_off = false;
+        if let Some(la) = self.la.take() {
+            if verdict == Verdict::Close && la.exhausted() && !memo_off {
+                self.memo = Some((la, self.la_start));
+            }
+        }
         let pending = std::mem::take(&mut self.pending);
         let St::Str { delim, .. } = self.st else {
             unreachable!("a look-ahead runs only inside a string")
@@ -1358,5 +1423,63 @@ fn utf8_len(lead: u8) -> usize {
         0xe0..=0xef => 3,
         0xf0..=0xf4 => 4,
         _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(input: &[u8], chunk: usize, memo_off: bool) -> (Vec<u8>, Repairs, usize) {
+        let mut r = Repairer::new(Options {
+            lookahead: 24,
+            ..Options::default()
+        });
+        r.memo_off = memo_off;
+        let mut out = Vec::new();
+        for piece in input.chunks(chunk.max(1)) {
+            if r.feed(piece, &mut out) != Status::NeedMore {
+                break;
+            }
+        }
+        r.finish(&mut out);
+        (out, r.repairs(), r.memo_hits)
+    }
+
+    /// Resuming an exhausted look-ahead at a later quote decides exactly as a fresh
+    /// look-ahead would, on structure-heavy input full of inner quotes.
+    #[test]
+    fn resumed_look_ahead_decides_like_a_fresh_one() {
+        const PARTS: &[&str] = &[
+            "\", \"k\": \"v",
+            "\", \"k\": \"v w",
+            "\", \"o\": {\"x\": \"y\"}, \"k\": \"v",
+            "\", \"l\": [\"a\", \"b\", 1], \"k\": \"v",
+            "\", \"n\": 12, \"k\": \"v",
+            "\"",
+            "\\\"",
+            " x",
+            "}",
+            "'",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut hits = 0;
+        for case in 0..3000 {
+            let mut input = String::from("{\"a\": \"");
+            let n = 10 + case % 60;
+            for _ in 0..n {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                input.push_str(PARTS[(seed % PARTS.len() as u64) as usize]);
+            }
+            for chunk in [1, 5, input.len()] {
+                let (out, repairs, n) = run(input.as_bytes(), chunk, false);
+                let (want, want_repairs, _) = run(input.as_bytes(), chunk, true);
+                assert_eq!((out, repairs), (want, want_repairs), "{input:?} in {chunk}");
+                hits += n;
+            }
+        }
+        assert!(hits > 1000, "the memo was used {hits} times");
     }
 }
