@@ -209,7 +209,7 @@ pub struct Parser {
     /// Text bytes that could still begin a marker.
     held: SmallVec<[u8; 32]>,
     /// A partial UTF-8 character of text, and whether it is reasoning.
-    utf8: SmallVec<[u8; 4]>,
+    utf8: PartialChar,
     utf8_reasoning: bool,
     /// Whether the output so far is empty or ends a line: weak openers count only here.
     line_start: bool,
@@ -239,7 +239,7 @@ impl Parser {
             locked: None,
             locked_opener: b"",
             held: SmallVec::new(),
-            utf8: SmallVec::new(),
+            utf8: PartialChar::default(),
             utf8_reasoning: false,
             line_start: true,
             at_start: true,
@@ -307,6 +307,11 @@ impl Parser {
         self.queue.begin();
         self.stats.bytes += chunk.len() as u64;
         self.process(chunk);
+        self.count_work();
+    }
+
+    fn count_work(&mut self) {
+        self.stats.work = self.stats.bytes + self.rep.as_ref().map_or(0, |r| r.work());
     }
 
     /// Push one token by id. When the id is one of
@@ -347,6 +352,7 @@ impl Parser {
         }
         let truncated = self.calls.truncated;
         self.queue.end(stop, truncated);
+        self.count_work();
     }
 
     fn sink(&mut self) -> (Sink<'_>, &mut Vec<u8>, &mut Mode) {
@@ -485,7 +491,7 @@ impl Parser {
                 self.utf8.clear();
                 self.queue.text("\u{fffd}", self.utf8_reasoning);
             } else {
-                let need = utf8_len(self.utf8[0]);
+                let need = utf8_len(self.utf8.as_slice()[0]);
                 while self.utf8.len() < need
                     && bytes.first().is_some_and(|b| (0x80..=0xbf).contains(b))
                 {
@@ -496,7 +502,7 @@ impl Parser {
                     return;
                 }
                 let seq = std::mem::take(&mut self.utf8);
-                match std::str::from_utf8(&seq) {
+                match std::str::from_utf8(seq.as_slice()) {
                     Ok(s) => self.queue.text(s, reasoning),
                     Err(_) => self.queue.text("\u{fffd}", reasoning),
                 }
@@ -1030,5 +1036,39 @@ fn utf8_len(lead: u8) -> usize {
         0xe0..=0xef => 3,
         0xf0..=0xf4 => 4,
         _ => 1,
+    }
+}
+
+/// The first bytes of a UTF-8 character split across chunks (at most 3 wait; kept
+/// inline in 5 bytes so an idle parser stays small).
+#[derive(Default)]
+struct PartialChar {
+    buf: [u8; 4],
+    len: u8,
+}
+
+impl PartialChar {
+    fn as_slice(&self) -> &[u8] {
+        &self.buf[..self.len as usize]
+    }
+    fn len(&self) -> usize {
+        self.len as usize
+    }
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+    fn push(&mut self, b: u8) {
+        if let Some(slot) = self.buf.get_mut(self.len as usize) {
+            *slot = b;
+            self.len += 1;
+        }
+    }
+    fn extend_from_slice(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.push(b);
+        }
     }
 }

@@ -27,6 +27,10 @@ pub struct Stats {
     pub repairs: Vec<u64>,
     /// Bytes pushed.
     pub bytes: u64,
+    /// Bytes examined: every byte pushed, plus every byte the JSON repairer reads
+    /// again (replayed after a look-ahead, or read by one). Deterministic, so tests
+    /// can check that work stays linear in the input without timing anything.
+    pub work: u64,
 }
 
 impl Stats {
@@ -78,6 +82,7 @@ impl Stats {
         self.limit_exceeded += other.limit_exceeded;
         self.schema_violation += other.schema_violation;
         self.bytes += other.bytes;
+        self.work += other.work;
         if self.repairs.len() < other.repairs.len() {
             self.repairs.resize(other.repairs.len(), 0);
         }

@@ -138,6 +138,8 @@ pub(crate) struct Repairer {
     spare: Vec<u8>,
     /// Stream position of the next byte read (requeued bytes are read again).
     pos: u64,
+    /// Bytes read since the repairer was built, replays and look-ahead included.
+    work: u64,
     /// Where the running look-ahead started reading.
     la_start: u64,
     /// The last look-ahead that ran out its window, and where it started: the next
@@ -179,6 +181,7 @@ impl Repairer {
             rpos: 0,
             spare: Vec::new(),
             pos: 0,
+            work: 0,
             la_start: 0,
             memo: None,
             #[cfg(test)]
@@ -245,6 +248,12 @@ impl Repairer {
         self.terminated_by.map(|id| self.opts.terminators.get(id))
     }
 
+    /// Bytes read since the repairer was built, each replay and look-ahead byte
+    /// counted again (not cleared by `reset`).
+    pub(crate) fn work(&self) -> u64 {
+        self.work
+    }
+
     pub(crate) fn repairs(&self) -> Repairs {
         self.repairs
     }
@@ -300,6 +309,7 @@ impl Repairer {
                 if n > 0 {
                     self.rpos += n;
                     self.pos += n as u64;
+                    self.work += n as u64;
                     if let Some(v) = verdict {
                         self.resolve(v, out);
                     }
@@ -307,6 +317,7 @@ impl Repairer {
                     let b = self.replay[self.rpos];
                     self.rpos += 1;
                     self.pos += 1;
+                    self.work += 1;
                     self.step(b, out);
                 }
                 if self.rpos >= self.replay.len() && self.rpos > 0 {
@@ -323,6 +334,7 @@ impl Repairer {
             if n > 0 {
                 i += n;
                 self.pos += n as u64;
+                self.work += n as u64;
                 if let Some(v) = verdict {
                     self.resolve(v, out);
                 }
@@ -331,6 +343,7 @@ impl Repairer {
             let b = input[i];
             i += 1;
             self.pos += 1;
+            self.work += 1;
             self.step(b, out);
             if self.held() > self.opts.max_held && self.stop.is_none() {
                 return Status::HeldOverflow { consumed: i };
@@ -882,6 +895,7 @@ impl Repairer {
         }
         self.rpos += read;
         self.pos += read as u64;
+        self.work += read as u64;
         Some(la)
     }
 
