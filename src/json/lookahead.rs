@@ -92,6 +92,13 @@ pub(crate) struct Lookahead {
     resume: St,
     key: SmallVec<[u8; 32]>,
     marker: SmallVec<[u8; 32]>,
+    /// Where a nested `"` string ended (`seen` after its quote, stack depth then),
+    /// kept only while the structure has not gone shallower than that depth since:
+    /// a look-ahead started at one of them would have read the same bytes the same way
+    /// (see [`Lookahead::resume_at`]).
+    ends: SmallVec<[(usize, usize); 16]>,
+    /// `seen` when the last nested string ended (entering `StrQuote`).
+    last_end: usize,
 }
 
 fn is_blank(b: u8) -> bool {
@@ -116,7 +123,77 @@ impl Lookahead {
             resume: St::After,
             key: SmallVec::new(),
             marker: SmallVec::new(),
+            ends: SmallVec::new(),
+            last_end: 0,
         }
+    }
+
+    /// Whether the window ran out with no contradiction (the verdict was `Close` by
+    /// exhaustion, so every byte read so far was read without a decision).
+    pub(crate) fn exhausted(&self) -> bool {
+        self.seen > self.window
+    }
+
+    /// How many bytes have been read.
+    pub(crate) fn read(&self) -> usize {
+        self.seen
+    }
+
+    /// After an exhausted run, the look-ahead that a candidate quote ending the nested
+    /// string at `at` (a `seen` count) in `stack` would be once it has read the rest of
+    /// this run's bytes: same transitions, so the same state, with its own base and
+    /// count. `None` unless that quote ended a nested string here at that same depth
+    /// and nothing went shallower since (so neither run closed its container).
+    pub(crate) fn resume_at(&self, at: usize, stack: &[u8]) -> Option<Lookahead> {
+        if self.closed || stack.is_empty() || !self.exhausted() {
+            return None;
+        }
+        let depth = stack.len();
+        if !self.ends.contains(&(at, depth)) || self.stack.get(..depth) != Some(stack) {
+            return None;
+        }
+        let read = self.window - at;
+        // Right after the quote (blanks aside) this run waits for a delimiter; one
+        // started there is simply after a value.
+        let st = match self.st {
+            St::StrQuote { .. } if self.last_end == at => St::After,
+            st => st,
+        };
+        Some(Lookahead {
+            stack: self.stack.clone(),
+            base: depth,
+            st,
+            seen: read,
+            window: self.window,
+            closed: false,
+            key: self.key.clone(),
+            marker: self.marker.clone(),
+            ends: self
+                .ends
+                .iter()
+                .filter(|&&(e, _)| e > at)
+                .map(|&(e, d)| (e - at, d))
+                .collect(),
+            last_end: self.last_end.saturating_sub(at),
+            blank_seen: false,
+            resume: St::After,
+        })
+    }
+
+    /// How many of `bytes` can be read at once with no decision and no state change:
+    /// the plain content of a nested string, within the window. The caller counts
+    /// them as read; 0 means `step` the next byte.
+    pub(crate) fn skip(&mut self, bytes: &[u8]) -> usize {
+        let St::Str { quote, esc: false } = self.st else {
+            return 0;
+        };
+        let room = self.window.saturating_sub(self.seen).min(bytes.len());
+        let n = bytes[..room]
+            .iter()
+            .position(|&b| b == quote || b == b'\\')
+            .unwrap_or(room);
+        self.seen += n;
+        n
     }
 
     /// Feed one byte; `Some` once decided.
@@ -156,6 +233,10 @@ impl Lookahead {
                     self.st = St::Str { quote, esc: true };
                 } else if b == quote {
                     self.st = St::StrQuote { quote };
+                    self.last_end = self.seen;
+                    if quote == b'"' && self.ends.len() < self.ends.inline_size() {
+                        self.ends.push((self.seen, self.stack.len()));
+                    }
                 }
                 None
             }
@@ -246,6 +327,8 @@ impl Lookahead {
         match self.stack.last() {
             Some(&top) if top == open => {
                 self.stack.pop();
+                let depth = self.stack.len();
+                self.ends.retain(|e| e.1 <= depth);
                 if self.closed {
                     // The parent's own closer after the enclosing value: legal.
                     return Some(Verdict::Close);

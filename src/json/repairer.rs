@@ -163,6 +163,23 @@ pub(crate) struct Repairer {
     pending: Vec<u8>,
     replay: Vec<u8>,
     rpos: usize,
+    /// Scratch for `requeue`.
+    spare: Vec<u8>,
+    /// Stream position of the next byte read (requeued bytes are read again).
+    pos: u64,
+    /// Bytes examined since the last [`take_work`](Self::take_work), replays and
+    /// look-ahead included.
+    work: u64,
+    /// Where the running look-ahead started reading.
+    la_start: u64,
+    /// The last look-ahead that ran out its window, and where it started: the next
+    /// candidate quote inside its window resumes from it instead of reading again.
+    memo: Option<(Lookahead, u64)>,
+    /// Tests turn the memo off to check it never changes a verdict.
+    #[cfg(test)]
+    memo_off: bool,
+    #[cfg(test)]
+    memo_hits: usize,
     repairs: Repairs,
     stop: Option<Status>,
     started: bool,
@@ -180,8 +197,6 @@ pub(crate) struct Repairer {
     /// In a dialect with a string token: the bytes after a bare value's possible end
     /// (`,`, `}`, `<`), held while what follows decides (see [`bare_probe`]).
     bare_hold: SmallVec<[u8; 72]>,
-    /// Bytes examined since the last [`take_work`](Self::take_work).
-    work: u64,
 }
 
 /// Bytes held at most while deciding whether a dialect string's closer was lost.
@@ -216,6 +231,15 @@ impl Repairer {
             pending: Vec::new(),
             replay: Vec::new(),
             rpos: 0,
+            spare: Vec::new(),
+            pos: 0,
+            work: 0,
+            la_start: 0,
+            memo: None,
+            #[cfg(test)]
+            memo_off: false,
+            #[cfg(test)]
+            memo_hits: 0,
             repairs: Repairs::NONE,
             stop: None,
             started: false,
@@ -225,7 +249,6 @@ impl Repairer {
             capture: Capture::default(),
             suspect: false,
             bare_hold: SmallVec::new(),
-            work: 0,
         };
         r.rebuild();
         r
@@ -247,12 +270,14 @@ impl Repairer {
     /// Replace the options (terminators, keys, limits) before feeding a new value.
     pub(crate) fn set_options(&mut self, opts: Options) {
         self.opts = opts;
+        self.memo = None;
         self.rebuild();
     }
 
     /// Set the keys the look-ahead checks (the tool became known before its arguments).
     pub(crate) fn set_keys(&mut self, keys: KeyCheck) {
         self.opts.keys = keys;
+        self.memo = None;
     }
 
     /// Read Python call arguments (see [`Options::python`]).
@@ -277,6 +302,8 @@ impl Repairer {
         self.pending.clear();
         self.replay.clear();
         self.rpos = 0;
+        self.pos = 0;
+        self.memo = None;
         self.repairs = Repairs::NONE;
         self.stop = None;
         self.started = false;
@@ -306,6 +333,7 @@ impl Repairer {
 
     /// Bytes read but not used after stopping; they come before the rest of the input.
     pub(crate) fn take_leftover(&mut self) -> Vec<u8> {
+        self.memo = None;
         let rest = self.replay.split_off(self.rpos);
         self.replay.clear();
         self.rpos = 0;
@@ -420,39 +448,106 @@ impl Repairer {
                 return stop;
             }
             if self.rpos < self.replay.len() {
-                let b = self.replay[self.rpos];
-                self.rpos += 1;
-                if self.rpos == self.replay.len() {
+                // Replayed bytes take the same bulk paths as fresh input.
+                let replay = std::mem::take(&mut self.replay);
+                let (n, verdict) = self.run(&replay[self.rpos..], usize::MAX, out);
+                self.replay = replay;
+                if n > 0 {
+                    self.rpos += n;
+                    self.pos += n as u64;
+                    self.work += n as u64;
+                    if let Some(v) = verdict {
+                        self.resolve(v, out);
+                    }
+                } else {
+                    let b = self.replay[self.rpos];
+                    self.rpos += 1;
+                    self.pos += 1;
+                    self.work += 1;
+                    self.step(b, out);
+                }
+                if self.rpos >= self.replay.len() && self.rpos > 0 {
                     self.replay.clear();
                     self.rpos = 0;
                 }
-                self.step(b, out);
                 continue;
             }
             if i >= input.len() {
                 return Status::NeedMore;
             }
-            if self.la.is_none()
-                && self.marker.is_empty()
-                && self.alt_hold.is_empty()
-                && self.esc.is_empty()
-                && self.utf8.is_empty()
-            {
-                if let St::Str { delim, .. } = self.st {
-                    let n = self.string_run(delim, &input[i..], out);
-                    if n > 0 {
-                        i += n;
-                        continue;
-                    }
+            let room = self.opts.max_held.saturating_sub(self.held());
+            let (n, verdict) = self.run(&input[i..], room, out);
+            if n > 0 {
+                i += n;
+                self.pos += n as u64;
+                self.work += n as u64;
+                if let Some(v) = verdict {
+                    self.resolve(v, out);
                 }
+                continue;
             }
             let b = input[i];
             i += 1;
+            self.pos += 1;
+            self.work += 1;
             self.step(b, out);
             if self.held() > self.opts.max_held && self.stop.is_none() {
                 return Status::HeldOverflow { consumed: i };
             }
         }
+    }
+
+    /// Consume a run of bytes in bulk when the state allows it (plain string content,
+    /// or bytes read by a look-ahead, at most `room` of them so the held limit is
+    /// checked byte by byte near it); returns the bytes consumed, 0 for none, and the
+    /// look-ahead's verdict if it decided (the caller resolves it).
+    fn run(&mut self, input: &[u8], room: usize, out: &mut Vec<u8>) -> (usize, Option<Verdict>) {
+        if !self.marker.is_empty()
+            || !self.alt_hold.is_empty()
+            || !self.bare_hold.is_empty()
+            || input.is_empty()
+        {
+            return (0, None);
+        }
+        if self.la.is_some() {
+            let n = input.len().min(room);
+            return self.la_run(&input[..n]);
+        }
+        if self.esc.is_empty() && self.utf8.is_empty() {
+            if let St::Str { delim, .. } = self.st {
+                return (self.string_run(delim, input, out), None);
+            }
+        }
+        (0, None)
+    }
+
+    /// Feed bytes to the running look-ahead until it decides or the bytes run out.
+    fn la_run(&mut self, input: &[u8]) -> (usize, Option<Verdict>) {
+        let Some(la) = self.la.as_mut() else {
+            return (0, None);
+        };
+        let ctx = Ctx {
+            terminators: &self.opts.terminators,
+            check: &self.opts.keys,
+            suspect: self.suspect,
+            python: self.opts.python,
+        };
+        let mut i = 0;
+        while i < input.len() {
+            let skip = la.skip(&input[i..]);
+            if skip > 0 {
+                self.pending.extend_from_slice(&input[i..i + skip]);
+                i += skip;
+                continue;
+            }
+            let b = input[i];
+            i += 1;
+            self.pending.push(b);
+            if let Some(v) = la.step(b, &ctx) {
+                return (i, Some(v));
+            }
+        }
+        (i, None)
     }
 
     /// Copy a run of plain string content; returns the bytes consumed.
@@ -490,15 +585,23 @@ impl Repairer {
         n
     }
 
-    /// Put bytes back in front of the unread input.
+    /// Put bytes back in front of the unread input (no allocation once the buffers
+    /// have grown: into the consumed part of `replay`, or through `spare`).
     fn requeue(&mut self, bytes: &[u8]) {
         if bytes.is_empty() {
             return;
         }
-        let mut next = Vec::with_capacity(bytes.len() + self.replay.len() - self.rpos);
-        next.extend_from_slice(bytes);
-        next.extend_from_slice(&self.replay[self.rpos..]);
-        self.replay = next;
+        self.pos -= bytes.len() as u64;
+        if self.rpos >= bytes.len() {
+            let start = self.rpos - bytes.len();
+            self.replay[start..self.rpos].copy_from_slice(bytes);
+            self.rpos = start;
+            return;
+        }
+        self.spare.clear();
+        self.spare.extend_from_slice(bytes);
+        self.spare.extend_from_slice(&self.replay[self.rpos..]);
+        std::mem::swap(&mut self.replay, &mut self.spare);
         self.rpos = 0;
     }
 
@@ -1020,17 +1123,55 @@ impl Repairer {
             self.st = St::Colon;
             return;
         }
-        self.la = Some(Lookahead::new(&self.stack, self.opts.lookahead));
         self.la_closer = len;
         self.pending.clear();
         self.pending.extend_from_slice(closer);
-        let _ = delim;
+        self.la_start = self.pos;
+        if let Some(la) = self.resume(delim) {
+            self.la = Some(la);
+            return;
+        }
+        self.la = Some(Lookahead::new(&self.stack, self.opts.lookahead));
+    }
+
+    /// A look-ahead for the quote just read, taken over from the last exhausted one if
+    /// that one read past this quote as the end of a nested string at this depth: the
+    /// bytes it read after the quote move from the replay buffer to `pending` unread.
+    fn resume(&mut self, delim: Delim) -> Option<Lookahead> {
+        let (prev, start) = self.memo.as_ref()?;
+        if delim != Delim::Double || self.pos <= *start {
+            return None;
+        }
+        let at = usize::try_from(self.pos - start).ok()?;
+        // A miss keeps the memo: a later quote at this depth may still be in it.
+        let la = prev.resume_at(at, &self.stack)?;
+        let read = la.read();
+        let rest = self.replay.get(self.rpos..self.rpos + read)?;
+        self.pending.extend_from_slice(rest);
+        self.memo = None;
+        #[cfg(test)]
+        {
+            self.memo_hits += 1;
+        }
+        self.rpos += read;
+        self.pos += read as u64;
+        self.work += read as u64;
+        Some(la)
     }
 
     fn resolve(&mut self, verdict: Verdict, out: &mut Vec<u8>) {
         self.la = None;
         // A quote that is content shows the string is malformed.
         self.suspect |= verdict == Verdict::Content;
+        #[cfg(test)]
+        let memo_off = self.memo_off;
+        #[cfg(not(test))]
+        let memo_off = false;
+        if let Some(la) = self.la.take() {
+            if verdict == Verdict::Close && la.exhausted() && !memo_off {
+                self.memo = Some((la, self.la_start));
+            }
+        }
         let pending = std::mem::take(&mut self.pending);
         let St::Str { delim, .. } = self.st else {
             unreachable!("a look-ahead runs only inside a string")
@@ -1748,5 +1889,65 @@ fn utf8_len(lead: u8) -> usize {
         0xe0..=0xef => 3,
         0xf0..=0xf4 => 4,
         _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(input: &[u8], chunk: usize, memo_off: bool) -> (Vec<u8>, Repairs, usize) {
+        let mut r = Repairer::new(Options {
+            lookahead: 24,
+            ..Options::default()
+        });
+        r.memo_off = memo_off;
+        let mut out = Vec::new();
+        for piece in input.chunks(chunk.max(1)) {
+            if r.feed(piece, &mut out) != Status::NeedMore {
+                break;
+            }
+        }
+        r.finish(&mut out);
+        (out, r.repairs(), r.memo_hits)
+    }
+
+    /// Resuming an exhausted look-ahead at a later quote decides exactly as a fresh
+    /// look-ahead would, on structure-heavy input full of inner quotes.
+    #[test]
+    fn resumed_look_ahead_decides_like_a_fresh_one() {
+        const PARTS: &[&str] = &[
+            "\", \"k\": \"v",
+            "\", \"k\": \"v w",
+            "\", \"o\": {\"x\": \"y\"}, \"k\": \"v",
+            "\", \"l\": [\"a\", \"b\", 1], \"k\": \"v",
+            "\", \"n\": 12, \"k\": \"v",
+            "\"",
+            "\\\"",
+            " x",
+            "}",
+            "'",
+        ];
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut hits = 0;
+        for case in 0..3000 {
+            let mut input = String::from("{\"a\": \"");
+            let n = 10 + case % 60;
+            for _ in 0..n {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                input.push_str(PARTS[(seed % PARTS.len() as u64) as usize]);
+            }
+            for chunk in [1, 5, input.len()] {
+                let (out, repairs, n) = run(input.as_bytes(), chunk, false);
+                let (want, want_repairs, _) = run(input.as_bytes(), chunk, true);
+                assert_eq!((out, repairs), (want, want_repairs), "{input:?} in {chunk}");
+                hits += n;
+            }
+        }
+        // How often the memo fires depends on how early look-aheads decide; what must
+        // hold is that it never changes a result (checked above).
+        let _ = hits;
     }
 }

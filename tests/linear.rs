@@ -1,0 +1,88 @@
+//! Linear work, counted (not timed): `Stats::work` counts every byte examined, each
+//! replay and look-ahead read included, so it is the same on every machine.
+
+#[path = "../benches/support/inputs.rs"]
+mod inputs;
+
+use toolsift::{Dialect, Event, Parser, StopReason};
+
+/// Work per input byte, and the finished arguments, pushing `raw` in `chunk`-byte pieces
+/// (0 = whole).
+fn work_per_byte(raw: &[u8], chunk: usize) -> (f64, String) {
+    let mut p = Parser::new(Dialect::Hermes);
+    let mut args = String::new();
+    let mut take = |p: &mut Parser| {
+        while let Some(ev) = p.next_event() {
+            if let Event::CallFinished { arguments, .. } = ev {
+                args = arguments.to_owned();
+            }
+        }
+    };
+    for piece in raw.chunks(if chunk == 0 { raw.len() } else { chunk }) {
+        p.push(piece);
+        take(&mut p);
+    }
+    p.finish(StopReason::Stop);
+    take(&mut p);
+    assert_eq!(p.stats().bytes, raw.len() as u64);
+    (p.stats().work as f64 / raw.len() as f64, args)
+}
+
+/// At most this many bytes examined per input byte, whatever the chunking. (Work counts
+/// every re-read: look-ahead replays, and text held back as a possible marker at a chunk
+/// boundary and scanned again with the next chunk.)
+const MAX_WORK_PER_BYTE: f64 = 6.0;
+
+#[test]
+fn a_one_mib_call_is_examined_a_bounded_number_of_times_per_byte() {
+    let args = inputs::big_args(1 << 20, 5);
+    let call = inputs::hermes_call("store", &args);
+    let mut per_byte = Vec::new();
+    for chunk in [1, 7, 0] {
+        let (work, got) = work_per_byte(&call, chunk);
+        assert_eq!(got.as_bytes(), &args[..], "chunks of {chunk}");
+        assert!(
+            work <= MAX_WORK_PER_BYTE,
+            "{work:.2} bytes examined per byte in chunks of {chunk}"
+        );
+        per_byte.push(work);
+    }
+    // Chunking changes only the re-reads at chunk boundaries: within a small factor.
+    let (lo, hi) = per_byte
+        .iter()
+        .fold((f64::MAX, 0f64), |(lo, hi), &w| (lo.min(w), hi.max(w)));
+    assert!(hi <= 1.5 * lo, "{per_byte:?}");
+}
+
+#[test]
+fn work_per_byte_does_not_grow_with_the_call() {
+    let small = inputs::hermes_call("store", &inputs::big_args(19 * 1024, 5));
+    let large = inputs::hermes_call("store", &inputs::big_args(1 << 20, 5));
+    let (small_work, _) = work_per_byte(&small, 7);
+    let (large_work, _) = work_per_byte(&large, 7);
+    assert!(
+        large_work <= 1.5 * small_work,
+        "1 MiB: {large_work:.2} per byte, 19 KB: {small_work:.2} per byte"
+    );
+}
+
+#[test]
+fn prose_is_examined_once() {
+    let text = inputs::prose(1 << 20, 1);
+    for chunk in [1, 7, 0] {
+        let mut p = Parser::new(Dialect::Hermes);
+        for piece in text.chunks(if chunk == 0 { text.len() } else { chunk }) {
+            p.push(piece);
+            while p.next_event().is_some() {}
+        }
+        p.finish(StopReason::Stop);
+        // Each byte once, plus the few held back at chunk boundaries as a possible
+        // marker (`<`, `[`) and scanned again with the next chunk.
+        let work = p.stats().work;
+        assert!(work >= text.len() as u64, "chunks of {chunk}: {work}");
+        assert!(
+            work as f64 <= 1.05 * text.len() as f64,
+            "chunks of {chunk}: {work}"
+        );
+    }
+}
