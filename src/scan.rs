@@ -34,6 +34,9 @@ pub(crate) struct MarkerSet {
     /// a parser holds several).
     first: [u64; 4],
     firsts: smallvec::SmallVec<[u8; 4]>,
+    /// The markers beginning with each byte of `firsts` (same order): a candidate is
+    /// compared only with these, not with every marker.
+    groups: Vec<smallvec::SmallVec<[u16; 4]>>,
     max_len: usize,
 }
 
@@ -49,6 +52,7 @@ impl MarkerSet {
             markers: Vec::with_capacity(markers.len()),
             first: [0; 4],
             firsts: smallvec::SmallVec::new(),
+            groups: Vec::new(),
             max_len: 0,
         };
         for m in markers {
@@ -66,7 +70,14 @@ impl MarkerSet {
         if !self.starts_with_byte(b) {
             self.first[(b >> 6) as usize] |= 1 << (b & 63);
             self.firsts.push(b);
+            self.groups.push(smallvec::SmallVec::new());
         }
+        let group = self
+            .firsts
+            .iter()
+            .position(|&f| f == b)
+            .expect("just added");
+        self.groups[group].push(self.markers.len() as u16);
         self.max_len = self.max_len.max(marker.len());
         self.markers.push(marker);
         self.markers.len() - 1
@@ -110,7 +121,14 @@ impl MarkerSet {
         let rest = &hay[at..];
         let mut best: Option<(MarkerId, usize)> = None;
         let mut partial = false;
-        for (id, m) in self.markers.iter().enumerate() {
+        let Some(group) = rest
+            .first()
+            .and_then(|b| self.firsts.iter().position(|f| f == b))
+        else {
+            return Found::None;
+        };
+        for &id in &self.groups[group] {
+            let (id, m) = (id as usize, self.markers[id as usize]);
             if rest.len() >= m.len() {
                 if rest.starts_with(m) && best.is_none_or(|(_, len)| m.len() > len) {
                     best = Some((id, m.len()));
