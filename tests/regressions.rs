@@ -220,3 +220,23 @@ fn weak_opener_past_the_call_limit_is_text() {
     assert_eq!(released, 1);
     assert_eq!(text, "call:ls{a:1}\nafter");
 }
+
+/// push (OPEN, not fixed): a marker spliced through two removals. `<tool` is released
+/// when `<|im_` shows it is not `<tool_call>`; `</function>` is stripped (the text held
+/// for one join, `<|im_`, then forms `<|im_end|>`, stripped too), and `_call>` completes
+/// `<tool_call>` with the `<tool` already released. The one-level hold cannot see it; a
+/// fix needs the visible text's tail at every junction.
+#[test]
+#[ignore = "open bug: a marker spliced through two nested removals"]
+fn no_marker_spliced_through_two_removals() {
+    let mut p = toolsift::Parser::new(toolsift::Dialect::Auto);
+    p.push(b"<tool<|im_</function>end|>_call>\nx");
+    p.finish(toolsift::StopReason::Stop);
+    let mut text = String::new();
+    while let Some(ev) = p.next_event() {
+        if let toolsift::Event::Text(t) = ev {
+            text.push_str(t);
+        }
+    }
+    assert!(!text.contains("<tool_call>"), "{text:?}");
+}
