@@ -458,20 +458,34 @@ impl Parser {
                 self.utf8.clear();
                 self.queue.text("\u{fffd}".as_bytes(), self.utf8_reasoning);
             } else {
-                let need = utf8_len(self.utf8[0]);
-                while self.utf8.len() < need
-                    && bytes.first().is_some_and(|b| (0x80..=0xbf).contains(b))
-                {
-                    self.utf8.push(bytes[0]);
-                    bytes = &bytes[1..];
-                }
-                if self.utf8.len() < need && bytes.is_empty() {
-                    return;
-                }
-                let seq = std::mem::take(&mut self.utf8);
-                match std::str::from_utf8(&seq) {
-                    Ok(_) => self.queue.text(&seq, reasoning),
-                    Err(_) => self.queue.text("\u{fffd}".as_bytes(), reasoning),
+                // Decide the held character with the same rule as whole text
+                // (`from_utf8`), so the replacements do not depend on the split.
+                let held = self.utf8.len();
+                let mut probe: SmallVec<[u8; 8]> = SmallVec::from_slice(&self.utf8);
+                probe.extend_from_slice(&bytes[..bytes.len().min(4 - held)]);
+                let used = match std::str::from_utf8(&probe) {
+                    Ok(_) => probe.len(),
+                    Err(e) if e.valid_up_to() > 0 => e.valid_up_to(),
+                    Err(e) => match e.error_len() {
+                        None => {
+                            // Still incomplete: every byte given is held.
+                            self.utf8 = SmallVec::from_slice(&probe);
+                            return;
+                        }
+                        Some(bad) => {
+                            self.utf8.clear();
+                            self.queue.text("\u{fffd}".as_bytes(), reasoning);
+                            bytes = &bytes[bad.saturating_sub(held)..];
+                            0
+                        }
+                    },
+                };
+                if used > 0 {
+                    // `probe[..used]` holds whole characters; the first is the held one.
+                    let first = utf8_len(probe[0]).min(used);
+                    self.utf8.clear();
+                    self.queue.text(&probe[..first], reasoning);
+                    bytes = &bytes[first - held..];
                 }
             }
         }

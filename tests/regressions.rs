@@ -240,3 +240,48 @@ fn no_marker_spliced_through_two_removals() {
     }
     assert!(!text.contains("<tool_call>"), "{text:?}");
 }
+
+/// chunking: a character held across a split was completed by any continuation bytes
+/// and replaced by one U+FFFD, while whole text followed `from_utf8` (`E0 80` is two
+/// errors, since `80` cannot follow `E0`): the replacements depended on the split.
+#[test]
+fn invalid_utf8_replacement_does_not_depend_on_the_split() {
+    for raw in [
+        &b"a\xe0\x80b"[..],
+        b"o\xf0\x90\xdf\x90\xdf\x90\xe2\x82 o",
+        b"\xed\xa0\x80x\xf4\x90\x80\x80\xc3",
+        b"\xe2\x82\xac\xe2\x82",
+    ] {
+        let run = |cuts: &[usize]| {
+            let mut p = toolsift::Parser::new(toolsift::Dialect::Hermes);
+            let mut text = String::new();
+            let mut at = 0;
+            for &cut in cuts.iter().chain([&raw.len()]) {
+                p.push(&raw[at..cut]);
+                at = cut;
+                while let Some(ev) = p.next_event() {
+                    if let toolsift::Event::Text(t) = ev {
+                        text.push_str(t);
+                    }
+                }
+            }
+            p.finish(toolsift::StopReason::Stop);
+            while let Some(ev) = p.next_event() {
+                if let toolsift::Event::Text(t) = ev {
+                    text.push_str(t);
+                }
+            }
+            text
+        };
+        let whole = run(&[]);
+        assert_eq!(whole, String::from_utf8_lossy(raw), "{raw:?}");
+        for cut in 1..raw.len() {
+            assert_eq!(run(&[cut]), whole, "{raw:?} split at {cut}");
+        }
+        assert_eq!(
+            run(&(1..raw.len()).collect::<Vec<_>>()),
+            whole,
+            "{raw:?} bytes"
+        );
+    }
+}
