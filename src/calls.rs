@@ -99,6 +99,10 @@ pub(crate) struct Calls {
     /// The repair implied by a weak opener, applied when its call turns out to begin.
     pub pending_implies: Option<Repair>,
     spare: Vec<u8>,
+    /// The call begun last broke `max_calls` and was reported: what the grammar still
+    /// writes for it goes to `discard` and is dropped.
+    over_limit: bool,
+    discard: Call,
 }
 
 /// The sink the grammars write into: the calls plus what emission needs.
@@ -119,6 +123,7 @@ impl Calls {
         self.released = 0;
         self.truncated = false;
         self.pending_implies = None;
+        self.over_limit = false;
     }
 
     pub(crate) fn is_open(&self) -> bool {
@@ -132,6 +137,7 @@ impl Sink<'_> {
         if self.calls.current.is_some() {
             return true;
         }
+        self.calls.over_limit = false;
         let index = self.calls.next_index;
         self.calls.next_index += 1;
         let mut args = std::mem::take(&mut self.calls.spare);
@@ -148,16 +154,25 @@ impl Sink<'_> {
         self.calls.current = Some(call);
         if index as usize >= self.config.limits.max_calls {
             self.abort(Abort::TooManyCalls);
+            self.calls.over_limit = true;
             return false;
         }
         true
     }
 
     fn call(&mut self) -> &mut Call {
-        if self.calls.current.is_none() {
+        if self.calls.current.is_none() && !self.calls.over_limit {
             self.begin(None);
         }
-        self.calls.current.as_mut().expect("a call is open")
+        match self.calls.current {
+            Some(ref mut call) => call,
+            None => {
+                // Past the call limit (already reported): drop what is still written.
+                let discard = &mut self.calls.discard;
+                discard.args.clear();
+                discard
+            }
+        }
     }
 
     pub(crate) fn repair(&mut self, r: Repair) {
@@ -190,7 +205,7 @@ impl Sink<'_> {
         let config = self.config;
         let name = raw.trim();
         // A weak opener (`call:`) begins its call only here: give it its index and id.
-        if self.calls.current.is_none() {
+        if self.calls.current.is_none() && !self.calls.over_limit {
             self.begin(None);
         }
         let Some(call) = self.calls.current.as_mut() else {

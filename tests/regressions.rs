@@ -285,3 +285,29 @@ fn invalid_utf8_replacement_does_not_depend_on_the_split() {
         );
     }
 }
+
+/// push and chunking: an array of calls in one Hermes envelope past `max_calls`: the
+/// element over the limit was reported, then the grammar's next write for it found no
+/// open call and panicked ("a call is open"). It is now dropped.
+#[test]
+fn envelope_array_past_the_call_limit() {
+    let mut config = toolsift::Config::new(toolsift::Dialect::Hermes);
+    config.limits.max_calls = 1;
+    let mut p = toolsift::Parser::with_config(config);
+    p.push(b"<tool_call>\n[{\"name\": \"a\", \"arguments\": {\"x\": 1}}, {\"name\": \"b\", \"arguments\": {\"y\": 2}}]\n</tool_call>after");
+    p.finish(toolsift::StopReason::Stop);
+    let (mut released, mut over, mut text) = (0, 0, String::new());
+    while let Some(ev) = p.next_event() {
+        match ev {
+            toolsift::Event::CallFinished { .. } => released += 1,
+            toolsift::Event::CallNotReleased { reason, .. } => {
+                assert_eq!(reason, toolsift::NotReleasedReason::LimitExceeded);
+                over += 1;
+            }
+            toolsift::Event::Text(t) => text.push_str(t),
+            _ => {}
+        }
+    }
+    assert_eq!((released, over), (1, 1));
+    assert!(text.ends_with("after"), "{text:?}");
+}
