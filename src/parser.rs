@@ -666,8 +666,32 @@ impl Parser {
     fn lock(&mut self, body: &'static Body) {
         if self.config.dialect == Dialect::Auto && self.locked.is_none() {
             if let Some(d) = Grammar::chosen(body) {
+                // A call written inside reasoning returns to it: keep its closer's table
+                // valid in the locked dialect's tables (indices change).
+                let within = match &mut self.mode {
+                    Mode::Call { within, .. } | Mode::AfterCall { within, .. } => within,
+                    _ => &mut None,
+                };
+                let closer = within.map(|i| self.tables.reasoning[i].set.get(0));
                 self.locked = Some(d);
                 self.build_tables();
+                if let Some(closer) = closer {
+                    let reasoning = &mut self.tables.reasoning;
+                    let i = match reasoning.iter().position(|t| t.set.get(0) == closer) {
+                        Some(i) => i,
+                        None => {
+                            let mut table = Table::default();
+                            table.add(closer, Action::EndReason);
+                            reasoning.push(table);
+                            reasoning.len() - 1
+                        }
+                    };
+                    if let Mode::Call { within, .. } | Mode::AfterCall { within, .. } =
+                        &mut self.mode
+                    {
+                        *within = Some(i);
+                    }
+                }
             }
         }
     }

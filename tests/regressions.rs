@@ -311,3 +311,28 @@ fn envelope_array_past_the_call_limit() {
     assert_eq!((released, over), (1, 1));
     assert!(text.ends_with("after"), "{text:?}");
 }
+
+/// push: `auto` locking onto a dialect while a call written inside reasoning was open
+/// (calls in reasoning extracted) rebuilt the reasoning tables, and the block's index
+/// (Gemma's channel, second in `auto`) pointed past the locked dialect's one table:
+/// index out of bounds when the call returned to the reasoning block.
+#[test]
+fn auto_lock_inside_reasoning_keeps_the_block() {
+    let mut config = toolsift::Config::new(toolsift::Dialect::Auto);
+    config.in_reasoning(toolsift::InReasoning::Extract);
+    let mut p = toolsift::Parser::with_config(config);
+    p.push(b"<|channel>thought<tool_call>\n{\"name\": \"f\", \"arguments\": {\"x\": 0}}\n</tool_call>more<channel|>after");
+    p.finish(toolsift::StopReason::Stop);
+    let (mut released, mut text, mut reasoning) = (0, String::new(), String::new());
+    while let Some(ev) = p.next_event() {
+        match ev {
+            toolsift::Event::CallFinished { .. } => released += 1,
+            toolsift::Event::Text(t) => text.push_str(t),
+            toolsift::Event::Reasoning(t) => reasoning.push_str(t),
+            _ => {}
+        }
+    }
+    assert_eq!(released, 1);
+    assert_eq!(reasoning, "more");
+    assert_eq!(text, "after");
+}
