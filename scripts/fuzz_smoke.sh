@@ -19,7 +19,13 @@ fi
 
 python3 fuzz/seed.py >/dev/null
 cd fuzz
-nice -n 15 cargo +nightly fuzz build
+build_log="$(mktemp)"
+if ! nice -n 15 cargo +nightly fuzz build >"$build_log" 2>&1; then
+    cat "$build_log"
+    echo "fuzz smoke: FAILED to build the targets"
+    exit 1
+fi
+rm -f "$build_log"
 failed=0
 for t in "${targets[@]}"; do
     log="$(mktemp)"

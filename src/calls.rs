@@ -108,6 +108,11 @@ pub(crate) struct Calls {
     /// The calls being read are heuristic (markerless): set per call form.
     pub heuristic: bool,
     spare: Vec<u8>,
+    /// The call begun last broke `max_calls` and was reported: what the grammar still
+    /// writes for it goes to `discard` and is dropped.
+    over_limit: bool,
+    /// Boxed and made on first use: only a response over the call limit needs it.
+    discard: Option<Box<Call>>,
 }
 
 /// The sink the grammars write into: the calls plus what emission needs.
@@ -129,6 +134,7 @@ impl Calls {
         self.truncated = false;
         self.pending_implies = None;
         self.heuristic = false;
+        self.over_limit = false;
     }
 
     pub(crate) fn is_open(&self) -> bool {
@@ -142,6 +148,7 @@ impl Sink<'_> {
         if self.calls.current.is_some() {
             return true;
         }
+        self.calls.over_limit = false;
         let index = self.calls.next_index;
         self.calls.next_index += 1;
         let mut args = std::mem::take(&mut self.calls.spare);
@@ -159,16 +166,25 @@ impl Sink<'_> {
         self.calls.current = Some(Box::new(call));
         if index as usize >= self.config.limits.max_calls {
             self.abort(Abort::TooManyCalls);
+            self.calls.over_limit = true;
             return false;
         }
         true
     }
 
     fn call(&mut self) -> &mut Call {
-        if self.calls.current.is_none() {
+        if self.calls.current.is_none() && !self.calls.over_limit {
             self.begin(None);
         }
-        self.calls.current.as_mut().expect("a call is open")
+        match self.calls.current {
+            Some(ref mut call) => call,
+            None => {
+                // Past the call limit (already reported): drop what is still written.
+                let discard = self.calls.discard.get_or_insert_with(Box::default);
+                discard.args.clear();
+                discard
+            }
+        }
     }
 
     pub(crate) fn repair(&mut self, r: Repair) {
@@ -202,7 +218,7 @@ impl Sink<'_> {
         let config = self.config;
         let name = raw.trim();
         // A weak opener (`call:`) begins its call only here: give it its index and id.
-        if self.calls.current.is_none() {
+        if self.calls.current.is_none() && !self.calls.over_limit {
             self.begin(None);
         }
         let Some(call) = self.calls.current.as_mut() else {

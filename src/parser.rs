@@ -564,21 +564,38 @@ impl Parser {
                 self.utf8.clear();
                 self.queue.text("\u{fffd}", self.utf8.reasoning);
             } else {
-                let need = utf8_len(self.utf8.as_slice()[0]);
-                while (self.utf8.len as usize) < need
-                    && bytes.first().is_some_and(|b| (0x80..=0xbf).contains(b))
-                {
-                    self.utf8.push(bytes[0]);
-                    bytes = &bytes[1..];
-                }
-                if (self.utf8.len as usize) < need && bytes.is_empty() {
-                    return;
-                }
-                let seq = std::mem::take(&mut self.utf8);
-                let seq = seq.as_slice();
-                match std::str::from_utf8(seq) {
-                    Ok(s) => self.queue.text(s, reasoning),
-                    Err(_) => self.queue.text("\u{fffd}", reasoning),
+                // Decide the held character with the same rule as whole text
+                // (`from_utf8`), so the replacements do not depend on the split.
+                let held = self.utf8.len as usize;
+                let mut probe: SmallVec<[u8; 8]> = SmallVec::from_slice(self.utf8.as_slice());
+                probe.extend_from_slice(&bytes[..bytes.len().min(4 - held)]);
+                let used = match std::str::from_utf8(&probe) {
+                    Ok(_) => probe.len(),
+                    Err(e) if e.valid_up_to() > 0 => e.valid_up_to(),
+                    Err(e) => match e.error_len() {
+                        None => {
+                            // Still incomplete: every byte given is held.
+                            self.utf8.clear();
+                            for &c in &probe {
+                                self.utf8.push(c);
+                            }
+                            return;
+                        }
+                        Some(bad) => {
+                            self.utf8.clear();
+                            self.queue.text("\u{fffd}", reasoning);
+                            bytes = &bytes[bad.saturating_sub(held)..];
+                            0
+                        }
+                    },
+                };
+                if used > 0 {
+                    // `probe[..used]` holds whole characters; the first is the held one.
+                    let first = utf8_len(probe[0]).min(used);
+                    self.utf8.clear();
+                    let text = std::str::from_utf8(&probe[..first]).unwrap_or("\u{fffd}");
+                    self.queue.text(text, reasoning);
+                    bytes = &bytes[first - held..];
                 }
             }
         }
@@ -842,6 +859,16 @@ impl Parser {
     /// the dialects that share its opener (several dialects may share one: Jamba,
     /// Hunyuan and MiniMax M1 all open with `<tool_calls>`).
     fn lock(&mut self, body: &'static Body, form: &'static CallForm) {
+        // A call written inside reasoning returns to it, by its index in the tables in
+        // force: lock only on a call outside reasoning, so that index stays valid.
+        let within = match &self.mode {
+            Mode::Call { within, .. } => *within,
+            Mode::AfterCall(state) => state.within,
+            _ => None,
+        };
+        if within.is_some() {
+            return;
+        }
         if self.config.dialect == Dialect::Auto && self.locked.is_none() {
             if let Some(d) = Grammar::chosen(body) {
                 self.locked = Some(d);

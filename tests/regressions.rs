@@ -220,3 +220,119 @@ fn weak_opener_past_the_call_limit_is_text() {
     assert_eq!(released, 1);
     assert_eq!(text, "call:ls{a:1}\nafter");
 }
+
+/// push (OPEN, not fixed): a marker spliced through two removals. `<tool` is released
+/// when `<|im_` shows it is not `<tool_call>`; `</function>` is stripped (the text held
+/// for one join, `<|im_`, then forms `<|im_end|>`, stripped too), and `_call>` completes
+/// `<tool_call>` with the `<tool` already released. The one-level hold cannot see it; a
+/// fix needs the visible text's tail at every junction.
+#[test]
+#[ignore = "open bug: a marker spliced through two nested removals"]
+fn no_marker_spliced_through_two_removals() {
+    let mut p = toolsift::Parser::new(toolsift::Dialect::Auto);
+    p.push(b"<tool<|im_</function>end|>_call>\nx");
+    p.finish(toolsift::StopReason::Stop);
+    let mut text = String::new();
+    while let Some(ev) = p.next_event() {
+        if let toolsift::Event::Text(t) = ev {
+            text.push_str(t);
+        }
+    }
+    assert!(!text.contains("<tool_call>"), "{text:?}");
+}
+
+/// chunking: a character held across a split was completed by any continuation bytes
+/// and replaced by one U+FFFD, while whole text followed `from_utf8` (`E0 80` is two
+/// errors, since `80` cannot follow `E0`): the replacements depended on the split.
+#[test]
+fn invalid_utf8_replacement_does_not_depend_on_the_split() {
+    for raw in [
+        &b"a\xe0\x80b"[..],
+        b"o\xf0\x90\xdf\x90\xdf\x90\xe2\x82 o",
+        b"\xed\xa0\x80x\xf4\x90\x80\x80\xc3",
+        b"\xe2\x82\xac\xe2\x82",
+    ] {
+        let run = |cuts: &[usize]| {
+            let mut p = toolsift::Parser::new(toolsift::Dialect::Hermes);
+            let mut text = String::new();
+            let mut at = 0;
+            for &cut in cuts.iter().chain([&raw.len()]) {
+                p.push(&raw[at..cut]);
+                at = cut;
+                while let Some(ev) = p.next_event() {
+                    if let toolsift::Event::Text(t) = ev {
+                        text.push_str(t);
+                    }
+                }
+            }
+            p.finish(toolsift::StopReason::Stop);
+            while let Some(ev) = p.next_event() {
+                if let toolsift::Event::Text(t) = ev {
+                    text.push_str(t);
+                }
+            }
+            text
+        };
+        let whole = run(&[]);
+        assert_eq!(whole, String::from_utf8_lossy(raw), "{raw:?}");
+        for cut in 1..raw.len() {
+            assert_eq!(run(&[cut]), whole, "{raw:?} split at {cut}");
+        }
+        assert_eq!(
+            run(&(1..raw.len()).collect::<Vec<_>>()),
+            whole,
+            "{raw:?} bytes"
+        );
+    }
+}
+
+/// push and chunking: an array of calls in one Hermes envelope past `max_calls`: the
+/// element over the limit was reported, then the grammar's next write for it found no
+/// open call and panicked ("a call is open"). It is now dropped.
+#[test]
+fn envelope_array_past_the_call_limit() {
+    let mut config = toolsift::Config::new(toolsift::Dialect::Hermes);
+    config.limits.max_calls = 1;
+    let mut p = toolsift::Parser::with_config(config);
+    p.push(b"<tool_call>\n[{\"name\": \"a\", \"arguments\": {\"x\": 1}}, {\"name\": \"b\", \"arguments\": {\"y\": 2}}]\n</tool_call>after");
+    p.finish(toolsift::StopReason::Stop);
+    let (mut released, mut over, mut text) = (0, 0, String::new());
+    while let Some(ev) = p.next_event() {
+        match ev {
+            toolsift::Event::CallFinished { .. } => released += 1,
+            toolsift::Event::CallNotReleased { reason, .. } => {
+                assert_eq!(reason, toolsift::NotReleasedReason::LimitExceeded);
+                over += 1;
+            }
+            toolsift::Event::Text(t) => text.push_str(t),
+            _ => {}
+        }
+    }
+    assert_eq!((released, over), (1, 1));
+    assert!(text.ends_with("after"), "{text:?}");
+}
+
+/// push: `auto` locking onto a dialect while a call written inside reasoning was open
+/// (calls in reasoning extracted) rebuilt the reasoning tables, and the block's index
+/// (Gemma's channel, second in `auto`) pointed past the locked dialect's one table:
+/// index out of bounds when the call returned to the reasoning block.
+#[test]
+fn auto_lock_inside_reasoning_keeps_the_block() {
+    let mut config = toolsift::Config::new(toolsift::Dialect::Auto);
+    config.in_reasoning(toolsift::InReasoning::Extract);
+    let mut p = toolsift::Parser::with_config(config);
+    p.push(b"<|channel>thought<tool_call>\n{\"name\": \"f\", \"arguments\": {\"x\": 0}}\n</tool_call>more<channel|>after");
+    p.finish(toolsift::StopReason::Stop);
+    let (mut released, mut text, mut reasoning) = (0, String::new(), String::new());
+    while let Some(ev) = p.next_event() {
+        match ev {
+            toolsift::Event::CallFinished { .. } => released += 1,
+            toolsift::Event::Text(t) => text.push_str(t),
+            toolsift::Event::Reasoning(t) => reasoning.push_str(t),
+            _ => {}
+        }
+    }
+    assert_eq!(released, 1);
+    assert_eq!(reasoning, "more");
+    assert_eq!(text, "after");
+}
