@@ -336,3 +336,15 @@ fn auto_lock_inside_reasoning_keeps_the_block() {
     assert_eq!(reasoning, "more");
     assert_eq!(text, "after");
 }
+
+/// repair_vs_serde: a top-level string followed by blanks is decided only at the end of
+/// the input; the blanks read past it were dropped, so `"a"\n` (the repair of `a\nb`)
+/// came back without its newline.
+#[test]
+fn blanks_after_a_top_level_string_decided_at_the_end_are_kept() {
+    for s in ["\"a\"\n", "\"a\"  ", "\"x y\" \n "] {
+        let fixed = toolsift::repair(s.as_bytes()).unwrap();
+        assert_eq!(fixed.json, s);
+        assert!(fixed.repairs.is_empty());
+    }
+}

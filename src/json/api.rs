@@ -40,7 +40,12 @@ pub fn repair(text: &[u8]) -> Result<Repaired, Error> {
             tail.extend_from_slice(&body[consumed..]);
             (Status::Complete { consumed }, tail)
         }
-        Status::NeedMore => (repairer.finish(&mut out), Vec::new()),
+        Status::NeedMore => {
+            // The value may end only now (a held decision resolved at the end); what it
+            // read past its end comes back as the tail.
+            let status = repairer.finish(&mut out);
+            (status, repairer.take_leftover())
+        }
         Status::TooDeep { .. } => {
             return Err(Error::new(
                 Category::Limit,

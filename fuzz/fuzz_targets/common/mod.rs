@@ -124,6 +124,9 @@ pub struct Run {
     pub finish_at: usize,
     /// The dialect in force at the end: the configured one, or the one `auto` locked onto.
     pub dialect: Dialect,
+    /// The output ends (blanks aside) with one of the dialect's markers: the model wrote
+    /// the end of what it was writing, so a call closed by it at `finish` was not cut.
+    pub ends_with_marker: bool,
 }
 
 /// Push `raw` in the chunks of `chunking`, finish with `stop`, collect the events.
@@ -142,9 +145,12 @@ pub fn run(p: &mut Parser, raw: &[u8], chunking: &Chunking, stop: StopReason) ->
     while let Some(ev) = p.next_event() {
         events.push(ev.into_owned());
     }
+    let end = raw.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(0, |i| i + 1);
+    let ends_with_marker = p.dialect().markers().iter().any(|m| raw[..end].ends_with(m));
     Run {
         events,
         finish_at,
+        ends_with_marker,
         dialect: p.dialect(),
     }
 }
@@ -239,8 +245,9 @@ pub fn check(dialect: Dialect, run: &Run) -> Result<(), String> {
                         "repairing released arguments changed them: {arguments:?}"
                     ));
                 }
-                // A call whose JSON the end of stream cut off is never released complete.
-                if by_finish && repairs.contains(Repair::MissingClosers) {
+                // A call whose JSON the end of stream cut off is never released complete
+                // (closers a call's closing marker supplied are a repair, not a cut).
+                if by_finish && repairs.contains(Repair::MissingClosers) && !run.ends_with_marker {
                     return Err(format!(
                         "call {} cut off by the end of stream released as complete: {arguments:?}",
                         index.0
