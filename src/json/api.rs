@@ -1,6 +1,6 @@
 //! `toolsift::repair`: the same repair rules over one complete text.
 
-use super::repairer::{Options, Repairer, Status};
+use super::repairer::{Options, Repairer, Status, LITERALS};
 use crate::error::{Category, Error};
 use crate::repairs::{Repair, Repairs};
 
@@ -112,17 +112,6 @@ fn strip_wrapping<'a>(text: &'a [u8], repairs: &mut Repairs) -> &'a [u8] {
 }
 
 fn starts_with_literal(text: &[u8]) -> bool {
-    const LITERALS: &[&[u8]] = &[
-        b"true",
-        b"false",
-        b"null",
-        b"True",
-        b"False",
-        b"None",
-        b"NaN",
-        b"Infinity",
-        b"undefined",
-    ];
     LITERALS.iter().any(|l| {
         text.starts_with(l) && text.get(l.len()).is_none_or(|b| !b.is_ascii_alphanumeric())
     })

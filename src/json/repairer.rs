@@ -1759,20 +1759,22 @@ fn literal(word: &[u8]) -> Option<(&'static [u8], Option<Repair>)> {
     })
 }
 
+/// The bare words that are literals (JSON's, Python's, JavaScript's).
+pub(crate) const LITERALS: &[&[u8]] = &[
+    b"true",
+    b"false",
+    b"null",
+    b"True",
+    b"False",
+    b"None",
+    b"NaN",
+    b"Infinity",
+    b"undefined",
+];
+
 fn is_literal_prefix(word: &[u8]) -> bool {
-    const ALL: &[&[u8]] = &[
-        b"true",
-        b"false",
-        b"null",
-        b"True",
-        b"False",
-        b"None",
-        b"NaN",
-        b"Infinity",
-        b"undefined",
-    ];
     !word.is_empty()
-        && ALL
+        && LITERALS
             .iter()
             .any(|l| l.len() > word.len() && l.starts_with(word))
 }
