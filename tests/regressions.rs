@@ -348,3 +348,89 @@ fn blanks_after_a_top_level_string_decided_at_the_end_are_kept() {
         assert!(fixed.repairs.is_empty());
     }
 }
+
+/// OPEN (push, found at the end of the first session): in `auto`, pushed in chunks of
+/// [1, 3, 7, 2, 5, 11], text around removed markers joins into `</tool_call:opensource>`
+/// in the visible text (the same class as the nested-removal splice above). The input is
+/// the fuzz artifact after its 8-byte header.
+#[test]
+#[ignore = "open: marker spliced from text around removed markers"]
+fn open_marker_spliced_in_auto_hunyuan3() {
+    let raw: &[u8] = &[
+        60, 116, 111, 111, 108, 95, 99, 97, 108, 108, 58, 111, 112, 60, 47, 102, 117, 110, 99, 116,
+        105, 111, 110, 95, 99, 101, 110, 115, 111, 117, 114, 99, 101, 62, 103, 101, 97, 104, 95,
+        116, 116, 101, 119, 101, 114, 60, 97, 114, 103, 95, 107, 101, 121, 58, 111, 112, 101, 110,
+        115, 111, 117, 114, 99, 101, 62, 99, 105, 116, 121, 60, 47, 97, 114, 103, 95, 107, 101,
+        121, 58, 111, 112, 101, 110, 115, 111, 112, 101, 110, 115, 111, 117, 114, 99, 101, 62, 103,
+        101, 116, 95, 119, 101, 97, 116, 104, 101, 114, 60, 97, 114, 103, 95, 107, 101, 121, 58,
+        111, 112, 101, 110, 115, 111, 103, 95, 118, 97, 108, 117, 58, 101, 115, 112, 101, 111, 111,
+        110, 117, 114, 99, 101, 62, 60, 47, 116, 111, 111, 108, 95, 99, 97, 108, 108, 58, 60, 101,
+        110, 100, 95, 102, 117, 110, 99, 116, 105, 111, 110, 95, 114, 101, 115, 112, 111, 110, 115,
+        101, 62, 111, 112, 101, 110, 115, 111, 117, 114, 99, 101, 62,
+    ];
+    let mut p = toolsift::Parser::new(toolsift::Dialect::Auto);
+    let mut text = String::new();
+    let mut at = 0;
+    for n in [1usize, 3, 7, 2, 5, 11].iter().cycle() {
+        if at >= raw.len() {
+            break;
+        }
+        let end = (at + n).min(raw.len());
+        p.push(&raw[at..end]);
+        at = end;
+        while let Some(ev) = p.next_event() {
+            if let toolsift::Event::Text(t) = ev {
+                text.push_str(t);
+            }
+        }
+    }
+    p.finish(toolsift::StopReason::Stop);
+    while let Some(ev) = p.next_event() {
+        if let toolsift::Event::Text(t) = ev {
+            text.push_str(t);
+        }
+    }
+    assert!(!text.contains("</tool_call:opensource>"), "{text:?}");
+}
+
+/// OPEN (chunking, found at the end of the first session): Qwen3-Coder, a Hermes body whose
+/// name string swallows the `"arguments"` key, then invalid bytes: the body ends early and
+/// the call is released with `{}` (`missing_arguments`) while the stream is cut inside
+/// it; it should be reported, not released.
+#[test]
+#[ignore = "open: a body ended early by garbage is released with {}"]
+fn open_garbled_body_released_with_empty_arguments() {
+    let raw: &[u8] = &[
+        10, 10, 60, 116, 111, 111, 108, 95, 99, 97, 108, 108, 62, 10, 123, 34, 110, 97, 109, 101,
+        34, 58, 32, 34, 114, 109, 34, 34, 97, 32, 44, 114, 103, 117, 109, 101, 110, 116, 115, 34,
+        58, 32, 123, 34, 112, 97, 116, 104, 34, 58, 32, 34, 47, 85, 115, 101, 114, 115, 47, 100,
+        97, 118, 105, 100, 47, 109, 108, 120, 45, 115, 127, 97, 107, 47, 114, 117, 110, 115, 47,
+        112, 105, 95, 95, 109, 108, 120, 45, 99, 111, 109, 109, 117, 110, 105, 116, 121, 95, 81,
+        119, 101, 110, 51, 45, 48, 46, 54, 66, 45, 98, 102, 49, 54, 95, 95, 110, 101, 115, 116,
+        101, 100, 45, 111, 98, 106, 101, 45, 116, 99, 97, 255, 255, 255, 255, 255, 255, 255, 255,
+        255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+        60, 47, 112, 97, 114, 97, 109, 101, 116, 101, 114, 62, 255, 255, 255, 255, 255, 255, 255,
+        255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+        255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+        255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+        255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 114, 115, 47, 100, 97,
+        118, 105, 100, 47, 109, 108, 120, 45, 115, 127, 97, 107, 47, 114, 117, 110, 115, 47, 112,
+        105, 95, 95, 109, 108, 120, 45, 99, 111, 109, 109, 117, 110, 105, 116, 121, 95, 81, 119,
+        101, 110, 51, 45, 48, 46, 54, 66, 45, 98, 102, 49, 54, 95,
+    ];
+    let mut p = toolsift::Parser::new(toolsift::Dialect::Qwen3Coder);
+    p.push(raw);
+    p.finish(toolsift::StopReason::Stop);
+    while let Some(ev) = p.next_event() {
+        assert!(
+            !matches!(
+                ev,
+                toolsift::Event::CallFinished {
+                    arguments: "{}",
+                    ..
+                }
+            ),
+            "released with empty arguments"
+        );
+    }
+}
