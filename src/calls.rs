@@ -320,17 +320,9 @@ impl Sink<'_> {
                 .started(index, &call.id, call.name.as_deref().unwrap_or(""));
         }
         if call.sent < call.args.len() {
-            // Whole UTF-8 characters only (grammars emit them, but never split one).
-            let mut end = call.args.len();
-            while end > call.sent && (call.args[end - 1] & 0xc0) == 0x80 {
-                end -= 1;
-            }
-            if end > call.sent && call.args[end - 1] >= 0xc0 {
-                end -= 1;
-            }
-            if std::str::from_utf8(&call.args[call.sent..call.args.len()]).is_ok() {
-                end = call.args.len();
-            }
+            // Whole UTF-8 characters only: grammars emit them, but a delta must never
+            // end inside one (the queue validates the fragment when it is read).
+            let end = call.sent + whole_chars(&call.args[call.sent..]);
             self.queue.delta(index, &call.args[call.sent..end]);
             call.sent = end;
         }
@@ -497,6 +489,26 @@ impl Sink<'_> {
     }
 }
 
+/// The length of the longest prefix of `bytes` that does not end inside a UTF-8
+/// character: only the last three bytes are looked at.
+fn whole_chars(bytes: &[u8]) -> usize {
+    let n = bytes.len();
+    for back in 1..=n.min(3) {
+        let b = bytes[n - back];
+        if b & 0xc0 == 0x80 {
+            continue; // a continuation byte: its lead is further back
+        }
+        let len = match b {
+            0xc0..=0xdf => 2,
+            0xe0..=0xef => 3,
+            0xf0..=0xf7 => 4,
+            _ => 1,
+        };
+        return if back < len { n - back } else { n };
+    }
+    n
+}
+
 /// `{` + the complete top-level members + `}`, as strict JSON; `{}` when none is.
 fn completed_members(call: &Call) -> String {
     if call.members.is_object != Some(true) || call.members.last_end == 0 {
@@ -560,5 +572,24 @@ fn where_cut(args: &[u8]) -> String {
     match last_key {
         Some((s, e)) => format!(" inside \"{}\"", String::from_utf8_lossy(&args[s..e])),
         None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::whole_chars;
+
+    #[test]
+    fn whole_chars_never_ends_inside_a_character() {
+        let text = "aé✓😀";
+        let bytes = text.as_bytes();
+        for cut in 0..=bytes.len() {
+            let n = whole_chars(&bytes[..cut]);
+            assert!(text.is_char_boundary(n), "cut {cut}: {n}");
+            assert!(cut - n < 4 && n <= cut);
+            if text.is_char_boundary(cut) {
+                assert_eq!(n, cut);
+            }
+        }
     }
 }

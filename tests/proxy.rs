@@ -1,46 +1,23 @@
 //! The proxy end to end, against the replay upstream, with test transforms.
 #![cfg(feature = "cli")]
 
+mod net;
+
 use bytes::{Bytes, BytesMut};
 use http_body_util::{BodyExt, Full};
 use hyper::{Method, Request, StatusCode};
-use hyper_util::client::legacy::{connect::HttpConnector, Client};
-use hyper_util::rt::TokioExecutor;
+use net::{client, listener, post, timed, Running};
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::net::TcpListener;
 use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 use tokio_util::codec::Decoder;
 use toolsift::proxy::{
     serve_replay, Passthrough, Proxy, ProxyOptions, Replay, Stats, StatsSnapshot, Transform,
 };
 use toolsift::sse::SseFrameDecoder;
 use toolsift::{CallIndex, OwnedEvent, Repairs, StopReason};
-
-const LIMIT: Duration = Duration::from_secs(600);
-
-struct Running<T> {
-    addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
-    task: JoinHandle<T>,
-}
-
-impl<T> Running<T> {
-    async fn stop(mut self) -> T {
-        let _ = self.stop.take().unwrap().send(());
-        tokio::time::timeout(LIMIT, self.task)
-            .await
-            .expect("shut down in time")
-            .expect("task")
-    }
-}
-
-async fn listener() -> TcpListener {
-    TcpListener::bind("127.0.0.1:0").await.expect("bind")
-}
 
 async fn start_replay(replay: Replay) -> Running<()> {
     let listener = listener().await;
@@ -90,33 +67,6 @@ async fn start_proxy(
         },
         stats,
     )
-}
-
-fn client() -> Client<HttpConnector, Full<Bytes>> {
-    Client::builder(TokioExecutor::new()).build_http()
-}
-
-async fn post(addr: SocketAddr, body: &Value) -> (StatusCode, String, Bytes) {
-    let request = Request::builder()
-        .method(Method::POST)
-        .uri(format!("http://{addr}/v1/chat/completions"))
-        .header("content-type", "application/json")
-        .body(Full::new(Bytes::from(body.to_string())))
-        .unwrap();
-    let response = client().request(request).await.expect("request");
-    let status = response.status();
-    let ct = response
-        .headers()
-        .get("content-type")
-        .map(|v| v.to_str().unwrap().to_owned())
-        .unwrap_or_default();
-    let body = response
-        .into_body()
-        .collect()
-        .await
-        .expect("body")
-        .to_bytes();
-    (status, ct, body)
 }
 
 /// Decode an SSE body into its data payloads.
@@ -182,12 +132,6 @@ fn request(stream: bool) -> Value {
         "messages": [{"role": "user", "content": "weather?"}],
         "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}],
     })
-}
-
-async fn timed<F: std::future::Future>(f: F) -> F::Output {
-    tokio::time::timeout(LIMIT, f)
-        .await
-        .expect("test finished in time")
 }
 
 #[tokio::test]

@@ -2,19 +2,18 @@
 //! model outputs in, OpenAI tool calls out.
 #![cfg(feature = "cli")]
 
+mod net;
+
 use bytes::{Bytes, BytesMut};
 use http_body_util::{BodyExt, Full};
 use hyper::{Method, Request, StatusCode};
-use hyper_util::client::legacy::{connect::HttpConnector, Client};
-use hyper_util::rt::TokioExecutor;
+use net::{listener, post, timed, Running};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::net::TcpListener;
 use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 use tokio_util::codec::Decoder;
 use toolsift::proxy::{
     serve_replays, DialectChoice, ModelDialects, ParserOptions, ParserTransforms, Proxy,
@@ -22,31 +21,10 @@ use toolsift::proxy::{
 };
 use toolsift::sse::{CallMode, SseFrameDecoder};
 
-const LIMIT: Duration = Duration::from_secs(600);
 const HERMES: &str = include_str!("fixtures/e2e/hermes-weather.txt");
 const QWEN: &str = include_str!("fixtures/e2e/qwen3-coder-write.txt");
 const HERMES_CUT: &str = include_str!("fixtures/e2e/hermes-weather-cut.txt");
 const QWEN_CUT: &str = include_str!("fixtures/e2e/qwen3-coder-write-cut.txt");
-
-struct Running<T> {
-    addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
-    task: JoinHandle<T>,
-}
-
-impl<T> Running<T> {
-    async fn stop(mut self) -> T {
-        let _ = self.stop.take().unwrap().send(());
-        tokio::time::timeout(LIMIT, self.task)
-            .await
-            .expect("shut down in time")
-            .expect("task")
-    }
-}
-
-async fn listener() -> TcpListener {
-    TcpListener::bind("127.0.0.1:0").await.expect("bind")
-}
 
 /// A replay upstream whose answer `pick` chooses from the request.
 async fn start_upstream(pick: impl Fn(&Value) -> Replay + Send + Sync + 'static) -> Running<()> {
@@ -99,23 +77,6 @@ async fn start_proxy(
         task,
     };
     (running, stats)
-}
-
-fn client() -> Client<HttpConnector, Full<Bytes>> {
-    Client::builder(TokioExecutor::new()).build_http()
-}
-
-async fn post(addr: SocketAddr, body: &Value) -> (StatusCode, Bytes) {
-    let request = Request::builder()
-        .method(Method::POST)
-        .uri(format!("http://{addr}/v1/chat/completions"))
-        .header("content-type", "application/json")
-        .body(Full::new(Bytes::from(body.to_string())))
-        .unwrap();
-    let response = client().request(request).await.expect("request");
-    let status = response.status();
-    let body = response.into_body().collect().await.expect("body");
-    (status, body.to_bytes())
 }
 
 fn tools() -> Value {
@@ -239,7 +200,7 @@ fn read_whole(body: &[u8]) -> Seen {
 }
 
 async fn fetch(addr: SocketAddr, body: &Value) -> Seen {
-    let (status, bytes) = post(addr, body).await;
+    let (status, _, bytes) = post(addr, body).await;
     assert_eq!(
         status,
         StatusCode::OK,
@@ -251,12 +212,6 @@ async fn fetch(addr: SocketAddr, body: &Value) -> Seen {
     } else {
         read_whole(&bytes)
     }
-}
-
-async fn timed<F: std::future::Future>(f: F) -> F::Output {
-    tokio::time::timeout(LIMIT, f)
-        .await
-        .expect("test finished in time")
 }
 
 /// Replays the fixture named by the model; `-cut` models break off after their text.
