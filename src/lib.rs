@@ -1,7 +1,8 @@
 #![doc = include_str!("../README.md")]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![deny(missing_docs)]
 
+mod ascii;
 mod calls;
 #[cfg(feature = "cli")]
 #[doc(hidden)]

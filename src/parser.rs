@@ -43,13 +43,32 @@ enum Action {
     Strip,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct Table {
     set: MarkerSet,
     actions: Vec<Action>,
+    /// The bytes plain text stops at: a marker's first byte, or a byte that is not
+    /// ASCII (it needs the UTF-8 check). Every other byte is text as it stands.
+    stop: [bool; 256],
+}
+
+impl Default for Table {
+    fn default() -> Table {
+        Table {
+            set: MarkerSet::default(),
+            actions: Vec::new(),
+            stop: [false; 256],
+        }
+    }
 }
 
 impl Table {
+    fn seal(&mut self) {
+        for b in 0..=255u8 {
+            self.stop[b as usize] = !b.is_ascii() || self.set.starts_with_byte(b);
+        }
+    }
+
     fn add(&mut self, marker: &'static [u8], action: Action) {
         let id = self.set.push(marker);
         if id == self.actions.len() {
@@ -148,6 +167,10 @@ impl Tables {
                 t.text.add(m, Action::Strip);
             }
         }
+        t.text.seal();
+        for table in &mut t.reasoning {
+            table.seal();
+        }
         t
     }
 }
@@ -202,6 +225,13 @@ impl Utf8Tail {
     }
 }
 
+/// What only calls need, boxed so that a parser that sees only text stays small.
+struct CallWork {
+    rep: Repairer,
+    /// The repairer's output for the grammar, reused across chunks.
+    scratch: Vec<u8>,
+}
+
 /// A call whose body ended, waiting for its closer.
 struct AfterCall {
     form: &'static CallForm,
@@ -226,8 +256,7 @@ pub struct Parser {
     calls: Calls,
     stats: Stats,
     /// Built at the first call: a parser that only sees text holds no repairer.
-    rep: Option<Box<Repairer>>,
-    scratch: Vec<u8>,
+    rep: Option<Box<CallWork>>,
     mode: Mode,
     tables: &'static Tables,
     locked: Option<Dialect>,
@@ -261,7 +290,6 @@ impl Parser {
             queue: Queue::default(),
             calls: Calls::default(),
             stats: Stats::default(),
-            scratch: Vec::new(),
             mode: Mode::Text,
             tables,
             locked: None,
@@ -295,8 +323,8 @@ impl Parser {
     pub fn reset(&mut self) {
         self.queue.clear();
         self.calls.reset();
-        if let Some(rep) = &mut self.rep {
-            rep.reset();
+        if let Some(work) = &mut self.rep {
+            work.rep.reset();
         }
         self.held.clear();
         self.utf8.clear();
@@ -324,18 +352,56 @@ impl Parser {
 
     /// The next event, borrowing from the parser until the next `push`, `finish` or
     /// `reset`. Drain until `None` after every push.
+    #[inline]
     pub fn next_event(&mut self) -> Option<Event<'_>> {
         self.queue.next()
     }
 
     /// Push the next chunk of model output.
+    #[inline]
     pub fn push(&mut self, chunk: &[u8]) {
         if self.finished {
             return;
         }
         self.queue.begin();
         self.stats.bytes += chunk.len() as u64;
-        self.process(chunk);
+        let plain = self.plain_text(chunk);
+        if plain < chunk.len() {
+            self.process(&chunk[plain..]);
+        }
+    }
+
+    /// The text path, taken for most chunks of prose: in text or reasoning with nothing
+    /// held, the bytes before the first one that could begin a marker or is not ASCII
+    /// are text as they stand, appended to the open text run with no record and no
+    /// UTF-8 pass (each is a whole ASCII character). Returns how many bytes it took;
+    /// `process` reads the rest.
+    #[inline]
+    fn plain_text(&mut self, chunk: &[u8]) -> usize {
+        let (table, reasoning) = match self.mode {
+            // Until visible text begins, start-only openers still count: slow path.
+            Mode::Text if !self.at_start => (&self.tables.text, false),
+            Mode::Reasoning(i) => (&self.tables.reasoning[i], true),
+            _ => return 0,
+        };
+        if !self.held.is_empty() || !self.utf8.is_empty() {
+            return 0;
+        }
+        let stop = &table.stop;
+        let n = chunk
+            .iter()
+            .position(|&b| stop[b as usize])
+            .unwrap_or(chunk.len());
+        if n == 0 {
+            return 0;
+        }
+        let run = self.queue.text_run(reasoning);
+        crate::ascii::push_ascii(run, &chunk[..n]);
+        if !reasoning {
+            self.line_start = chunk[n - 1] == b'\n';
+        }
+        self.stats.work += n as u64;
+        n
     }
 
     /// Push one token by id. When the id is one of
@@ -378,7 +444,7 @@ impl Parser {
         self.queue.end(stop, truncated);
     }
 
-    fn sink(&mut self) -> (Sink<'_>, &mut Vec<u8>, &mut Mode) {
+    fn sink(&mut self) -> (Sink<'_>, &mut Mode) {
         (
             Sink {
                 calls: &mut self.calls,
@@ -386,14 +452,23 @@ impl Parser {
                 config: &self.config,
                 stats: &mut self.stats,
             },
-            &mut self.scratch,
             &mut self.mode,
         )
     }
 
+    /// The repairer and its output buffer, built on first use.
+    fn work(work: &mut Option<Box<CallWork>>) -> &mut CallWork {
+        work.get_or_insert_with(|| {
+            Box::new(CallWork {
+                rep: Repairer::new(Options::default()),
+                scratch: Vec::new(),
+            })
+        })
+    }
+
     /// The repairer, built on first use.
-    fn rep(rep: &mut Option<Box<Repairer>>) -> &mut Repairer {
-        rep.get_or_insert_with(|| Box::new(Repairer::new(Options::default())))
+    fn rep(work: &mut Option<Box<CallWork>>) -> &mut Repairer {
+        &mut Parser::work(work).rep
     }
 
     fn table(&self) -> &Table {
@@ -747,7 +822,6 @@ impl Parser {
                 config,
                 stats,
                 rep,
-                scratch,
                 mode,
                 ..
             } = self;
@@ -760,7 +834,7 @@ impl Parser {
                 config,
                 stats,
             };
-            let rep = Parser::rep(rep);
+            let CallWork { rep, scratch } = Parser::work(rep);
             let step = grammar.feed(input, &mut sink, rep, scratch, form.closer, &mut chosen);
             sink.stats.work += grammar.take_work(rep);
             step
@@ -784,7 +858,7 @@ impl Parser {
                 };
                 // A marker other than the closer ended the body: read it again after
                 // this call (the next call's opener, an end-of-turn token).
-                let other = match self.rep.as_ref().and_then(|r| r.terminated_by()) {
+                let other = match self.rep.as_ref().and_then(|w| w.rep.terminated_by()) {
                     Some(m) if closer_seen && m != form.closer => m,
                     _ => b"",
                 };
@@ -918,7 +992,7 @@ impl Parser {
         match grammar {
             Grammar::Xml(_) | Grammar::Sniff { .. } => Repairs::NONE,
             _ => {
-                let all = self.rep.as_ref().map_or(Repairs::NONE, |r| r.repairs());
+                let all = self.rep.as_ref().map_or(Repairs::NONE, |w| w.rep.repairs());
                 all.iter().filter(|r| !native.contains(*r)).collect()
             }
         }
@@ -1094,7 +1168,6 @@ impl Parser {
                         config,
                         stats,
                         rep,
-                        scratch,
                         ..
                     } = self;
                     let mut sink = Sink {
@@ -1103,7 +1176,7 @@ impl Parser {
                         config,
                         stats,
                     };
-                    let rep = Parser::rep(rep);
+                    let CallWork { rep, scratch } = Parser::work(rep);
                     let complete = grammar.finish(&mut sink, rep, scratch);
                     sink.stats.work += grammar.take_work(rep);
                     complete

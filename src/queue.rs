@@ -56,6 +56,12 @@ pub(crate) struct Queue {
     /// needs no second UTF-8 check (the text path's main cost on small chunks).
     text: String,
     recs: VecDeque<Rec>,
+    /// Where the open text run begins in `text`: the run at the end of `text`, after
+    /// every record, is appended to without a record (the text path of a chunk touches
+    /// no deque) and gets one only when another event follows it.
+    open: usize,
+    /// Whether the open run is reasoning.
+    open_reasoning: bool,
 }
 
 fn text(bytes: &[u8]) -> &str {
@@ -65,10 +71,12 @@ fn text(bytes: &[u8]) -> &str {
 
 impl Queue {
     /// Reuse the arena if every event was drained.
+    #[inline]
     pub(crate) fn begin(&mut self) {
-        if self.recs.is_empty() {
+        if self.recs.is_empty() && self.open == self.text.len() {
             self.arena.clear();
             self.text.clear();
+            self.open = 0;
         }
         // Room for what one small push can release (a held run of text is at most twice
         // the longest marker), reserved once at the first push rather than at
@@ -83,6 +91,35 @@ impl Queue {
         self.arena.clear();
         self.text.clear();
         self.recs.clear();
+        self.open = 0;
+    }
+
+    /// Give the open text run a record: another event follows it.
+    fn close_text(&mut self) {
+        let span = self.open..self.text.len();
+        if !span.is_empty() {
+            self.open = span.end;
+            self.recs.push_back(if self.open_reasoning {
+                Rec::Reasoning(span)
+            } else {
+                Rec::Text(span)
+            });
+        }
+    }
+
+    /// The open text run of the kind, to append whole characters to.
+    #[inline]
+    pub(crate) fn text_run(&mut self, reasoning: bool) -> &mut String {
+        if self.open_reasoning != reasoning {
+            self.close_text();
+            self.open_reasoning = reasoning;
+        }
+        &mut self.text
+    }
+
+    fn push_rec(&mut self, rec: Rec) {
+        self.close_text();
+        self.recs.push_back(rec);
     }
 
     fn put(&mut self, bytes: &[u8]) -> Span {
@@ -93,35 +130,13 @@ impl Queue {
 
     /// Append visible or reasoning text, merging with the previous event of the kind.
     pub(crate) fn text(&mut self, s: &str, reasoning: bool) {
-        if s.is_empty() {
-            return;
-        }
-        let end = self.text.len();
-        match self.recs.back_mut() {
-            Some(Rec::Text(span)) if !reasoning && span.end == end => {
-                self.text.push_str(s);
-                span.end = self.text.len();
-            }
-            Some(Rec::Reasoning(span)) if reasoning && span.end == end => {
-                self.text.push_str(s);
-                span.end = self.text.len();
-            }
-            _ => {
-                self.text.push_str(s);
-                let span = end..self.text.len();
-                self.recs.push_back(if reasoning {
-                    Rec::Reasoning(span)
-                } else {
-                    Rec::Text(span)
-                });
-            }
-        }
+        self.text_run(reasoning).push_str(s);
     }
 
     pub(crate) fn started(&mut self, index: CallIndex, id: &str, name: &str) {
         let id = self.put(id.as_bytes());
         let name = self.put(name.as_bytes());
-        self.recs.push_back(Rec::Started { index, id, name });
+        self.push_rec(Rec::Started { index, id, name });
     }
 
     pub(crate) fn delta(&mut self, index: CallIndex, fragment: &[u8]) {
@@ -134,14 +149,15 @@ impl Queue {
             fragment: span,
         }) = self.recs.back_mut()
         {
-            if *i == index && span.end == end {
+            // Not past text written after it (the open run has no record yet).
+            if *i == index && span.end == end && self.open == self.text.len() {
                 self.arena.extend_from_slice(fragment);
                 span.end = self.arena.len();
                 return;
             }
         }
         let fragment = self.put(fragment);
-        self.recs.push_back(Rec::Delta { index, fragment });
+        self.push_rec(Rec::Delta { index, fragment });
     }
 
     pub(crate) fn finished(
@@ -157,7 +173,7 @@ impl Queue {
         let name = self.put(name.as_bytes());
         let arguments = self.put(arguments);
         let validation = self.put(validation.as_bytes());
-        self.recs.push_back(Rec::Finished {
+        self.push_rec(Rec::Finished {
             index,
             id,
             name,
@@ -179,7 +195,7 @@ impl Queue {
         let name = name.map(|n| self.put(n.as_bytes()));
         let feedback = self.put(feedback.as_bytes());
         let completed = self.put(completed);
-        self.recs.push_back(Rec::NotReleased {
+        self.push_rec(Rec::NotReleased {
             index,
             name,
             reason,
@@ -190,11 +206,29 @@ impl Queue {
     }
 
     pub(crate) fn end(&mut self, stop: StopReason, truncated: bool) {
-        self.recs.push_back(Rec::End { stop, truncated });
+        self.push_rec(Rec::End { stop, truncated });
     }
 
+    #[inline]
     pub(crate) fn next(&mut self) -> Option<Event<'_>> {
-        let rec = self.recs.pop_front()?;
+        let Some(rec) = self.recs.pop_front() else {
+            // Only the open run is left.
+            let span = self.open..self.text.len();
+            if span.is_empty() {
+                return None;
+            }
+            self.open = span.end;
+            let s = &self.text[span];
+            return Some(if self.open_reasoning {
+                Event::Reasoning(s)
+            } else {
+                Event::Text(s)
+            });
+        };
+        self.next_rec(rec)
+    }
+
+    fn next_rec(&mut self, rec: Rec) -> Option<Event<'_>> {
         let a = &self.arena;
         Some(match rec {
             Rec::Text(s) => Event::Text(&self.text[s]),
