@@ -107,7 +107,9 @@ pub(crate) struct Calls {
     pub pending_implies: Option<Repair>,
     /// The calls being read are heuristic (markerless): set per call form.
     pub heuristic: bool,
-    spare: Vec<u8>,
+    /// A buffer for the next call's arguments (the queue returns ended calls' buffers
+    /// here once their events are read).
+    pub spare: Vec<u8>,
     /// The call begun last broke `max_calls` and was reported: what the grammar still
     /// writes for it goes to `discard` and is dropped.
     over_limit: bool,
@@ -293,6 +295,7 @@ impl Sink<'_> {
             return Err(Abort::TooLarge);
         }
         let from = call.args.len();
+        reserve_args(&mut call.args, bytes.len());
         match (
             &mut call.conformer,
             call.name.as_deref().and_then(|n| config.tools.get(n)),
@@ -323,7 +326,7 @@ impl Sink<'_> {
             // Whole UTF-8 characters only: grammars emit them, but a delta must never
             // end inside one (the queue validates the fragment when it is read).
             let end = call.sent + whole_chars(&call.args[call.sent..]);
-            self.queue.delta(index, &call.args[call.sent..end]);
+            self.queue.delta(index, call.sent..end);
             call.sent = end;
         }
     }
@@ -415,7 +418,7 @@ impl Sink<'_> {
             index,
             &call.id,
             &name,
-            &call.args,
+            0..call.args.len(),
             call.repairs,
             &validation,
         );
@@ -482,10 +485,20 @@ impl Sink<'_> {
         self.recycle(*call);
     }
 
+    /// The queue keeps the ended call's arguments: its queued events read from them.
     fn recycle(&mut self, call: Call) {
-        if call.args.capacity() > self.calls.spare.capacity() {
-            self.calls.spare = call.args;
-        }
+        self.queue.keep_args(CallIndex(call.index), call.args);
+    }
+}
+
+/// Make room for `more` argument bytes, growing by half the capacity rather than
+/// doubling it: a large call's buffer stays within 1.5x its arguments (peak memory is
+/// a target: at most twice the largest call).
+fn reserve_args(args: &mut Vec<u8>, more: usize) {
+    let need = args.len() + more;
+    if need > args.capacity() {
+        let target = need.max(args.capacity() + args.capacity() / 2);
+        args.reserve_exact(target - args.len());
     }
 }
 

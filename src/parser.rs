@@ -177,13 +177,14 @@ impl Tables {
 
 enum Mode {
     Text,
-    Reasoning(usize),
+    /// The index of the reasoning table (u32: keeps `Mode` small).
+    Reasoning(u32),
     Call {
         form: &'static CallForm,
         /// Boxed: the grammars are large, and an idle parser should not carry one.
         grammar: Box<Grammar>,
         /// The reasoning block the call was written in, to return to.
-        within: Option<usize>,
+        within: Option<u32>,
         native: Repairs,
         /// Raw body bytes read so far, for the arguments size limit.
         body: usize,
@@ -194,7 +195,7 @@ enum Mode {
     /// Dropping the rest of a call that broke a limit, up to its closer.
     Skip {
         closer: &'static [u8],
-        held: SmallVec<[u8; 16]>,
+        held: SmallVec<[u8; 8]>,
     },
 }
 
@@ -225,6 +226,9 @@ impl Utf8Tail {
     }
 }
 
+/// The most body bytes one grammar step reads (see `feed_call`).
+const SLICE: usize = 64 * 1024;
+
 /// What only calls need, boxed so that a parser that sees only text stays small.
 struct CallWork {
     rep: Repairer,
@@ -236,7 +240,7 @@ struct CallWork {
 struct AfterCall {
     form: &'static CallForm,
     held: SmallVec<[u8; 32]>,
-    within: Option<usize>,
+    within: Option<u32>,
     /// The form's trailer (a closing fence) was read.
     trailer_done: bool,
     /// Blanks after a closer-less body that may precede another body: text if none
@@ -265,7 +269,7 @@ pub struct Parser {
     /// Text bytes that could still begin a marker (after a stripped marker, also the
     /// text before it that could join with what follows: then up to twice the longest
     /// marker, which may spill to the heap; plain text never does).
-    held: SmallVec<[u8; 32]>,
+    held: SmallVec<[u8; 24]>,
     /// A partial UTF-8 character of text, and whether it is reasoning.
     utf8: Utf8Tail,
     /// Whether the output so far is empty or ends a line: weak openers count only here.
@@ -321,7 +325,7 @@ impl Parser {
 
     /// Start over for a new response, keeping allocations (and the counters).
     pub fn reset(&mut self) {
-        self.queue.clear();
+        self.queue.clear(&mut self.calls.spare);
         self.calls.reset();
         if let Some(work) = &mut self.rep {
             work.rep.reset();
@@ -354,7 +358,12 @@ impl Parser {
     /// `reset`. Drain until `None` after every push.
     #[inline]
     pub fn next_event(&mut self) -> Option<Event<'_>> {
-        self.queue.next()
+        let open = self
+            .calls
+            .current
+            .as_ref()
+            .map(|c| (crate::event::CallIndex(c.index), &c.args[..]));
+        self.queue.next(open)
     }
 
     /// Push the next chunk of model output.
@@ -363,7 +372,7 @@ impl Parser {
         if self.finished {
             return;
         }
-        self.queue.begin();
+        self.queue.begin(&mut self.calls.spare);
         self.stats.bytes += chunk.len() as u64;
         let plain = self.plain_text(chunk);
         if plain < chunk.len() {
@@ -381,7 +390,7 @@ impl Parser {
         let (table, reasoning) = match self.mode {
             // Until visible text begins, start-only openers still count: slow path.
             Mode::Text if !self.at_start => (&self.tables.text, false),
-            Mode::Reasoning(i) => (&self.tables.reasoning[i], true),
+            Mode::Reasoning(i) => (&self.tables.reasoning[i as usize], true),
             _ => return 0,
         };
         if !self.held.is_empty() || !self.utf8.is_empty() {
@@ -413,7 +422,7 @@ impl Parser {
             && !self.held.is_empty()
             && matches!(self.mode, Mode::Text | Mode::Reasoning(_))
         {
-            self.queue.begin();
+            self.queue.begin(&mut self.calls.spare);
             // A special token cannot complete a marker begun in text before it.
             let probe: SmallVec<[u8; 64]> = self.held.iter().chain(bytes).copied().collect();
             let table = self.table();
@@ -433,7 +442,7 @@ impl Parser {
             return;
         }
         self.finished = true;
-        self.queue.begin();
+        self.queue.begin(&mut self.calls.spare);
         self.finish_mode();
         if !self.utf8.is_empty() {
             self.utf8.clear();
@@ -473,7 +482,7 @@ impl Parser {
 
     fn table(&self) -> &Table {
         match self.mode {
-            Mode::Reasoning(i) => &self.tables.reasoning[i],
+            Mode::Reasoning(i) => &self.tables.reasoning[i as usize],
             _ => &self.tables.text,
         }
     }
@@ -603,7 +612,7 @@ impl Parser {
     /// `all>` never shows a `</tool_call>` made of the text around the removed one.
     fn hold_from(&mut self, bytes: &[u8], start: usize, until: usize, reasoning: bool) {
         let keep = self.joinable(&bytes[..start]);
-        let held: SmallVec<[u8; 32]> = SmallVec::from_slice(&bytes[start - keep..until]);
+        let held: SmallVec<[u8; 24]> = SmallVec::from_slice(&bytes[start - keep..until]);
         self.held.clear();
         self.emit_text(&bytes[..start - keep], reasoning);
         self.held = held;
@@ -706,7 +715,7 @@ impl Parser {
         // A marker is a boundary: what follows it starts a line.
         self.line_start = true;
         match action {
-            Action::Reason(i) => self.mode = Mode::Reasoning(i),
+            Action::Reason(i) => self.mode = Mode::Reasoning(i as u32),
             Action::EndReason => self.mode = Mode::Text,
             Action::Strip => {}
             Action::Call(form) => {
@@ -724,7 +733,7 @@ impl Parser {
 
     // ---- calls ----
 
-    fn start_call(&mut self, form: &'static CallForm, within: Option<usize>) {
+    fn start_call(&mut self, form: &'static CallForm, within: Option<u32>) {
         self.calls.heuristic = form.heuristic;
         let (mut sink, ..) = self.sink();
         if form.anchored || matches!(form.body, Body::Harmony(_)) {
@@ -810,7 +819,10 @@ impl Parser {
             unreachable!()
         };
         let budget = self.config.limits.max_args_bytes.saturating_sub(*body);
-        let input = &whole[..whole.len().min(budget)];
+        // At most `SLICE` bytes per grammar step: the grammar's working buffers stay
+        // small when a large call is pushed whole (the result does not depend on the
+        // split); `process` comes back for the rest.
+        let input = &whole[..whole.len().min(budget).min(SLICE)];
         *body += input.len();
         if input.is_empty() {
             return self.abort_to_skip(Abort::TooLarge, 0);
@@ -904,7 +916,7 @@ impl Parser {
                 };
                 let table = self.tables.closers.iter().position(|c| *c == close);
                 self.mode = match table {
-                    Some(i) if reasoning => Mode::Reasoning(i),
+                    Some(i) if reasoning => Mode::Reasoning(i as u32),
                     _ => Mode::Text,
                 };
                 consumed

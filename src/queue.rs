@@ -1,7 +1,9 @@
 //! The event queue: records over one reusable byte arena, drained as borrowed events.
 //!
-//! Events borrow from the parser, so their bytes live in `arena` and the queue holds
-//! ranges. The arena is cleared only when the queue is empty, at the next `push`: in
+//! Events borrow from the parser, so their bytes live in `arena` (names, ids, feedback),
+//! in `text`, or in the call's own arguments buffer (deltas and finished arguments,
+//! which are never copied: a large call costs its arguments once), and the queue holds
+//! ranges. Buffers are cleared only when the queue is empty, at the next `push`: in
 //! steady state nothing is allocated per chunk.
 
 use crate::event::{CallIndex, Event, NotReleasedReason, StopReason};
@@ -20,6 +22,7 @@ enum Rec {
         id: Span,
         name: Span,
     },
+    /// A range of the call's arguments buffer.
     Delta {
         index: CallIndex,
         fragment: Span,
@@ -62,7 +65,12 @@ pub(crate) struct Queue {
     open: usize,
     /// Whether the open run is reasoning.
     open_reasoning: bool,
+    /// The arguments buffers of calls that ended while events of theirs are queued.
+    ended: Vec<(CallIndex, Vec<u8>)>,
 }
+
+/// The arguments buffer of the call that is still open, for reading its deltas.
+pub(crate) type OpenArgs<'a> = Option<(CallIndex, &'a [u8])>;
 
 fn text(bytes: &[u8]) -> &str {
     // Every span is written from whole UTF-8 characters.
@@ -70,13 +78,17 @@ fn text(bytes: &[u8]) -> &str {
 }
 
 impl Queue {
-    /// Reuse the arena if every event was drained.
+    /// Reuse the buffers if every event was drained (an ended call's arguments buffer
+    /// goes to `spare`, for the next call).
     #[inline]
-    pub(crate) fn begin(&mut self) {
+    pub(crate) fn begin(&mut self, spare: &mut Vec<u8>) {
         if self.recs.is_empty() && self.open == self.text.len() {
             self.arena.clear();
             self.text.clear();
             self.open = 0;
+            if !self.ended.is_empty() {
+                self.recycle(spare);
+            }
         }
         // Room for what one small push can release (a held run of text is at most twice
         // the longest marker), reserved once at the first push rather than at
@@ -87,11 +99,28 @@ impl Queue {
         }
     }
 
-    pub(crate) fn clear(&mut self) {
+    pub(crate) fn clear(&mut self, spare: &mut Vec<u8>) {
         self.arena.clear();
         self.text.clear();
         self.recs.clear();
         self.open = 0;
+        self.recycle(spare);
+    }
+
+    /// Keep the largest ended buffer for the next call; drop the others.
+    fn recycle(&mut self, spare: &mut Vec<u8>) {
+        for (_, mut args) in self.ended.drain(..) {
+            if args.capacity() > spare.capacity() {
+                args.clear();
+                *spare = args;
+            }
+        }
+    }
+
+    /// Take an ended call's arguments buffer: its queued deltas and arguments read from
+    /// it until they are drained.
+    pub(crate) fn keep_args(&mut self, index: CallIndex, args: Vec<u8>) {
+        self.ended.push((index, args));
     }
 
     /// Give the open text run a record: another event follows it.
@@ -139,39 +168,37 @@ impl Queue {
         self.push_rec(Rec::Started { index, id, name });
     }
 
-    pub(crate) fn delta(&mut self, index: CallIndex, fragment: &[u8]) {
+    /// Send `fragment` of the call's arguments buffer (it ends at a character boundary).
+    pub(crate) fn delta(&mut self, index: CallIndex, fragment: Span) {
         if fragment.is_empty() {
             return;
         }
-        let end = self.arena.len();
         if let Some(Rec::Delta {
             index: i,
             fragment: span,
         }) = self.recs.back_mut()
         {
             // Not past text written after it (the open run has no record yet).
-            if *i == index && span.end == end && self.open == self.text.len() {
-                self.arena.extend_from_slice(fragment);
-                span.end = self.arena.len();
+            if *i == index && span.end == fragment.start && self.open == self.text.len() {
+                span.end = fragment.end;
                 return;
             }
         }
-        let fragment = self.put(fragment);
         self.push_rec(Rec::Delta { index, fragment });
     }
 
+    /// The call is released; its arguments are the whole buffer given to `keep_args`.
     pub(crate) fn finished(
         &mut self,
         index: CallIndex,
         id: &str,
         name: &str,
-        arguments: &[u8],
+        arguments: Span,
         repairs: Repairs,
         validation: &str,
     ) {
         let id = self.put(id.as_bytes());
         let name = self.put(name.as_bytes());
-        let arguments = self.put(arguments);
         let validation = self.put(validation.as_bytes());
         self.push_rec(Rec::Finished {
             index,
@@ -210,7 +237,7 @@ impl Queue {
     }
 
     #[inline]
-    pub(crate) fn next(&mut self) -> Option<Event<'_>> {
+    pub(crate) fn next<'a>(&'a mut self, open: OpenArgs<'a>) -> Option<Event<'a>> {
         let Some(rec) = self.recs.pop_front() else {
             // Only the open run is left.
             let span = self.open..self.text.len();
@@ -225,11 +252,20 @@ impl Queue {
                 Event::Text(s)
             });
         };
-        self.next_rec(rec)
+        self.next_rec(rec, open)
     }
 
-    fn next_rec(&mut self, rec: Rec) -> Option<Event<'_>> {
+    fn next_rec<'a>(&'a self, rec: Rec, open: OpenArgs<'a>) -> Option<Event<'a>> {
         let a = &self.arena;
+        let args = |index: CallIndex| -> &'a [u8] {
+            match self.ended.iter().find(|(i, _)| *i == index) {
+                Some((_, args)) => args,
+                None => match open {
+                    Some((i, args)) if i == index => args,
+                    _ => &[],
+                },
+            }
+        };
         Some(match rec {
             Rec::Text(s) => Event::Text(&self.text[s]),
             Rec::Reasoning(s) => Event::Reasoning(&self.text[s]),
@@ -240,7 +276,7 @@ impl Queue {
             },
             Rec::Delta { index, fragment } => Event::ArgsDelta {
                 index,
-                fragment: text(&a[fragment]),
+                fragment: text(args(index).get(fragment).unwrap_or_default()),
             },
             Rec::Finished {
                 index,
@@ -253,7 +289,7 @@ impl Queue {
                 index,
                 id: text(&a[id]),
                 name: text(&a[name]),
-                arguments: text(&a[arguments]),
+                arguments: text(args(index).get(arguments).unwrap_or_default()),
                 repairs,
                 validation: text(&a[validation]),
             },
