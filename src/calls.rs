@@ -26,8 +26,9 @@ pub(crate) struct Members {
 
 impl Members {
     fn scan(&mut self, args: &[u8], from: usize) {
-        for (i, &b) in args[from..].iter().enumerate() {
-            let at = from + i;
+        let mut at = from;
+        while at < args.len() {
+            let b = args[at];
             if self.in_string {
                 if self.escape {
                     self.escape = false;
@@ -35,7 +36,12 @@ impl Members {
                     self.escape = true;
                 } else if b == b'"' {
                     self.in_string = false;
+                } else {
+                    // Plain string content: only a quote or a backslash changes anything.
+                    at += crate::scan::find2(b'"', b'\\', &args[at..]).unwrap_or(args.len() - at);
+                    continue;
                 }
+                at += 1;
                 continue;
             }
             match b {
@@ -58,6 +64,7 @@ impl Members {
                 _ if self.depth == 0 && self.is_object.is_none() => self.is_object = Some(false),
                 _ => {}
             }
+            at += 1;
         }
     }
 }

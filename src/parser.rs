@@ -226,9 +226,6 @@ impl Utf8Tail {
     }
 }
 
-/// The most body bytes one grammar step reads (see `feed_call`).
-const SLICE: usize = 64 * 1024;
-
 /// What only calls need, boxed so that a parser that sees only text stays small.
 struct CallWork {
     rep: Repairer,
@@ -819,10 +816,7 @@ impl Parser {
             unreachable!()
         };
         let budget = self.config.limits.max_args_bytes.saturating_sub(*body);
-        // At most `SLICE` bytes per grammar step: the grammar's working buffers stay
-        // small when a large call is pushed whole (the result does not depend on the
-        // split); `process` comes back for the rest.
-        let input = &whole[..whole.len().min(budget).min(SLICE)];
+        let input = &whole[..whole.len().min(budget)];
         *body += input.len();
         if input.is_empty() {
             return self.abort_to_skip(Abort::TooLarge, 0);

@@ -7,6 +7,17 @@
 //! those bytes back (they are at most `max_len - 1` long) and releases them the moment
 //! they cannot begin a marker: this is the pending-buffer rule for markers.
 
+/// The first `a` or `b` in `hay`. Token-sized slices are searched with a plain loop:
+/// on them `memchr`'s setup costs more than the search.
+#[inline]
+pub(crate) fn find2(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
+    if hay.len() < 16 {
+        hay.iter().position(|&c| c == a || c == b)
+    } else {
+        memchr::memchr2(a, b, hay)
+    }
+}
+
 /// Identifies a marker within its set (its position in the list it was built from).
 pub(crate) type MarkerId = usize;
 

@@ -47,11 +47,12 @@ fn a_one_mib_call_is_examined_a_bounded_number_of_times_per_byte() {
         );
         per_byte.push(work);
     }
-    // Chunking changes only the re-reads at chunk boundaries: within a small factor.
-    let (lo, hi) = per_byte
-        .iter()
-        .fold((f64::MAX, 0f64), |(lo, hi), &w| (lo.min(w), hi.max(w)));
-    assert!(hi <= 1.5 * lo, "{per_byte:?}");
+    // Chunking changes only the re-reads at chunk boundaries: within a small factor. A
+    // well-formed call pushed whole takes the strict fast path (`json/strict.rs`): one
+    // parse and one projection, fewer bytes examined than any chunked run.
+    let (one, seven, whole) = (per_byte[0], per_byte[1], per_byte[2]);
+    assert!(one.max(seven) <= 1.5 * one.min(seven), "{per_byte:?}");
+    assert!(whole <= one.min(seven), "{per_byte:?}");
 }
 
 #[test]

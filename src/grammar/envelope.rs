@@ -10,6 +10,17 @@ use crate::dialect::EnvelopeSpec;
 use crate::json::repairer::{Repairer, Status};
 use crate::repairs::Repair;
 
+/// The bytes that matter inside a container below the call object's level.
+const NESTED: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'"' as usize] = true;
+    t[b'{' as usize] = true;
+    t[b'[' as usize] = true;
+    t[b'}' as usize] = true;
+    t[b']' as usize] = true;
+    t
+};
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Field {
     Name,
@@ -73,6 +84,77 @@ impl Envelope {
     }
 
     pub(crate) fn feed(
+        &mut self,
+        input: &[u8],
+        sink: &mut Sink<'_>,
+        rep: &mut Repairer,
+        scratch: &mut Vec<u8>,
+    ) -> Step {
+        scratch.clear();
+        if self.in_str
+            && !self.esc
+            && self.in_value
+            && self.field == Field::Args
+            && !self.value_is_str
+        {
+            // Inside a string of the arguments: its content goes to the sink as the
+            // repairer writes it, with no projection (`project` would pass it as is).
+            let n = rep.pass_string(input, scratch);
+            if n > 0 {
+                if let Err(why) = sink.args(scratch) {
+                    return Step::Abort { why, consumed: n };
+                }
+                if n == input.len() {
+                    return Step::NeedMore;
+                }
+                return self.feed(&input[n..], sink, rep, scratch).after(n);
+            }
+        }
+        if rep.at_first_value() {
+            // A well-formed call object read whole is projected from the input itself:
+            // no repairer pass, no copy (`json/strict.rs`).
+            let blanks = input.iter().take_while(|b| b.is_ascii_whitespace()).count();
+            if matches!(input.get(blanks), Some(b'{' | b'[')) {
+                if blanks > 0 {
+                    let step = self.feed_repaired(&input[..blanks], sink, rep, scratch);
+                    if !matches!(step, Step::NeedMore) {
+                        return step;
+                    }
+                }
+                let n = rep.pass_value(&input[blanks..]);
+                if n > 0 {
+                    let value = &input[blanks..blanks + n];
+                    if let Err(why) = self.project(value, sink) {
+                        return Step::Abort {
+                            why,
+                            consumed: blanks + n,
+                        };
+                    }
+                    let rest = &input[blanks + n..];
+                    return self
+                        .feed_repaired(rest, sink, rep, scratch)
+                        .after(blanks + n);
+                }
+                return self
+                    .feed_sliced(&input[blanks..], sink, rep, scratch)
+                    .after(blanks);
+            }
+        }
+        self.feed_sliced(input, sink, rep, scratch)
+    }
+
+    /// Feed the repairer in slices (see [`super::SLICE`]).
+    fn feed_sliced(
+        &mut self,
+        input: &[u8],
+        sink: &mut Sink<'_>,
+        rep: &mut Repairer,
+        scratch: &mut Vec<u8>,
+    ) -> Step {
+        super::sliced(input, |piece| self.feed_repaired(piece, sink, rep, scratch))
+    }
+
+    fn feed_repaired(
         &mut self,
         input: &[u8],
         sink: &mut Sink<'_>,
@@ -148,143 +230,190 @@ impl Envelope {
     /// Read repaired (strict) JSON and route the parts of each call to the sink.
     fn project(&mut self, out: &[u8], sink: &mut Sink<'_>) -> Result<(), Abort> {
         let mut run: Option<usize> = None; // start of an argument run in `out`
-        for (i, &b) in out.iter().enumerate() {
-            let args_now = self.in_value && self.field == Field::Args && !self.value_is_str;
-            if args_now && run.is_none() {
-                run = Some(i);
-            }
-            if self.in_str {
-                if self.esc {
-                    self.esc = false;
-                } else if b == b'\\' {
-                    self.esc = true;
-                } else if b == b'"' {
-                    self.in_str = false;
+        let mut i = 0;
+        while i < out.len() {
+            let b = out[i];
+            // Bulk paths: inside a string that is not captured, only `"` and `\` matter;
+            // inside a container below the call object's level, only quotes and
+            // brackets do. Argument bytes are sent as runs, so skipping is exact.
+            if self.in_str && !self.esc && !self.captures_string() {
+                if self.in_value && self.field == Field::Args && !self.value_is_str {
+                    run.get_or_insert(i);
                 }
-                let ended = !self.in_str;
-                if self.depth == self.base && self.expect == Expect::Key && !self.in_value {
-                    if ended {
-                        self.expect = Expect::Colon;
-                    } else {
-                        self.key.push(b);
-                    }
-                } else if self.in_value && self.value_is_str && self.depth == self.base {
-                    self.buf.push(b);
-                    if ended {
-                        self.end_string_value(sink)?;
-                    }
+                let skip = crate::scan::find2(b'"', b'\\', &out[i..]).unwrap_or(out.len() - i);
+                if skip > 0 {
+                    i += skip;
+                    continue;
                 }
-                continue;
-            }
-            match b {
-                b'"' => {
-                    self.in_str = true;
-                    self.esc = false;
-                    if self.depth == self.base && !self.in_value {
-                        if self.expect == Expect::Value {
-                            self.start_value(false, sink);
-                            self.value_is_str = true;
-                            self.buf.clear();
-                            self.buf.push(b);
-                            if self.field == Field::Args {
-                                run = None;
-                            }
-                        } else {
-                            self.key.clear();
-                            self.expect = Expect::Key;
-                        }
-                    }
+            } else if !self.in_str && self.depth > self.base {
+                if self.in_value && self.field == Field::Args && !self.value_is_str {
+                    run.get_or_insert(i);
                 }
-                b'{' | b'[' => {
-                    if self.depth == 0 {
-                        self.array_body = b == b'[';
-                        self.base = if self.array_body { 2 } else { 1 };
-                        if !self.array_body {
-                            sink.begin(None);
-                        }
-                    } else if self.array_body && self.depth == 1 && b == b'{' {
-                        sink.begin(None);
-                        self.expect = Expect::Key;
-                    } else if self.depth == self.base
-                        && !self.in_value
-                        && self.expect == Expect::Value
-                    {
-                        if self.classify().0 == Field::Function && b == b'{' {
-                            self.function_depth = Some(self.base);
-                            self.base += 1;
-                            self.depth += 1;
-                            self.expect = Expect::Key;
-                            continue;
-                        }
-                        self.start_value(true, sink);
-                        if self.field == Field::Args && run.is_none() {
-                            run = Some(i);
-                        }
-                    }
-                    self.depth += 1;
-                    if self.depth == self.base && !self.in_value {
-                        self.expect = Expect::Key;
-                    }
-                }
-                b'}' | b']' => {
-                    if self.depth == self.base && self.in_value && !self.value_is_container {
-                        // A scalar value ends at its object's closer.
-                        self.flush_run(out, &mut run, i, sink)?;
-                        self.in_value = false;
-                    }
-                    self.depth = self.depth.saturating_sub(1);
-                    if self.depth == u32::from(self.array_body) {
-                        // The call object ended.
-                        self.flush_name(sink);
-                    }
-                    if self.in_value && self.value_is_container && self.depth == self.base {
-                        self.flush_run(out, &mut run, i + 1, sink)?;
-                        self.in_value = false;
-                        self.expect = Expect::Comma;
-                        continue;
-                    }
-                    if self.function_depth == Some(self.depth) {
-                        self.base -= 1;
-                        self.function_depth = None;
-                        self.expect = Expect::Comma;
-                    }
-                    if self.array_body && self.depth == 1 {
-                        sink.end();
-                        self.expect = Expect::Key;
-                    }
-                }
-                b':' if self.depth == self.base && !self.in_value => self.expect = Expect::Value,
-                b',' if self.depth == self.base => {
-                    if self.in_value && !self.value_is_container {
-                        self.flush_run(out, &mut run, i, sink)?;
-                        self.in_value = false;
-                    }
-                    self.expect = Expect::Key;
-                }
-                b' ' | b'\t' | b'\n' | b'\r' => {
-                    if self.in_value
-                        && !self.value_is_container
-                        && self.depth == self.base
-                        && !self.value_is_str
-                    {
-                        self.flush_run(out, &mut run, i, sink)?;
-                        self.in_value = false;
-                        self.expect = Expect::Comma;
-                    }
-                }
-                _ => {
-                    if self.depth == self.base && !self.in_value && self.expect == Expect::Value {
-                        self.start_value(false, sink);
-                        if self.field == Field::Args {
-                            run = Some(i);
-                        }
-                    }
+                let skip = out[i..]
+                    .iter()
+                    .position(|&c| NESTED[c as usize])
+                    .unwrap_or(out.len() - i);
+                if skip > 0 {
+                    i += skip;
+                    continue;
                 }
             }
+            self.project_byte(out, i, b, &mut run, sink)?;
+            i += 1;
         }
         if let Some(start) = run.take() {
             if self.in_value && self.field == Field::Args && !self.value_is_str {
                 sink.args(&out[start..])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether string bytes are being collected (a key or a string value of the call
+    /// object itself).
+    fn captures_string(&self) -> bool {
+        self.depth == self.base
+            && ((self.expect == Expect::Key && !self.in_value)
+                || (self.in_value && self.value_is_str))
+    }
+
+    /// One byte of `project`'s state machine.
+    fn project_byte(
+        &mut self,
+        out: &[u8],
+        i: usize,
+        b: u8,
+        run: &mut Option<usize>,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), Abort> {
+        let args_now = self.in_value && self.field == Field::Args && !self.value_is_str;
+        if args_now && run.is_none() {
+            *run = Some(i);
+        }
+        if self.in_str {
+            if self.esc {
+                self.esc = false;
+            } else if b == b'\\' {
+                self.esc = true;
+            } else if b == b'"' {
+                self.in_str = false;
+            }
+            let ended = !self.in_str;
+            if self.depth == self.base && self.expect == Expect::Key && !self.in_value {
+                if ended {
+                    self.expect = Expect::Colon;
+                } else {
+                    self.key.push(b);
+                }
+            } else if self.in_value && self.value_is_str && self.depth == self.base {
+                self.buf.push(b);
+                if ended {
+                    self.end_string_value(sink)?;
+                }
+            }
+            return Ok(());
+        }
+        match b {
+            b'"' => {
+                self.in_str = true;
+                self.esc = false;
+                if self.depth == self.base && !self.in_value {
+                    if self.expect == Expect::Value {
+                        self.start_value(false, sink);
+                        self.value_is_str = true;
+                        self.buf.clear();
+                        self.buf.push(b);
+                        if self.field == Field::Args {
+                            *run = None;
+                        }
+                    } else {
+                        self.key.clear();
+                        self.expect = Expect::Key;
+                    }
+                }
+            }
+            b'{' | b'[' => {
+                if self.depth == 0 {
+                    self.array_body = b == b'[';
+                    self.base = if self.array_body { 2 } else { 1 };
+                    if !self.array_body {
+                        sink.begin(None);
+                    }
+                } else if self.array_body && self.depth == 1 && b == b'{' {
+                    sink.begin(None);
+                    self.expect = Expect::Key;
+                } else if self.depth == self.base && !self.in_value && self.expect == Expect::Value
+                {
+                    if self.classify().0 == Field::Function && b == b'{' {
+                        self.function_depth = Some(self.base);
+                        self.base += 1;
+                        self.depth += 1;
+                        self.expect = Expect::Key;
+                        return Ok(());
+                    }
+                    self.start_value(true, sink);
+                    if self.field == Field::Args && run.is_none() {
+                        *run = Some(i);
+                    }
+                }
+                self.depth += 1;
+                if self.depth == self.base && !self.in_value {
+                    self.expect = Expect::Key;
+                }
+            }
+            b'}' | b']' => {
+                if self.depth == self.base && self.in_value && !self.value_is_container {
+                    // A scalar value ends at its object's closer.
+                    self.flush_run(out, run, i, sink)?;
+                    self.in_value = false;
+                }
+                self.depth = self.depth.saturating_sub(1);
+                if self.depth == u32::from(self.array_body) {
+                    // The call object ended.
+                    self.flush_name(sink);
+                }
+                if self.in_value && self.value_is_container && self.depth == self.base {
+                    self.flush_run(out, run, i + 1, sink)?;
+                    self.in_value = false;
+                    self.expect = Expect::Comma;
+                    return Ok(());
+                }
+                if self.function_depth == Some(self.depth) {
+                    self.base -= 1;
+                    self.function_depth = None;
+                    self.expect = Expect::Comma;
+                }
+                if self.array_body && self.depth == 1 {
+                    sink.end();
+                    self.expect = Expect::Key;
+                }
+            }
+            b':' if self.depth == self.base && !self.in_value => self.expect = Expect::Value,
+            b',' if self.depth == self.base => {
+                if self.in_value && !self.value_is_container {
+                    self.flush_run(out, run, i, sink)?;
+                    self.in_value = false;
+                }
+                self.expect = Expect::Key;
+            }
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                if self.in_value
+                    && !self.value_is_container
+                    && self.depth == self.base
+                    && !self.value_is_str
+                {
+                    self.flush_run(out, run, i, sink)?;
+                    self.in_value = false;
+                    self.expect = Expect::Comma;
+                }
+            }
+            _ => {
+                if self.depth == self.base && !self.in_value && self.expect == Expect::Value {
+                    self.start_value(false, sink);
+                    if self.field == Field::Args {
+                        *run = Some(i);
+                    }
+                }
             }
         }
         Ok(())

@@ -34,6 +34,55 @@ pub(crate) enum Step {
     Switch { consumed: usize, reasoning: bool },
 }
 
+impl Step {
+    /// The step of the input that followed `n` bytes already used.
+    pub(crate) fn after(self, n: usize) -> Step {
+        match self {
+            Step::NeedMore => Step::NeedMore,
+            Step::Ended {
+                consumed,
+                closer_seen,
+            } => Step::Ended {
+                consumed: n + consumed,
+                closer_seen,
+            },
+            Step::Abort { why, consumed } => Step::Abort {
+                why,
+                consumed: n + consumed,
+            },
+            Step::Reject { consumed } => Step::Reject {
+                consumed: n + consumed,
+            },
+            Step::Switch {
+                consumed,
+                reasoning,
+            } => Step::Switch {
+                consumed: n + consumed,
+                reasoning,
+            },
+        }
+    }
+}
+
+/// The most input bytes a grammar built on the repairer reads in one pass: its output
+/// buffer (`scratch`) stays small when a large body is pushed whole. The result does not
+/// depend on the split.
+pub(crate) const SLICE: usize = 64 * 1024;
+
+/// Feed `input` to `feed` at most `SLICE` bytes at a time, until a step other than
+/// `NeedMore`.
+pub(crate) fn sliced(input: &[u8], mut feed: impl FnMut(&[u8]) -> Step) -> Step {
+    let mut at = 0;
+    loop {
+        let end = input.len().min(at + SLICE);
+        let step = feed(&input[at..end]);
+        if !matches!(step, Step::NeedMore) || end == input.len() {
+            return step.after(at);
+        }
+        at = end;
+    }
+}
+
 pub(crate) enum Grammar {
     /// Choosing among bodies by how the body begins; the bytes so far are held.
     Sniff {
@@ -99,9 +148,9 @@ impl Grammar {
         match self {
             Grammar::Envelope(e) => e.feed(input, sink, rep, scratch),
             Grammar::Xml(x) => x.feed(input, sink),
-            Grammar::NameArgs(n) => n.feed(input, sink, rep, scratch),
-            Grammar::Harmony(h) => h.feed(input, sink, rep, scratch),
-            Grammar::Python(p) => p.feed(input, sink, rep, scratch),
+            Grammar::NameArgs(n) => sliced(input, |piece| n.feed(piece, sink, rep, scratch)),
+            Grammar::Harmony(h) => sliced(input, |piece| h.feed(piece, sink, rep, scratch)),
+            Grammar::Python(p) => sliced(input, |piece| p.feed(piece, sink, rep, scratch)),
             Grammar::Sniff { bodies, held } => {
                 let before = held.len();
                 let mut decided = None;
@@ -117,10 +166,14 @@ impl Grammar {
                 let Some(body) = decided else {
                     return Step::NeedMore;
                 };
-                let _ = before;
                 let held = std::mem::take(held);
                 *chosen = Some(body);
                 *self = Grammar::new(body, closer, false);
+                if before == 0 {
+                    // Every byte sniffed came from this input: the body reads it whole
+                    // (a well-formed call pushed whole takes the strict fast path).
+                    return self.feed(input, sink, rep, scratch, closer, chosen);
+                }
                 match self.feed(&held, sink, rep, scratch, closer, chosen) {
                     Step::NeedMore => {
                         match self.feed(&input[used..], sink, rep, scratch, closer, chosen) {

@@ -3,3 +3,4 @@
 pub(crate) mod api;
 pub(crate) mod lookahead;
 pub(crate) mod repairer;
+pub(crate) mod strict;

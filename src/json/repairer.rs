@@ -178,6 +178,12 @@ pub(crate) struct Repairer {
     /// Tests turn the memo off to check it never changes a verdict.
     #[cfg(test)]
     memo_off: bool,
+    /// Tests: never take the strict fast path (to compare with it).
+    pub(crate) strict_off: bool,
+    /// Input bytes a failed strict attempt may have read that are not fed yet: no new
+    /// attempt starts among them, so each byte is read by at most one failed attempt
+    /// (kept across calls: a push of many broken calls stays linear).
+    strict_skip: usize,
     #[cfg(test)]
     memo_hits: usize,
     repairs: Repairs,
@@ -238,6 +244,8 @@ impl Repairer {
             memo: None,
             #[cfg(test)]
             memo_off: false,
+            strict_off: false,
+            strict_skip: 0,
             #[cfg(test)]
             memo_hits: 0,
             repairs: Repairs::NONE,
@@ -364,12 +372,81 @@ impl Repairer {
         })
     }
 
+    /// The string fast path: inside a string with nothing held, replayed, captured or
+    /// looked ahead, read the run of content `feed` would read first (`string_run`),
+    /// with the same effects, and return its length (0 when the state does not allow
+    /// it). A caller that knows what the run means downstream skips `feed`'s machinery.
+    pub(crate) fn pass_string(&mut self, input: &[u8], out: &mut Vec<u8>) -> usize {
+        let St::Str { delim, .. } = self.st else {
+            return 0;
+        };
+        if self.held() != 0
+            || self.la.is_some()
+            || !self.utf8.is_empty()
+            || self.stop.is_some()
+            || self.rpos < self.replay.len()
+            || self.capture.active
+        {
+            return 0;
+        }
+        let n = self.string_run(delim, input, out);
+        self.pos += n as u64;
+        self.work += n as u64;
+        n
+    }
+
+    /// Whether nothing was read yet but blanks: the first value may go through
+    /// [`pass_value`](Self::pass_value).
+    pub(crate) fn at_first_value(&self) -> bool {
+        self.st == St::Value && self.stack.is_empty() && !self.started && self.held() == 0
+    }
+
+    /// The strict fast path (`strict.rs`): when the first value is a well-formed
+    /// container at the start of `input`, take it as read, with the state it leaves
+    /// (complete), and return its length; the caller uses `input[..n]` as the output,
+    /// which is what `feed` would have written byte for byte. 0 when it does not apply.
+    pub(crate) fn pass_value(&mut self, input: &[u8]) -> usize {
+        if !self.at_first_value()
+            || self.opts.python
+            || self.la.is_some()
+            || !self.utf8.is_empty()
+            || self.stop.is_some()
+            || self.rpos < self.replay.len()
+            || self.capture.active
+            || self.strict_off
+            || self.strict_skip > 0
+        {
+            return 0;
+        }
+        let found =
+            super::strict::well_formed_value(input, self.opts.max_depth, &self.opts.terminators);
+        let Some(n) = found else {
+            // A failed attempt may have read all of it.
+            self.work += input.len() as u64;
+            self.strict_skip = input.len();
+            return 0;
+        };
+        self.started = true;
+        self.pos += n as u64;
+        self.work += n as u64;
+        self.after_value();
+        n
+    }
+
     /// Feed input; decided output is appended to `out`.
     pub(crate) fn feed(&mut self, input: &[u8], out: &mut Vec<u8>) -> Status {
         if self.capture.active {
             self.capture.from = Some(out.len());
         }
         let status = self.feed_bytes(input, out);
+        let consumed = match status {
+            Status::NeedMore => input.len(),
+            Status::Complete { consumed }
+            | Status::Terminated { consumed, .. }
+            | Status::TooDeep { consumed }
+            | Status::HeldOverflow { consumed } => consumed,
+        };
+        self.strict_skip = self.strict_skip.saturating_sub(consumed);
         if let Some(from) = self.capture.from.take() {
             if self.capture.active {
                 let room = MAX_CAPTURE.saturating_sub(self.capture.buf.len());
@@ -550,39 +627,70 @@ impl Repairer {
         (i, None)
     }
 
-    /// Copy a run of plain string content; returns the bytes consumed.
+    /// Copy a run of string content; returns the bytes consumed. Plain bytes are copied
+    /// as they are, and in a quoted string so are whole simple escapes (`\n`, `\"`)
+    /// and raw control bytes (escaped, as `content_byte` does): the usual content of a
+    /// long string needs no `step` per byte. Anything else stops the run.
     fn string_run(&mut self, delim: Delim, input: &[u8], out: &mut Vec<u8>) -> usize {
         let alt0 = self.opts.alt_string.first().copied().unwrap_or(b'"');
-        let n = input
-            .iter()
-            .position(|&b| {
-                b < 0x20
-                    || b == b'"'
-                    || b == b'\\'
-                    || b >= 0x80
-                    || (delim == Delim::Single && b == b'\'')
-                    || (delim == Delim::Alt && matches!(b, b'`' | b',' | b'}'))
-                    || (delim == Delim::Alt && b == alt0)
-            })
-            .unwrap_or(input.len());
-        self.work += n as u64;
-        out.extend_from_slice(&input[..n]);
-        if n < input.len()
-            && input[n] >= 0x80
-            && !matches!(delim, Delim::CurlyDouble | Delim::CurlySingle)
-        {
-            // Validate a non-ASCII run in bulk; partial or invalid sequences go to `step`.
-            let rest = &input[n..];
-            let m = rest.iter().position(|&b| b < 0x80).unwrap_or(rest.len());
-            let valid = match std::str::from_utf8(&rest[..m]) {
-                Ok(_) => m,
-                Err(e) => e.valid_up_to(),
+        let quoted = matches!(delim, Delim::Double | Delim::Single);
+        let mut i = 0;
+        loop {
+            let rest = &input[i..];
+            let n = rest
+                .iter()
+                .position(|&b| {
+                    b < 0x20
+                        || b == b'"'
+                        || b == b'\\'
+                        || b >= 0x80
+                        || (delim == Delim::Single && b == b'\'')
+                        || (delim == Delim::Alt && matches!(b, b'`' | b',' | b'}'))
+                        || (delim == Delim::Alt && b == alt0)
+                })
+                .unwrap_or(rest.len());
+            out.extend_from_slice(&rest[..n]);
+            i += n;
+            let Some(&b) = input.get(i) else {
+                break;
             };
-            self.work += m as u64;
-            out.extend_from_slice(&rest[..valid]);
-            return n + valid;
+            match b {
+                b'\\'
+                    if quoted
+                        && matches!(
+                            input.get(i + 1),
+                            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't')
+                        ) =>
+                {
+                    out.extend_from_slice(&input[i..i + 2]);
+                    i += 2;
+                }
+                0..=0x1f if quoted => {
+                    self.flag(Repair::ControlCharacter);
+                    self.suspect = true;
+                    escape_byte(b, out);
+                    i += 1;
+                }
+                0x80.. if !matches!(delim, Delim::CurlyDouble | Delim::CurlySingle) => {
+                    // Validate a non-ASCII run in bulk; partial or invalid sequences go
+                    // to `step`.
+                    let rest = &input[i..];
+                    let m = rest.iter().position(|&b| b < 0x80).unwrap_or(rest.len());
+                    let valid = match std::str::from_utf8(&rest[..m]) {
+                        Ok(_) => m,
+                        Err(e) => e.valid_up_to(),
+                    };
+                    out.extend_from_slice(&rest[..valid]);
+                    i += valid;
+                    if valid < m {
+                        break;
+                    }
+                }
+                _ => break,
+            }
         }
-        n
+        self.work += i as u64;
+        i
     }
 
     /// Put bytes back in front of the unread input (no allocation once the buffers
