@@ -303,12 +303,13 @@ impl Sink<'_> {
         }
         let from = call.args.len();
         reserve_args(&mut call.args, bytes.len());
-        match (
-            &mut call.conformer,
-            call.name.as_deref().and_then(|n| config.tools.get(n)),
-        ) {
-            (Some(conformer), Some(tool)) => conformer.push(tool, bytes, &mut call.args),
-            _ => call.args.extend_from_slice(bytes),
+        // The tool is looked up only for a call that conforms to a schema.
+        match call.conformer.as_mut().and_then(|c| {
+            let tool = config.tools.get(call.name.as_deref()?)?;
+            Some((c, tool))
+        }) {
+            Some((conformer, tool)) => conformer.push(tool, bytes, &mut call.args),
+            None => call.args.extend_from_slice(bytes),
         }
         call.members.scan(&call.args, from);
         self.flush();

@@ -74,7 +74,7 @@ pub(crate) type OpenArgs<'a> = Option<(CallIndex, &'a [u8])>;
 
 fn text(bytes: &[u8]) -> &str {
     // Every span is written from whole UTF-8 characters.
-    std::str::from_utf8(bytes).unwrap_or("")
+    crate::ascii::as_str(bytes).unwrap_or("")
 }
 
 impl Queue {

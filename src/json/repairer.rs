@@ -14,6 +14,17 @@ use crate::repairs::{Repair, Repairs};
 use crate::scan::{Found, MarkerId, MarkerSet};
 use smallvec::SmallVec;
 
+/// The bytes that end a plain run in a `"` string (one table lookup per byte).
+const DOUBLE_STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = b < 0x20 || b == b'"' as usize || b == b'\\' as usize || b >= 0x80;
+        b += 1;
+    }
+    t
+};
+
 /// How a string is delimited.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Delim {
@@ -637,9 +648,10 @@ impl Repairer {
         let mut i = 0;
         loop {
             let rest = &input[i..];
-            let n = rest
-                .iter()
-                .position(|&b| {
+            let n = if delim == Delim::Double {
+                rest.iter().position(|&b| DOUBLE_STOP[b as usize])
+            } else {
+                rest.iter().position(|&b| {
                     b < 0x20
                         || b == b'"'
                         || b == b'\\'
@@ -648,7 +660,8 @@ impl Repairer {
                         || (delim == Delim::Alt && matches!(b, b'`' | b',' | b'}'))
                         || (delim == Delim::Alt && b == alt0)
                 })
-                .unwrap_or(rest.len());
+            }
+            .unwrap_or(rest.len());
             out.extend_from_slice(&rest[..n]);
             i += n;
             let Some(&b) = input.get(i) else {
