@@ -1,6 +1,8 @@
 //! Regression tests for crashes found by the fuzz targets (`fuzz/`). Each test names
 //! the target that found it and the bug it caught.
 
+mod support;
+
 /// repair_vs_serde: a top-level number or literal ending the input (`null`, `true`,
 /// `1`) was reported as `missing_closers`, so valid JSON came back with a repair, and
 /// repairing `repair("f")` (= `null`) again changed its repairs.
@@ -221,13 +223,13 @@ fn weak_opener_past_the_call_limit_is_text() {
     assert_eq!(text, "call:ls{a:1}\nafter");
 }
 
-/// push (OPEN, not fixed): a marker spliced through two removals. `<tool` is released
-/// when `<|im_` shows it is not `<tool_call>`; `</function>` is stripped (the text held
-/// for one join, `<|im_`, then forms `<|im_end|>`, stripped too), and `_call>` completes
-/// `<tool_call>` with the `<tool` already released. The one-level hold cannot see it; a
-/// fix needs the visible text's tail at every junction.
+/// push (fixed): a marker spliced through two removals. `<tool` is released when `<|im_`
+/// shows it is not `<tool_call>`; `</function>` is stripped (the text held for one join,
+/// `<|im_`, then forms `<|im_end|>`, stripped too), and `_call>` completed `<tool_call>`
+/// with the `<tool` already released. Now the joinable end of the shown text is kept
+/// in front of the held bytes, and a marker that would begin in it is broken: `_call>`
+/// is dropped.
 #[test]
-#[ignore = "open bug: a marker spliced through two nested removals"]
 fn no_marker_spliced_through_two_removals() {
     let mut p = toolsift::Parser::new(toolsift::Dialect::Auto);
     p.push(b"<tool<|im_</function>end|>_call>\nx");
@@ -239,6 +241,69 @@ fn no_marker_spliced_through_two_removals() {
         }
     }
     assert!(!text.contains("<tool_call>"), "{text:?}");
+}
+
+/// push and chunking (fixed with the two above): the rule for text on both sides of
+/// removed markup. Bytes not shown yet join as if written contiguously (a marker they
+/// form acts: the first cases); a marker that would begin in text already shown (after
+/// nested removals, or across reasoning or a call, which is not held back) is broken:
+/// its bytes after the removal are dropped. Whole, byte by byte and at every split.
+#[test]
+fn markers_joined_across_removed_markup() {
+    use toolsift::Dialect::{Auto, Gemma4, Harmony, Hermes, Qwen3Coder};
+    let cases: [(toolsift::Dialect, &[u8], &str); 13] = [
+        // One removal: the held text joins and acts.
+        (Hermes, b"</tool_c</tool_call>all>", ""),
+        (
+            Auto,
+            b"x</tool_call:<end_function_response>opensource>y",
+            "xy",
+        ),
+        (Hermes, b"a\n</tool_c<|im_end|>all>b", "a\nb"),
+        // Nested removals: the shown `<tool` stays, what would complete it is dropped,
+        // as often as it comes.
+        (Auto, b"<tool<|im_</function>end|>_call>\nx", "<tool\nx"),
+        (Auto, b"<tool<|im_</function>end|>_call>_call>ok", "<toolok"),
+        (
+            Hermes,
+            b"<tool<<<|im_end|>|im_end|>|im_end|>_call>ok",
+            "<tool<_call>ok",
+        ),
+        // Across reasoning (empty or not) and a call: the content is one text.
+        (Hermes, b"<tool<think></think>_call>x", "<toolx"),
+        (Hermes, b"<tool<think>a</think>_call>x", "<toolx"),
+        (
+            Hermes,
+            b"<tool<tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>_call>x",
+            "<toolx",
+        ),
+        (
+            Qwen3Coder,
+            b"ab</<think></think>function>all>\nx",
+            "ab</all>\nx",
+        ),
+        (
+            Harmony,
+            b"ab<|con<|channel|>anal<|start|>ysis<|message|>strain|>\nx",
+            "ab<|con\nx",
+        ),
+        // A weak opener joined across a strip counts at a line start only, however split.
+        (Gemma4, b"x ca<turn|>ll:f{}", "x "),
+        (Gemma4, b"x\nca<turn|>ll:f{}", "x\n"),
+    ];
+    for (dialect, raw, want) in cases {
+        let config = toolsift::Config::new(dialect);
+        let events = support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+            .unwrap_or_else(|e| panic!("{dialect} {:?}: {e}", String::from_utf8_lossy(raw)));
+        let text: String = events
+            .iter()
+            .filter_map(|e| match e {
+                toolsift::OwnedEvent::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(text, want, "{dialect} {:?}", String::from_utf8_lossy(raw));
+    }
 }
 
 /// chunking: a character held across a split was completed by any continuation bytes
@@ -349,13 +414,15 @@ fn blanks_after_a_top_level_string_decided_at_the_end_are_kept() {
     }
 }
 
-/// OPEN (push, found at the end of the first session): in `auto`, pushed in chunks of
-/// [1, 3, 7, 2, 5, 11], text around removed markers joins into `</tool_call:opensource>`
-/// in the visible text (the same class as the nested-removal splice above). The input is
-/// the fuzz artifact after its 8-byte header.
+/// push (fixed; found at the end of the first session): in `auto`, pushed in chunks of
+/// [1, 3, 7, 2, 5, 11], text around removed markers joined into `</tool_call:opensource>`
+/// in the visible text. Cause: Gemma's weak opener `call:` inside `</tool_call:` was
+/// rejected (not at a line start) by releasing the text before it, `</tool_`, so the
+/// stripped `<end_function_response>` after it found nothing to hold, and `opensource>`
+/// completed the marker. A rejected weak opener is now skipped by the search, leaving
+/// the text before it undecided. The input is the fuzz artifact after its 8-byte header.
 #[test]
-#[ignore = "open: marker spliced from text around removed markers"]
-fn open_marker_spliced_in_auto_hunyuan3() {
+fn marker_spliced_in_auto_hunyuan3() {
     let raw: &[u8] = &[
         60, 116, 111, 111, 108, 95, 99, 97, 108, 108, 58, 111, 112, 60, 47, 102, 117, 110, 99, 116,
         105, 111, 110, 95, 99, 101, 110, 115, 111, 117, 114, 99, 101, 62, 103, 101, 97, 104, 95,
