@@ -1202,7 +1202,9 @@ impl Parser {
 
     fn finish_mode(&mut self) {
         match std::mem::replace(&mut self.mode, Mode::Text) {
-            Mode::Text | Mode::Reasoning(_) => {
+            mode @ (Mode::Text | Mode::Reasoning(_)) => {
+                // Held reasoning stays reasoning, read with its own markers.
+                self.mode = mode;
                 let reasoning = matches!(self.mode, Mode::Reasoning(_));
                 let held = std::mem::take(&mut self.held);
                 let shown = std::mem::take(&mut self.shown) as usize;

@@ -501,3 +501,25 @@ fn open_garbled_body_released_with_empty_arguments() {
         );
     }
 }
+
+/// Found while fixing the splices above (by reading, not by a fuzzer): at `finish`, the
+/// bytes held at the end of a reasoning block were read with the text markers and a
+/// lone `<` came out as visible text.
+#[test]
+fn held_reasoning_at_the_end_stays_reasoning() {
+    for (raw, open) in [(&b"<think>abc <"[..], false), (b"abc <", true)] {
+        let mut config = toolsift::Config::new(toolsift::Dialect::Hermes);
+        config.reasoning_open = open;
+        let events = support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+            .unwrap_or_else(|e| panic!("{:?}: {e}", String::from_utf8_lossy(raw)));
+        let reasoning: String = events
+            .iter()
+            .filter_map(|e| match e {
+                toolsift::OwnedEvent::Reasoning(t) => Some(t.as_str()),
+                toolsift::OwnedEvent::Text(t) => panic!("text {t:?}"),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(reasoning, "abc <");
+    }
+}
