@@ -83,6 +83,8 @@ pub(crate) struct Call {
     pub heuristic: bool,
     /// Tools are declared and the name is not one of them.
     pub undeclared: bool,
+    /// A marker other than the call's closer ended its body before its JSON ended.
+    pub cut: bool,
 }
 
 /// Why a call is ended early.
@@ -194,6 +196,13 @@ impl Sink<'_> {
     pub(crate) fn repairs(&mut self, r: Repairs) {
         let call = self.call();
         call.repairs = call.repairs.union(r);
+    }
+
+    /// A marker other than the call's closer cut the open call's body (see `end`).
+    pub(crate) fn cut(&mut self) {
+        if let Some(call) = self.calls.current.as_mut() {
+            call.cut = true;
+        }
     }
 
     /// Whether the open call already has its name.
@@ -343,6 +352,16 @@ impl Sink<'_> {
             }
         }
         if call.args.iter().all(u8::is_ascii_whitespace) {
+            if call.cut {
+                // `{}` stands in only for arguments the model did not write; a call cut
+                // before its arguments may have had them coming.
+                let name = call.name.as_deref().unwrap_or("tool call");
+                let feedback = format!(
+                    "{name}: the call was cut off before its arguments; send it again with its arguments"
+                );
+                self.not_released(call, NotReleasedReason::Invalid, feedback);
+                return;
+            }
             call.args.clear();
             call.args.extend_from_slice(b"{}");
             call.members.is_object = Some(true);

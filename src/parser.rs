@@ -929,6 +929,10 @@ impl Parser {
                     Some(m) if closer_seen && m != form.closer => m,
                     _ => b"",
                 };
+                if !other.is_empty() {
+                    // The body was cut, not finished: no `{}` for missing arguments.
+                    self.sink().0.cut();
+                }
                 let mut leftover = self.end_body(closer_seen && other.is_empty());
                 leftover.splice(0..0, other.iter().copied());
                 if !leftover.is_empty() {
@@ -1273,15 +1277,22 @@ impl Parser {
                         stats,
                     };
                     let rep = Parser::rep(rep);
-                    let complete = grammar.finish(&mut sink, rep, scratch);
+                    let complete = grammar.finish(&mut sink, rep, scratch, form.closer);
                     sink.stats.work += grammar.take_work(rep);
                     complete
                 };
                 let repairs = self.rep_repairs(&grammar, native);
                 let leftover = grammar.take_leftover(Parser::rep(&mut self.rep));
+                // Ended by a marker other than its closer: cut, not finished (as in
+                // `feed_call`).
+                let cut = matches!(self.rep.as_ref().and_then(|r| r.terminated_by()),
+                    Some(m) if m != form.closer);
                 let (mut sink, ..) = self.sink();
                 if sink.calls.is_open() {
                     sink.repairs(repairs);
+                }
+                if cut {
+                    sink.cut();
                 }
                 if complete {
                     if !form.closer.is_empty() {

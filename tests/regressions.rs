@@ -460,13 +460,15 @@ fn marker_spliced_in_auto_hunyuan3() {
     assert!(!text.contains("</tool_call:opensource>"), "{text:?}");
 }
 
-/// OPEN (chunking, found at the end of the first session): Qwen3-Coder, a Hermes body whose
-/// name string swallows the `"arguments"` key, then invalid bytes: the body ends early and
-/// the call is released with `{}` (`missing_arguments`) while the stream is cut inside
-/// it; it should be reported, not released.
+/// chunking (fixed; found at the end of the first session): Qwen3-Coder, a Hermes body
+/// whose name string swallows the `"arguments"` key, then invalid bytes: `</parameter>`
+/// (a marker Qwen3-Coder strips, so it ends an unfinished body) cut the call object, the
+/// repairer closed it, and the call was released with `{}` (`missing_arguments`). `{}`
+/// stands in only for arguments the model did not write: a call object closed by a
+/// marker other than its own closer, before any arguments, is now reported, not
+/// released (`invalid`; cut by the end of the stream it is `truncated` as before).
 #[test]
-#[ignore = "open: a body ended early by garbage is released with {}"]
-fn open_garbled_body_released_with_empty_arguments() {
+fn garbled_body_cut_before_its_arguments_is_not_released() {
     let raw: &[u8] = &[
         10, 10, 60, 116, 111, 111, 108, 95, 99, 97, 108, 108, 62, 10, 123, 34, 110, 97, 109, 101,
         34, 58, 32, 34, 114, 109, 34, 34, 97, 32, 44, 114, 103, 117, 109, 101, 110, 116, 115, 34,
@@ -488,17 +490,105 @@ fn open_garbled_body_released_with_empty_arguments() {
     let mut p = toolsift::Parser::new(toolsift::Dialect::Qwen3Coder);
     p.push(raw);
     p.finish(toolsift::StopReason::Stop);
+    let mut reported = 0;
     while let Some(ev) = p.next_event() {
-        assert!(
-            !matches!(
-                ev,
-                toolsift::Event::CallFinished {
-                    arguments: "{}",
-                    ..
-                }
-            ),
-            "released with empty arguments"
-        );
+        match ev {
+            toolsift::Event::CallFinished { arguments, .. } => panic!("released {arguments:?}"),
+            toolsift::Event::CallNotReleased { reason, .. } => {
+                assert_eq!(reason, toolsift::NotReleasedReason::Invalid);
+                reported += 1;
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(reported, 1);
+}
+
+/// The rule of the test above, by case: `{}` for a call object the model finished (or
+/// its own closer closed) without arguments; a call object cut by another marker (an
+/// end-of-turn or section marker) before its arguments is reported, never `{}`; one
+/// cut inside its arguments keeps what was written (the marker's closers are a repair).
+#[test]
+fn no_empty_arguments_for_a_call_cut_before_them() {
+    use toolsift::Dialect::{Hermes, KimiK2, Mistral, Qwen3Coder};
+    // (dialect, raw, released arguments, or None for reported)
+    let cases: [(toolsift::Dialect, &str, Option<&str>); 16] = [
+        (
+            Hermes,
+            r#"<tool_call>{"name": "f"}</tool_call>"#,
+            Some("{}"),
+        ),
+        (Hermes, r#"<tool_call>{"name": "f"</tool_call>"#, Some("{}")),
+        (Hermes, r#"<tool_call>{"name": "f"} <|im_end|>"#, Some("{}")),
+        (
+            Hermes,
+            r#"<tool_call>{"name": "f", "arguments": null}</tool_call>"#,
+            Some("{}"),
+        ),
+        (
+            Hermes,
+            r#"<tool_call>{"name": "f", "arguments": null}<|im_end|>"#,
+            Some("{}"),
+        ),
+        (Hermes, r#"<tool_call>{"name": "f"<|im_end|>"#, None),
+        (
+            Hermes,
+            r#"<tool_call>{"name": "f", "arguments": <|im_end|>"#,
+            None,
+        ),
+        (
+            Hermes,
+            r#"<tool_call>{"name": "f", "arguments": null <|im_end|>"#,
+            None,
+        ),
+        (
+            Hermes,
+            r#"<tool_call>{"name": "f", "arguments": {"a": 1<|im_end|>"#,
+            Some(r#"{"a": 1}"#),
+        ),
+        (
+            Qwen3Coder,
+            r#"<tool_call>{"name": "f", "x": 1</parameter>"#,
+            None,
+        ),
+        (Mistral, "[TOOL_CALLS]f[ARGS]</s>", None),
+        (Mistral, r#"[TOOL_CALLS][{"name": "f"</s>"#, None),
+        (
+            KimiK2,
+            "<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|><|tool_call_end|>",
+            Some("{}"),
+        ),
+        (
+            KimiK2,
+            "<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|><|im_end|>",
+            None,
+        ),
+        // An array: the finished element is released, the cut one reported.
+        (
+            Hermes,
+            r#"<tool_call>[{"name": "a"}, {"name": "f"<|im_end|>"#,
+            None,
+        ),
+        (
+            Hermes,
+            r#"<tool_call>[{"name": "a"}, {"name": "f"}<|im_end|>"#,
+            Some("{}"),
+        ),
+    ];
+    for (dialect, raw, want) in cases {
+        let config = toolsift::Config::new(dialect);
+        let events =
+            support::check_all_chunkings(&config, raw.as_bytes(), toolsift::StopReason::Stop)
+                .unwrap_or_else(|e| panic!("{dialect} {raw:?}: {e}"));
+        let outcome = events.iter().rev().find_map(|e| match e {
+            toolsift::OwnedEvent::CallFinished { arguments, .. } => Some(Some(arguments.as_str())),
+            toolsift::OwnedEvent::CallNotReleased { reason, .. } => {
+                assert_eq!(*reason, toolsift::NotReleasedReason::Invalid, "{raw:?}");
+                Some(None)
+            }
+            _ => None,
+        });
+        assert_eq!(outcome, Some(want), "{dialect} {raw:?}");
     }
 }
 

@@ -49,6 +49,11 @@ pub(crate) struct Envelope {
     /// The name, held until the arguments begin or the call object ends, so that an id
     /// written after the name (but before the arguments) still becomes the call id.
     name: Option<String>,
+    /// `"arguments": null`: `{}` is written when the call object ends, unless it was cut.
+    args_null: bool,
+    /// Where in the current output the closers a cutting marker supplied begin (a
+    /// marker other than the call's closer ended the body before its JSON did).
+    cut_from: usize,
 }
 
 impl Envelope {
@@ -69,6 +74,8 @@ impl Envelope {
             function_depth: None,
             array_body: false,
             name: None,
+            args_null: false,
+            cut_from: usize::MAX,
         }
     }
 
@@ -78,9 +85,11 @@ impl Envelope {
         sink: &mut Sink<'_>,
         rep: &mut Repairer,
         scratch: &mut Vec<u8>,
+        closer: &[u8],
     ) -> Step {
         scratch.clear();
         let status = rep.feed(input, scratch);
+        self.cut_from = cut_from(status, rep, scratch, closer);
         if let Err(why) = self.project(scratch, sink) {
             let consumed = match status {
                 Status::Complete { consumed } | Status::Terminated { consumed, .. } => consumed,
@@ -115,9 +124,11 @@ impl Envelope {
         sink: &mut Sink<'_>,
         rep: &mut Repairer,
         scratch: &mut Vec<u8>,
+        closer: &[u8],
     ) -> bool {
         scratch.clear();
         let status = rep.drain_at_eof(scratch);
+        self.cut_from = cut_from(status, rep, scratch, closer);
         let _ = self.project(scratch, sink);
         self.flush_name(sink);
         matches!(status, Status::Complete { .. } | Status::Terminated { .. })
@@ -234,7 +245,17 @@ impl Envelope {
                     }
                     self.depth = self.depth.saturating_sub(1);
                     if self.depth == u32::from(self.array_body) {
-                        // The call object ended.
+                        // The call object ended: finished by the model, or cut by a
+                        // marker that supplied its closer (its arguments may not have
+                        // come yet: `{}` never stands in for them).
+                        let cut = i >= self.cut_from;
+                        if cut {
+                            sink.cut();
+                        }
+                        if std::mem::take(&mut self.args_null) && !cut {
+                            sink.repair(Repair::MissingArguments);
+                            sink.args(b"{}")?;
+                        }
                         self.flush_name(sink);
                     }
                     if self.in_value && self.value_is_container && self.depth == self.base {
@@ -321,9 +342,10 @@ impl Envelope {
             if self.field == Field::Args {
                 let bytes = &out[start..end];
                 if bytes == b"null" {
-                    // `"arguments": null`: the tool takes none.
-                    sink.repair(Repair::MissingArguments);
-                    return sink.args(b"{}");
+                    // `"arguments": null`: the tool takes none (decided when the call
+                    // object ends).
+                    self.args_null = true;
+                    return Ok(());
                 }
                 return sink.args(bytes);
             }
@@ -357,5 +379,16 @@ impl Envelope {
             _ => {}
         }
         Ok(())
+    }
+}
+
+/// Where the closers begin that a marker other than the call's `closer` supplied when it
+/// ended the body before its JSON ended (`usize::MAX` if none did).
+fn cut_from(status: Status, rep: &Repairer, out: &[u8], closer: &[u8]) -> usize {
+    match status {
+        Status::Terminated { .. } if rep.terminated_by() != Some(closer) => {
+            out.len() - rep.closed_by_terminator()
+        }
+        _ => usize::MAX,
     }
 }
