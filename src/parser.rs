@@ -955,8 +955,14 @@ impl Parser {
                     self.mode = within.map_or(Mode::Text, Mode::Reasoning);
                     // The body prefix (the end of the opener) was read again as body.
                     let opener = &form.opener[..form.opener.len() - form.body_prefix.len()];
-                    self.emit_text(opener, reasoning);
-                    self.emit_text(&rejected, reasoning);
+                    let mut text: SmallVec<[u8; 64]> = SmallVec::from_slice(opener);
+                    text.extend_from_slice(&rejected);
+                    // Not a call: the bytes are read as text, markers in them included.
+                    // The opener's first byte goes first, so it does not begin here again.
+                    if let Some((&first, rest)) = text.split_first() {
+                        self.emit_text(&[first], reasoning);
+                        self.process(rest);
+                    }
                 }
                 consumed
             }

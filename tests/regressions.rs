@@ -613,3 +613,40 @@ fn held_reasoning_at_the_end_stays_reasoning() {
         assert_eq!(reasoning, "abc <");
     }
 }
+
+/// chunking (fixed; found in the run after the fixes above): in `auto`, Kimi's weak
+/// opener `functions.` at a line start began a call whose name took in `<`, `|`, `>`
+/// (bytes of its separator); the space after rejected it, and the opener and name were
+/// emitted as text unread: `functions.py<|tool_call> later.` showed Gemma's opener, and
+/// `functions.f<|im_end|>` an end-of-turn token. The rejected bytes are now read as text
+/// (after the opener's first byte), so the markers in them act.
+#[test]
+fn rejected_weak_call_bytes_are_read_as_text() {
+    let cases: [(&[u8], &str, usize); 4] = [
+        (
+            b"Edit the f{\0ile\nfunctions.py<|tool_call> later.",
+            "Edit the f{\0ile\nfunctions.py",
+            1,
+        ),
+        (b"functions.f<|im_end|> ok", "functions.f ok", 0),
+        (b"functions.f</tool_call> ok", "functions.f ok", 0),
+        (b"x\ncall:f<|im_end|> y", "x\ncall:f y", 0),
+    ];
+    for (raw, want, reported) in cases {
+        let config = toolsift::Config::new(toolsift::Dialect::Auto);
+        let events = support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+            .unwrap_or_else(|e| panic!("{:?}: {e}", String::from_utf8_lossy(raw)));
+        let text: String = events
+            .iter()
+            .filter_map(|e| match e {
+                toolsift::OwnedEvent::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        let not_released = events
+            .iter()
+            .filter(|e| matches!(e, toolsift::OwnedEvent::CallNotReleased { .. }))
+            .count();
+        assert_eq!((text.as_str(), not_released), (want, reported), "{raw:?}");
+    }
+}
