@@ -83,7 +83,8 @@ pub(crate) struct Call {
     pub heuristic: bool,
     /// Tools are declared and the name is not one of them.
     pub undeclared: bool,
-    /// A marker other than the call's closer ended its body before its JSON ended.
+    /// Its body was cut before its JSON ended: a JSON call object closed by a marker,
+    /// or a body ended by a marker other than the call's closer.
     pub cut: bool,
 }
 
@@ -198,7 +199,7 @@ impl Sink<'_> {
         call.repairs = call.repairs.union(r);
     }
 
-    /// A marker other than the call's closer cut the open call's body (see `end`).
+    /// The open call's body was cut before its JSON ended (see `end`).
     pub(crate) fn cut(&mut self) {
         if let Some(call) = self.calls.current.as_mut() {
             call.cut = true;
@@ -351,17 +352,10 @@ impl Sink<'_> {
                 call.repairs = call.repairs.union(conformer.repairs);
             }
         }
-        if call.args.iter().all(u8::is_ascii_whitespace) {
-            if call.cut {
-                // `{}` stands in only for arguments the model did not write; a call cut
-                // before its arguments may have had them coming.
-                let name = call.name.as_deref().unwrap_or("tool call");
-                let feedback = format!(
-                    "{name}: the call was cut off before its arguments; send it again with its arguments"
-                );
-                self.not_released(call, NotReleasedReason::Invalid, feedback);
-                return;
-            }
+        // `{}` stands in only for arguments the model did not write; a call cut before
+        // its arguments may have had them coming, or lost them (reported below).
+        let cut_before_args = call.cut && call.args.iter().all(u8::is_ascii_whitespace);
+        if call.args.iter().all(u8::is_ascii_whitespace) && !call.cut {
             call.args.clear();
             call.args.extend_from_slice(b"{}");
             call.members.is_object = Some(true);
@@ -397,6 +391,13 @@ impl Sink<'_> {
             let feedback = self.config.tools.unknown_tool_feedback(&name);
             self.stats.unknown_tool += 1;
             self.not_released(call, NotReleasedReason::UnknownTool, feedback);
+            return;
+        }
+        if cut_before_args {
+            let feedback = format!(
+                "{name}: the call ended before its arguments; send it again with its arguments"
+            );
+            self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
         }
         // Strict re-parse: the only arbiter of release.

@@ -1283,16 +1283,18 @@ impl Parser {
                         stats,
                     };
                     let rep = Parser::rep(rep);
-                    let complete = grammar.finish(&mut sink, rep, scratch, form.closer);
+                    let complete = grammar.finish(&mut sink, rep, scratch);
                     sink.stats.work += grammar.take_work(rep);
                     complete
                 };
                 let repairs = self.rep_repairs(&grammar, native);
                 let leftover = grammar.take_leftover(Parser::rep(&mut self.rep));
                 // Ended by a marker other than its closer: cut, not finished (as in
-                // `feed_call`).
-                let cut = matches!(self.rep.as_ref().and_then(|r| r.terminated_by()),
-                    Some(m) if m != form.closer);
+                // `feed_call`); by its closer (read while deciding the held bytes): no
+                // closer is missing.
+                let terminated_by = self.rep.as_ref().and_then(|r| r.terminated_by());
+                let cut = terminated_by.is_some_and(|m| m != form.closer);
+                let closed = terminated_by == Some(form.closer);
                 let (mut sink, ..) = self.sink();
                 if sink.calls.is_open() {
                     sink.repairs(repairs);
@@ -1301,7 +1303,7 @@ impl Parser {
                     sink.cut();
                 }
                 if complete {
-                    if !form.closer.is_empty() {
+                    if !form.closer.is_empty() && !closed {
                         sink.repair(Repair::MissingCloser);
                     }
                     sink.end();

@@ -464,9 +464,11 @@ fn marker_spliced_in_auto_hunyuan3() {
 /// whose name string swallows the `"arguments"` key, then invalid bytes: `</parameter>`
 /// (a marker Qwen3-Coder strips, so it ends an unfinished body) cut the call object, the
 /// repairer closed it, and the call was released with `{}` (`missing_arguments`). `{}`
-/// stands in only for arguments the model did not write: a call object closed by a
-/// marker other than its own closer, before any arguments, is now reported, not
-/// released (`invalid`; cut by the end of the stream it is `truncated` as before).
+/// stands in only for arguments the model did not write: a call object that a marker
+/// closed before the model did (even the call's own closer: the next finding had the
+/// arguments swallowed the same way and then `</tool_call>`), with no arguments, is now
+/// reported, not released (`invalid`; cut by the end of the stream, `truncated` as
+/// before).
 #[test]
 fn garbled_body_cut_before_its_arguments_is_not_released() {
     let raw: &[u8] = &[
@@ -504,21 +506,27 @@ fn garbled_body_cut_before_its_arguments_is_not_released() {
     assert_eq!(reported, 1);
 }
 
-/// The rule of the test above, by case: `{}` for a call object the model finished (or
-/// its own closer closed) without arguments; a call object cut by another marker (an
-/// end-of-turn or section marker) before its arguments is reported, never `{}`; one
-/// cut inside its arguments keeps what was written (the marker's closers are a repair).
+/// The rule of the test above, by case: `{}` for a call object the model finished
+/// without arguments; a call object a marker closed before its arguments is reported,
+/// never `{}`; one cut inside its arguments keeps what was written (the marker's closers
+/// are a repair). A name+args body: `{}` when its closer follows the separator, reported
+/// when another marker does.
 #[test]
 fn no_empty_arguments_for_a_call_cut_before_them() {
     use toolsift::Dialect::{Hermes, KimiK2, Mistral, Qwen3Coder};
     // (dialect, raw, released arguments, or None for reported)
-    let cases: [(toolsift::Dialect, &str, Option<&str>); 16] = [
+    let cases: [(toolsift::Dialect, &str, Option<&str>); 17] = [
         (
             Hermes,
             r#"<tool_call>{"name": "f"}</tool_call>"#,
             Some("{}"),
         ),
-        (Hermes, r#"<tool_call>{"name": "f"</tool_call>"#, Some("{}")),
+        (Hermes, r#"<tool_call>{"name": "f"</tool_call>"#, None),
+        (
+            Hermes,
+            r#"<tool_call>{"name": "f", "arguments": </tool_call>"#,
+            None,
+        ),
         (Hermes, r#"<tool_call>{"name": "f"} <|im_end|>"#, Some("{}")),
         (
             Hermes,
@@ -649,4 +657,29 @@ fn rejected_weak_call_bytes_are_read_as_text() {
             .count();
         assert_eq!((text.as_str(), not_released), (want, reported), "{raw:?}");
     }
+}
+
+/// chunking (fixed; found in the run after the fix above, minimized by `cargo fuzz
+/// tmin`): a call object closed by the call's own `</tool_call>` with no arguments was
+/// still released with `{}`, here after a garbled start that a model's arguments could
+/// as well have been lost in. And since the closer was only read at `finish` (the
+/// look-ahead held it), the call also got `missing_closer`. Now it is reported, with no
+/// `missing_closer`.
+#[test]
+fn call_object_closed_by_its_closer_without_arguments_is_reported() {
+    let raw = b"<tool_call>{name\"\"/</tool_call>|";
+    let config = toolsift::Config::new(toolsift::Dialect::Auto);
+    let events = support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let reported: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            toolsift::OwnedEvent::CallFinished { arguments, .. } => panic!("released {arguments}"),
+            toolsift::OwnedEvent::CallNotReleased {
+                reason, repairs, ..
+            } => Some((*reason, repairs.contains(toolsift::Repair::MissingCloser))),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(reported, [(toolsift::NotReleasedReason::Invalid, false)]);
 }

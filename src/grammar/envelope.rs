@@ -51,8 +51,8 @@ pub(crate) struct Envelope {
     name: Option<String>,
     /// `"arguments": null`: `{}` is written when the call object ends, unless it was cut.
     args_null: bool,
-    /// Where in the current output the closers a cutting marker supplied begin (a
-    /// marker other than the call's closer ended the body before its JSON did).
+    /// Where in the current output the closers begin that a marker supplied when it
+    /// ended the body before its JSON ended.
     cut_from: usize,
 }
 
@@ -85,11 +85,10 @@ impl Envelope {
         sink: &mut Sink<'_>,
         rep: &mut Repairer,
         scratch: &mut Vec<u8>,
-        closer: &[u8],
     ) -> Step {
         scratch.clear();
         let status = rep.feed(input, scratch);
-        self.cut_from = cut_from(status, rep, scratch, closer);
+        self.cut_from = cut_from(status, rep, scratch);
         if let Err(why) = self.project(scratch, sink) {
             let consumed = match status {
                 Status::Complete { consumed } | Status::Terminated { consumed, .. } => consumed,
@@ -124,11 +123,10 @@ impl Envelope {
         sink: &mut Sink<'_>,
         rep: &mut Repairer,
         scratch: &mut Vec<u8>,
-        closer: &[u8],
     ) -> bool {
         scratch.clear();
         let status = rep.drain_at_eof(scratch);
-        self.cut_from = cut_from(status, rep, scratch, closer);
+        self.cut_from = cut_from(status, rep, scratch);
         let _ = self.project(scratch, sink);
         self.flush_name(sink);
         matches!(status, Status::Complete { .. } | Status::Terminated { .. })
@@ -245,9 +243,10 @@ impl Envelope {
                     }
                     self.depth = self.depth.saturating_sub(1);
                     if self.depth == u32::from(self.array_body) {
-                        // The call object ended: finished by the model, or cut by a
-                        // marker that supplied its closer (its arguments may not have
-                        // come yet: `{}` never stands in for them).
+                        // The call object ended: finished by the model, or closed by a
+                        // marker (even the call's closer) before the model closed it:
+                        // arguments it had may have been lost in what came before, or
+                        // not come yet, so `{}` never stands in for them.
                         let cut = i >= self.cut_from;
                         if cut {
                             sink.cut();
@@ -382,13 +381,11 @@ impl Envelope {
     }
 }
 
-/// Where the closers begin that a marker other than the call's `closer` supplied when it
-/// ended the body before its JSON ended (`usize::MAX` if none did).
-fn cut_from(status: Status, rep: &Repairer, out: &[u8], closer: &[u8]) -> usize {
+/// Where the closers begin that a marker supplied when it ended the body before its JSON
+/// ended (`usize::MAX` if none did).
+fn cut_from(status: Status, rep: &Repairer, out: &[u8]) -> usize {
     match status {
-        Status::Terminated { .. } if rep.terminated_by() != Some(closer) => {
-            out.len() - rep.closed_by_terminator()
-        }
+        Status::Terminated { .. } => out.len() - rep.closed_by_terminator(),
         _ => usize::MAX,
     }
 }

@@ -97,7 +97,7 @@ impl Grammar {
         chosen: &mut Option<&'static Body>,
     ) -> Step {
         match self {
-            Grammar::Envelope(e) => e.feed(input, sink, rep, scratch, closer),
+            Grammar::Envelope(e) => e.feed(input, sink, rep, scratch),
             Grammar::Xml(x) => x.feed(input, sink),
             Grammar::NameArgs(n) => n.feed(input, sink, rep, scratch),
             Grammar::Harmony(h) => h.feed(input, sink, rep, scratch),
@@ -193,10 +193,9 @@ impl Grammar {
         sink: &mut Sink<'_>,
         rep: &mut Repairer,
         scratch: &mut Vec<u8>,
-        closer: &'static [u8],
     ) -> bool {
         match self {
-            Grammar::Envelope(e) => e.finish(sink, rep, scratch, closer),
+            Grammar::Envelope(e) => e.finish(sink, rep, scratch),
             Grammar::Xml(x) => x.finish(sink),
             Grammar::NameArgs(n) => n.finish(sink, rep, scratch),
             Grammar::Harmony(h) => h.finish(sink, rep, scratch),
