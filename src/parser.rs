@@ -1012,9 +1012,11 @@ impl Parser {
     fn lock(&mut self, body: &'static Body, form: &'static CallForm) {
         // A call written inside reasoning returns to it, by its index in the tables in
         // force: lock only on a call outside reasoning, so that index stays valid.
+        // (From `start_call` the mode is still the reasoning block's.)
         let within = match &self.mode {
             Mode::Call { within, .. } => *within,
             Mode::AfterCall(state) => state.within,
+            Mode::Reasoning(i) => Some(*i),
             _ => None,
         };
         if within.is_some() {

@@ -683,3 +683,24 @@ fn call_object_closed_by_its_closer_without_arguments_is_reported() {
         .collect();
     assert_eq!(reported, [(toolsift::NotReleasedReason::Invalid, false)]);
 }
+
+/// chunking (fixed; found in this round's third run, minimized by `cargo fuzz tmin`; it
+/// panicked before the round's changes too): `auto` with calls in reasoning extracted
+/// locked onto FunctionGemma when `<start_function_call>` began a call inside the
+/// reasoning block: `start_call` locks while the mode is still the block's, which the
+/// guard of `auto_lock_inside_reasoning_keeps_the_block` did not count as inside
+/// reasoning, and the block's index then pointed past the locked tables: index out of
+/// bounds. A lock from inside reasoning is now skipped there too.
+#[test]
+fn auto_lock_at_a_call_begun_inside_reasoning() {
+    let mut config = toolsift::Config::new(toolsift::Dialect::Auto);
+    config.reasoning_open(true);
+    config.in_reasoning(toolsift::InReasoning::Extract);
+    for raw in [
+        &b"<start_function_call>{}|"[..],
+        b"x<start_function_call>call:f{}<end_function_call>y",
+    ] {
+        support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+            .unwrap_or_else(|e| panic!("{:?}: {e}", String::from_utf8_lossy(raw)));
+    }
+}
