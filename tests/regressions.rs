@@ -704,3 +704,21 @@ fn auto_lock_at_a_call_begun_inside_reasoning() {
             .unwrap_or_else(|e| panic!("{:?}: {e}", String::from_utf8_lossy(raw)));
     }
 }
+
+/// chunking (fixed; found in this round's fourth run, minimized by `cargo fuzz tmin`;
+/// it failed before the round's changes too): a key without a value (`"arguments",`)
+/// gets `null` from the repairer at once, before the byte that ends it. An output that
+/// ended right after that `null` streamed it as argument bytes, while whole it was seen
+/// complete and became `{}` with `missing_arguments`: the call's repairs, and even
+/// whether it was released, depended on the split. A scalar arguments value is now
+/// judged whole.
+#[test]
+fn scalar_arguments_are_judged_whole() {
+    let config = toolsift::Config::new(toolsift::Dialect::Hermes);
+    let raw = br#"<tool_call>{"arguments", "name": "f"}</tool_call>"#;
+    let events = support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(events.iter().any(|e| matches!(e,
+        toolsift::OwnedEvent::CallFinished { arguments, repairs, .. }
+            if arguments == "{}" && repairs.contains(toolsift::Repair::MissingArguments))));
+}

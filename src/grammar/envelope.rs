@@ -51,6 +51,9 @@ pub(crate) struct Envelope {
     name: Option<String>,
     /// `"arguments": null`: `{}` is written when the call object ends, unless it was cut.
     args_null: bool,
+    /// The start of a scalar arguments value (`null`, a number) that an output ended
+    /// in: a scalar is judged whole, whatever the chunking.
+    args_scalar: Vec<u8>,
     /// Where in the current output the closers begin that a marker supplied when it
     /// ended the body before its JSON ended.
     cut_from: usize,
@@ -75,6 +78,7 @@ impl Envelope {
             array_body: false,
             name: None,
             args_null: false,
+            args_scalar: Vec::new(),
             cut_from: usize::MAX,
         }
     }
@@ -304,7 +308,11 @@ impl Envelope {
         }
         if let Some(start) = run.take() {
             if self.in_value && self.field == Field::Args && !self.value_is_str {
-                sink.args(&out[start..])?;
+                if self.value_is_container {
+                    sink.args(&out[start..])?;
+                } else {
+                    self.args_scalar.extend_from_slice(&out[start..]);
+                }
             }
         }
         Ok(())
@@ -339,7 +347,13 @@ impl Envelope {
     ) -> Result<(), Abort> {
         if let Some(start) = run.take() {
             if self.field == Field::Args {
-                let bytes = &out[start..end];
+                let mut scalar = std::mem::take(&mut self.args_scalar);
+                let bytes = if scalar.is_empty() {
+                    &out[start..end]
+                } else {
+                    scalar.extend_from_slice(&out[start..end]);
+                    &scalar[..]
+                };
                 if bytes == b"null" {
                     // `"arguments": null`: the tool takes none (decided when the call
                     // object ends).
