@@ -90,6 +90,9 @@ pub(crate) struct Call {
     pub heuristic: bool,
     /// Tools are declared and the name is not one of them.
     pub undeclared: bool,
+    /// Its body was cut before its JSON ended: a JSON call object closed by a marker,
+    /// or a body ended by a marker other than the call's closer.
+    pub cut: bool,
 }
 
 /// Why a call is ended early.
@@ -203,6 +206,13 @@ impl Sink<'_> {
     pub(crate) fn repairs(&mut self, r: Repairs) {
         let call = self.call();
         call.repairs = call.repairs.union(r);
+    }
+
+    /// The open call's body was cut before its JSON ended (see `end`).
+    pub(crate) fn cut(&mut self) {
+        if let Some(call) = self.calls.current.as_mut() {
+            call.cut = true;
+        }
     }
 
     /// Whether the open call already has its name.
@@ -353,7 +363,10 @@ impl Sink<'_> {
                 call.repairs = call.repairs.union(conformer.repairs);
             }
         }
-        if call.args.iter().all(u8::is_ascii_whitespace) {
+        // `{}` stands in only for arguments the model did not write; a call cut before
+        // its arguments may have had them coming, or lost them (reported below).
+        let cut_before_args = call.cut && call.args.iter().all(u8::is_ascii_whitespace);
+        if call.args.iter().all(u8::is_ascii_whitespace) && !call.cut {
             call.args.clear();
             call.args.extend_from_slice(b"{}");
             call.members.is_object = Some(true);
@@ -389,6 +402,13 @@ impl Sink<'_> {
             let feedback = self.config.tools.unknown_tool_feedback(&name);
             self.stats.unknown_tool += 1;
             self.not_released(call, NotReleasedReason::UnknownTool, feedback);
+            return;
+        }
+        if cut_before_args {
+            let feedback = format!(
+                "{name}: the call ended before its arguments; send it again with its arguments"
+            );
+            self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
         }
         // Strict re-parse: the only arbiter of release.

@@ -13,8 +13,9 @@
 //! ```
 //!
 //! In `Text` and `Reasoning`, the bytes that could still begin a marker are held back
-//! (at most the longest marker) and released as text the moment they cannot; everything
-//! else is emitted at once. In `Call`, the dialect's grammar decides the call's parts
+//! (at most the longest marker; around removed markup, the text that could join across
+//! it too) and released as text the moment they cannot; everything else is emitted at
+//! once. In `Call`, the dialect's grammar decides the call's parts
 //! and the [`Sink`] streams them. `docs/design.md` explains each state.
 
 use crate::calls::{Abort, Calls, Sink};
@@ -177,14 +178,14 @@ impl Tables {
 
 enum Mode {
     Text,
-    /// The index of the reasoning table (u32: keeps `Mode` small).
-    Reasoning(u32),
+    /// The index of the reasoning table (u16: keeps `Mode` small).
+    Reasoning(u16),
     Call {
         form: &'static CallForm,
         /// Boxed: the grammars are large, and an idle parser should not carry one.
         grammar: Box<Grammar>,
         /// The reasoning block the call was written in, to return to.
-        within: Option<u32>,
+        within: Option<u16>,
         native: Repairs,
         /// Raw body bytes read so far, for the arguments size limit.
         body: usize,
@@ -195,7 +196,8 @@ enum Mode {
     /// Dropping the rest of a call that broke a limit, up to its closer.
     Skip {
         closer: &'static [u8],
-        held: SmallVec<[u8; 8]>,
+        /// How many bytes of the closer the input ended in.
+        matched: usize,
     },
 }
 
@@ -237,7 +239,7 @@ struct CallWork {
 struct AfterCall {
     form: &'static CallForm,
     held: SmallVec<[u8; 32]>,
-    within: Option<u32>,
+    within: Option<u16>,
     /// The form's trailer (a closing fence) was read.
     trailer_done: bool,
     /// Blanks after a closer-less body that may precede another body: text if none
@@ -264,9 +266,17 @@ pub struct Parser {
     /// The opener `auto` locked on.
     locked_form: Option<&'static CallForm>,
     /// Text bytes that could still begin a marker (after a stripped marker, also the
-    /// text before it that could join with what follows: then up to twice the longest
-    /// marker, which may spill to the heap; plain text never does).
+    /// text before it that could join with what follows), preceded by the end of the
+    /// text already shown that could join too (`shown` bytes, never emitted again): at
+    /// most three times the longest marker, which may spill to the heap; plain text
+    /// never does. See [`Parser::hold_from`].
     held: SmallVec<[u8; 24]>,
+    /// How many bytes at the start of `held` are already shown.
+    shown: u8,
+    /// The joinable end of the visible text while reasoning or a call runs: the text
+    /// after them joins with it (the message's content is one text). Boxed and rare:
+    /// only text ending like the start of a marker right before one keeps it.
+    text_tail: Option<Box<SmallVec<[u8; 24]>>>,
     /// A partial UTF-8 character of text, and whether it is reasoning.
     utf8: Utf8Tail,
     /// Whether the output so far is empty or ends a line: weak openers count only here.
@@ -296,6 +306,8 @@ impl Parser {
             locked: None,
             locked_form: None,
             held: SmallVec::new(),
+            shown: 0,
+            text_tail: None,
             utf8: Utf8Tail::default(),
             line_start: true,
             at_start: true,
@@ -328,6 +340,8 @@ impl Parser {
             work.rep.reset();
         }
         self.held.clear();
+        self.shown = 0;
+        self.text_tail = None;
         self.utf8.clear();
         self.finished = false;
         self.line_start = true;
@@ -390,7 +404,9 @@ impl Parser {
             Mode::Reasoning(i) => (&self.tables.reasoning[i as usize], true),
             _ => return 0,
         };
-        if !self.held.is_empty() || !self.utf8.is_empty() {
+        // Held bytes, a partial character or a joinable end of earlier text: the text
+        // that follows may join with them, which `scan` decides.
+        if !self.held.is_empty() || !self.utf8.is_empty() || self.text_tail.is_some() {
             return 0;
         }
         let stop = &table.stop;
@@ -412,8 +428,9 @@ impl Parser {
 
     /// Push one token by id. When the id is one of
     /// [`Config::special_tokens`], its bytes are a whole marker: bytes held back as a
-    /// possible marker before it are released at once. The result is the same as
-    /// pushing the bytes as text.
+    /// possible marker before it are released at once (unless the marker is stripped:
+    /// text on both sides of it is read as one). The result is the same as pushing the
+    /// bytes as text.
     pub fn push_token(&mut self, id: u32, bytes: &[u8]) {
         if self.config.special_tokens.contains(&id)
             && !self.held.is_empty()
@@ -423,11 +440,16 @@ impl Parser {
             // A special token cannot complete a marker begun in text before it.
             let probe: SmallVec<[u8; 64]> = self.held.iter().chain(bytes).copied().collect();
             let table = self.table();
-            if !matches!(table.set.find(&probe), Found::Full { start, .. } if start < self.held.len())
-            {
-                let held = std::mem::take(&mut self.held);
+            let release = match table.set.find(&probe) {
+                Found::Full { id, start, .. } => {
+                    start >= self.held.len() && !matches!(table.actions[id], Action::Strip)
+                }
+                Found::Partial { .. } => false,
+                Found::None => true,
+            };
+            if release {
                 let reasoning = matches!(self.mode, Mode::Reasoning(_));
-                self.emit_text(&held, reasoning);
+                self.release_held(reasoning);
             }
         }
         self.push(bytes);
@@ -501,17 +523,25 @@ impl Parser {
     // ---- text and reasoning ----
 
     fn scan(&mut self, input: &[u8], reasoning: bool) -> usize {
+        if let Some(tail) = self.text_tail.take_if(|_| !reasoning) {
+            // Text again after reasoning or a call: it continues the visible text.
+            if self.held.is_empty() {
+                self.shown = tail.len() as u8;
+                self.held = *tail;
+            }
+        }
         if !self.held.is_empty() {
             let h = self.held.len();
+            let shown = self.shown as usize;
             let max = self.table().set.max_len();
             let take = input.len().min(max);
             let mut tmp: SmallVec<[u8; 64]> = SmallVec::from_slice(&self.held);
             tmp.extend_from_slice(&input[..take]);
             self.stats.work += tmp.len() as u64;
-            let found = self.table().set.find(&tmp);
+            let found = self.find_acting(&tmp, shown, reasoning);
             match found {
                 Found::Partial { start } if start >= h && self.joinable(&tmp[..start]) > 0 => {
-                    self.hold_from(&tmp, start, tmp.len(), reasoning);
+                    self.hold_from(&tmp, shown, start, tmp.len(), reasoning);
                     return take;
                 }
                 Found::Full { id, start, end }
@@ -519,10 +549,17 @@ impl Parser {
                         && matches!(self.table().actions[id], Action::Strip)
                         && self.joinable(&tmp[..start]) > 0 =>
                 {
-                    self.hold_from(&tmp, start, start, reasoning);
+                    self.hold_from(&tmp, shown, start, start, reasoning);
+                    self.act(Action::Strip);
                     return end - h;
                 }
-                Found::Full { start, .. } | Found::Partial { start } if start >= h => {
+                Found::Full { id, start, .. }
+                    if start >= h && matches!(self.table().actions[id], Action::Strip) =>
+                {
+                    self.release_held(reasoning);
+                    return 0;
+                }
+                Found::Partial { start } if start >= h => {
                     self.release_held(reasoning);
                     return 0;
                 }
@@ -531,24 +568,19 @@ impl Parser {
                     return 0;
                 }
                 Found::Partial { start } => {
-                    self.hold_from(&tmp, start, tmp.len(), reasoning);
+                    self.hold_from(&tmp, shown, start, tmp.len(), reasoning);
                     return take;
+                }
+                Found::Full { start, end, .. } if start < shown => {
+                    return self.break_joined(&tmp, h, end);
                 }
                 Found::Full { id, start, end } => {
                     let action = self.table().actions[id];
                     if matches!(action, Action::Strip) {
-                        self.hold_from(&tmp, start, start, reasoning);
+                        self.hold_from(&tmp, shown, start, start, reasoning);
                     } else {
-                        self.held.clear();
-                        self.emit_text(&tmp[..start], reasoning);
-                    }
-                    if !self.anchor_ok(action, start == 0) {
-                        // A weak opener inside a line is text: release its first byte.
-                        self.emit_text(&tmp[start..start + 1], reasoning);
-                        let rest: SmallVec<[u8; 64]> =
-                            SmallVec::from_slice(&tmp[start + 1..h.max(start + 1)]);
-                        self.process(&rest);
-                        return 0;
+                        self.release_held_to(&tmp, start, reasoning);
+                        self.keep_text_tail(&tmp[..start], reasoning);
                     }
                     self.act(action);
                     if end <= h {
@@ -560,26 +592,23 @@ impl Parser {
                 }
             }
         }
-        let found = self.table().set.find(input);
+        let found = self.find_acting(input, 0, reasoning);
         match found {
             Found::None => {
                 self.emit_text(input, reasoning);
                 input.len()
             }
             Found::Partial { start } => {
-                self.hold_from(input, start, input.len(), reasoning);
+                self.hold_from(input, 0, start, input.len(), reasoning);
                 input.len()
             }
             Found::Full { id, start, end } => {
                 let action = self.table().actions[id];
                 if matches!(action, Action::Strip) {
-                    self.hold_from(input, start, start, reasoning);
+                    self.hold_from(input, 0, start, start, reasoning);
                 } else {
                     self.emit_text(&input[..start], reasoning);
-                }
-                if !self.anchor_ok(action, false) {
-                    self.emit_text(&input[start..start + 1], reasoning);
-                    return start + 1;
+                    self.keep_text_tail(&input[..start], reasoning);
                 }
                 self.act(action);
                 end
@@ -590,46 +619,153 @@ impl Parser {
     /// The longest end of `before` that is the beginning of a marker: text that a
     /// marker removed right after it could join with what follows into a new marker.
     fn joinable(&self, before: &[u8]) -> usize {
-        let set = &self.table().set;
-        let most = before.len().min(set.max_len().saturating_sub(1));
-        (1..=most)
-            .rev()
-            .find(|&n| {
-                matches!(
-                    set.match_at(&before[before.len() - n..], 0),
-                    Found::Partial { .. }
-                )
-            })
-            .unwrap_or(0)
+        joinable(&self.table().set, before)
     }
 
     /// Emit `bytes[..start]` as text except its joinable end, and hold that end followed
     /// by `bytes[start..until]`: after a stripped marker (or while a marker is still
     /// undecided) the text before it is not final, so `</tool_c` + `</tool_call>` +
-    /// `all>` never shows a `</tool_call>` made of the text around the removed one.
-    fn hold_from(&mut self, bytes: &[u8], start: usize, until: usize, reasoning: bool) {
+    /// `all>` never shows a `</tool_call>` made of the text around the removed one: the
+    /// joined text reads as if written contiguously.
+    ///
+    /// The held end may itself vanish into a removed marker later (`<tool` + `<|im_` +
+    /// `</function>` + `end|>` + `_call>`): then the text shown before it joins with what
+    /// follows. So the joinable end of the text shown is kept in front of the held bytes
+    /// (the first `shown` bytes of `bytes` are shown already, and never emitted again);
+    /// a marker that would begin in it is broken (see [`Parser::break_joined`]).
+    fn hold_from(
+        &mut self,
+        bytes: &[u8],
+        shown: usize,
+        start: usize,
+        until: usize,
+        reasoning: bool,
+    ) {
         let keep = self.joinable(&bytes[..start]);
-        let held: SmallVec<[u8; 24]> = SmallVec::from_slice(&bytes[start - keep..until]);
+        let final_to = start - keep;
+        // Nothing before a non-joinable end can join with anything (`keep` is 0 for
+        // plain text, so this costs nothing there).
+        let context = if keep > 0 {
+            self.joinable(&bytes[..final_to])
+        } else {
+            0
+        };
+        let from = final_to - context;
+        let held: SmallVec<[u8; 24]> = SmallVec::from_slice(&bytes[from..until]);
         self.held.clear();
-        self.emit_text(&bytes[..start - keep], reasoning);
+        if final_to > shown {
+            self.emit_text(&bytes[shown..final_to], reasoning);
+        }
+        self.shown = (final_to.max(shown) - from) as u8;
         self.held = held;
     }
 
-    /// Weak openers count only at the start of a line.
-    fn anchor_ok(&self, action: Action, _at_held_start: bool) -> bool {
+    /// A marker would begin in text already shown: it was joined across a removed
+    /// marker, deeper than the held bytes reach. It is broken, not shown and not acted
+    /// on: its bytes not shown yet are dropped (the shown ones stay text, as any text
+    /// that merely begins like a marker). `tmp` is the held bytes (`h` of them) and what
+    /// follows; returns the input bytes consumed.
+    fn break_joined(&mut self, tmp: &[u8], h: usize, end: usize) -> usize {
+        let shown = self.shown as usize;
+        // The shown end stays the visible end: what follows still joins with it.
+        self.held.truncate(shown);
+        if end < h {
+            let rest: SmallVec<[u8; 64]> = SmallVec::from_slice(&tmp[end..h]);
+            self.process(&rest);
+            return 0;
+        }
+        end - h
+    }
+
+    /// The first marker in `hay` (whose first `shown` bytes are shown already) that acts
+    /// where it stands, or the start of a partial one. A weak opener inside a line is
+    /// text, and the search goes on past its first byte: the text before it is still
+    /// undecided, so it can be held like any text before a marker. A marker that would
+    /// begin in the shown bytes was joined across a removed one (see `break_joined`).
+    fn find_acting(&self, hay: &[u8], shown: usize, reasoning: bool) -> Found {
+        let set = &self.table().set;
+        let mut from = 0;
+        loop {
+            match set.find(&hay[from..]) {
+                Found::Full { id, start, end } => {
+                    let start = from + start;
+                    // A marker inside the shown text was text when it was shown.
+                    if from + end > shown
+                        && self.anchor_ok(self.table().actions[id], hay, shown, start, reasoning)
+                    {
+                        return Found::Full {
+                            id,
+                            start,
+                            end: from + end,
+                        };
+                    }
+                    from = start + 1;
+                }
+                Found::Partial { start } => {
+                    return Found::Partial {
+                        start: from + start,
+                    }
+                }
+                Found::None => return Found::None,
+            }
+        }
+    }
+
+    /// Weak openers count only at the start of a line, start-only ones only before any
+    /// visible text: judged at `hay[at]`, as if the text before it were emitted.
+    fn anchor_ok(
+        &self,
+        action: Action,
+        hay: &[u8],
+        shown: usize,
+        at: usize,
+        reasoning: bool,
+    ) -> bool {
+        // Text not shown yet counts as if it were; inside the shown text, the byte
+        // before tells (right after it, a removed marker began a line).
+        let before = &hay[shown.min(at)..at];
         match action {
-            Action::Call(form) if form.start_only => self.at_start,
+            Action::Call(form) if form.start_only => {
+                self.at_start && (reasoning || before.iter().all(u8::is_ascii_whitespace))
+            }
             // Past the call limit a weak opener is text: it has no call to begin.
             Action::Call(form) if form.anchored => {
-                self.line_start && (self.calls.next_index as usize) < self.config.limits.max_calls
+                let line_start = match hay[..at].last() {
+                    Some(&b) if !reasoning && (at < shown || !before.is_empty()) => b == b'\n',
+                    _ => self.line_start,
+                };
+                line_start && (self.calls.next_index as usize) < self.config.limits.max_calls
             }
             _ => true,
         }
     }
 
+    /// Text is left for reasoning or a call: keep the joinable end of the visible text
+    /// (`before` is what precedes the marker) for the text that follows them.
+    fn keep_text_tail(&mut self, before: &[u8], reasoning: bool) {
+        if reasoning {
+            return;
+        }
+        let n = joinable(&self.tables.text.set, before);
+        self.text_tail =
+            (n > 0).then(|| Box::new(SmallVec::from_slice(&before[before.len() - n..])));
+    }
+
+    /// Emit the held bytes not shown yet, and hold nothing.
     fn release_held(&mut self, reasoning: bool) {
         let held = std::mem::take(&mut self.held);
-        self.emit_text(&held, reasoning);
+        let shown = std::mem::take(&mut self.shown) as usize;
+        self.emit_text(&held[shown..], reasoning);
+    }
+
+    /// Emit `tmp[..to]` (the held bytes and what follows) except what is shown already,
+    /// and hold nothing.
+    fn release_held_to(&mut self, tmp: &[u8], to: usize, reasoning: bool) {
+        let shown = std::mem::take(&mut self.shown) as usize;
+        self.held.clear();
+        if to > shown {
+            self.emit_text(&tmp[shown..to], reasoning);
+        }
     }
 
     fn emit_text(&mut self, mut bytes: &[u8], reasoning: bool) {
@@ -639,6 +775,14 @@ impl Parser {
         if !reasoning {
             self.line_start = bytes.last() == Some(&b'\n');
             self.at_start &= bytes.iter().all(u8::is_ascii_whitespace);
+            if let Some(tail) = self.text_tail.take() {
+                // Text shown while another mode runs (a rejected body, blanks after a
+                // call) extends the visible text the next text joins with.
+                let mut joined = *tail;
+                let most = self.tables.text.set.max_len();
+                joined.extend_from_slice(&bytes[bytes.len().saturating_sub(most)..]);
+                self.keep_text_tail(&joined, false);
+            }
         }
         if !self.utf8.is_empty() {
             if self.utf8.reasoning != reasoning {
@@ -712,7 +856,7 @@ impl Parser {
         // A marker is a boundary: what follows it starts a line.
         self.line_start = true;
         match action {
-            Action::Reason(i) => self.mode = Mode::Reasoning(i as u32),
+            Action::Reason(i) => self.mode = Mode::Reasoning(i as u16),
             Action::EndReason => self.mode = Mode::Text,
             Action::Strip => {}
             Action::Call(form) => {
@@ -730,7 +874,7 @@ impl Parser {
 
     // ---- calls ----
 
-    fn start_call(&mut self, form: &'static CallForm, within: Option<u32>) {
+    fn start_call(&mut self, form: &'static CallForm, within: Option<u16>) {
         self.calls.heuristic = form.heuristic;
         let (mut sink, ..) = self.sink();
         if form.anchored || matches!(form.body, Body::Harmony(_)) {
@@ -739,7 +883,7 @@ impl Parser {
         } else if !sink.begin(form.implies) {
             self.mode = Mode::Skip {
                 closer: form.closer,
-                held: SmallVec::new(),
+                matched: 0,
             };
             return;
         }
@@ -868,6 +1012,10 @@ impl Parser {
                     Some(m) if closer_seen && m != form.closer => m,
                     _ => b"",
                 };
+                if !other.is_empty() {
+                    // The body was cut, not finished: no `{}` for missing arguments.
+                    self.sink().0.cut();
+                }
                 let mut leftover = self.end_body(closer_seen && other.is_empty());
                 leftover.splice(0..0, other.iter().copied());
                 if !leftover.is_empty() {
@@ -890,8 +1038,14 @@ impl Parser {
                     self.mode = within.map_or(Mode::Text, Mode::Reasoning);
                     // The body prefix (the end of the opener) was read again as body.
                     let opener = &form.opener[..form.opener.len() - form.body_prefix.len()];
-                    self.emit_text(opener, reasoning);
-                    self.emit_text(&rejected, reasoning);
+                    let mut text: SmallVec<[u8; 64]> = SmallVec::from_slice(opener);
+                    text.extend_from_slice(&rejected);
+                    // Not a call: the bytes are read as text, markers in them included.
+                    // The opener's first byte goes first, so it does not begin here again.
+                    if let Some((&first, rest)) = text.split_first() {
+                        self.emit_text(&[first], reasoning);
+                        self.process(rest);
+                    }
                 }
                 consumed
             }
@@ -910,7 +1064,7 @@ impl Parser {
                 };
                 let table = self.tables.closers.iter().position(|c| *c == close);
                 self.mode = match table {
-                    Some(i) if reasoning => Mode::Reasoning(i as u32),
+                    Some(i) if reasoning => Mode::Reasoning(i as u16),
                     _ => Mode::Text,
                 };
                 consumed
@@ -925,10 +1079,7 @@ impl Parser {
             _ => Vec::new(),
         };
         let (closer, _) = self.abort_call(why);
-        self.mode = Mode::Skip {
-            closer,
-            held: SmallVec::new(),
-        };
+        self.mode = Mode::Skip { closer, matched: 0 };
         if !leftover.is_empty() {
             self.process(&leftover);
         }
@@ -941,9 +1092,11 @@ impl Parser {
     fn lock(&mut self, body: &'static Body, form: &'static CallForm) {
         // A call written inside reasoning returns to it, by its index in the tables in
         // force: lock only on a call outside reasoning, so that index stays valid.
+        // (From `start_call` the mode is still the reasoning block's.)
         let within = match &self.mode {
             Mode::Call { within, .. } => *within,
             Mode::AfterCall(state) => state.within,
+            Mode::Reasoning(i) => Some(*i),
             _ => None,
         };
         if within.is_some() {
@@ -1107,13 +1260,13 @@ impl Parser {
     }
 
     fn skip(&mut self, input: &[u8]) -> usize {
-        let Mode::Skip { closer, held } = &mut self.mode else {
+        let Mode::Skip { closer, matched } = &mut self.mode else {
             unreachable!()
         };
         if closer.is_empty() {
             return input.len();
         }
-        if held.is_empty() {
+        if *matched == 0 {
             // Jump to the next byte that could begin the closer.
             match memchr::memchr(closer[0], input) {
                 Some(0) => {}
@@ -1122,16 +1275,15 @@ impl Parser {
             }
         }
         for (i, &b) in input.iter().enumerate() {
-            held.push(b);
-            if !closer.starts_with(held) {
-                held.clear();
+            if closer[*matched] != b {
                 if b != closer[0] {
+                    *matched = 0;
                     return i + 1;
                 }
-                held.push(b);
-                continue;
+                *matched = 0;
             }
-            if held.len() == closer.len() {
+            *matched += 1;
+            if *matched == closer.len() {
                 self.mode = Mode::Text;
                 return i + 1;
             }
@@ -1141,22 +1293,50 @@ impl Parser {
 
     fn finish_mode(&mut self) {
         match std::mem::replace(&mut self.mode, Mode::Text) {
-            Mode::Text | Mode::Reasoning(_) => {
+            mode @ (Mode::Text | Mode::Reasoning(_)) => {
+                // Held reasoning stays reasoning, read with its own markers.
+                self.mode = mode;
                 let reasoning = matches!(self.mode, Mode::Reasoning(_));
                 let held = std::mem::take(&mut self.held);
-                if !held.is_empty() {
+                let shown = std::mem::take(&mut self.shown) as usize;
+                if held.len() > shown {
                     // A marker complete at the very end still counts; a part of one is
                     // dropped (it would leak markup), except a lone `<` or `[`.
-                    if let Found::Full { id, start, end } = self.table().set.find_final(&held) {
-                        self.emit_text(&held[..start], reasoning);
+                    let mut from = 0;
+                    let found = loop {
+                        match self.table().set.find_final(&held[from..]) {
+                            // A marker inside the shown text was text when it was shown.
+                            Found::Full { start, end, .. } if from + end <= shown => {
+                                from += start + 1;
+                            }
+                            Found::Full { id, start, end } => {
+                                break Found::Full {
+                                    id,
+                                    start: from + start,
+                                    end: from + end,
+                                }
+                            }
+                            found => break found,
+                        }
+                    };
+                    if let Found::Full { id, start, end } = found {
                         let action = self.table().actions[id];
+                        if start < shown {
+                            // Joined across a removed marker: broken (`break_joined`).
+                            self.held = SmallVec::from_slice(&held[..shown]);
+                            self.shown = shown as u8;
+                            self.process(&held[end..]);
+                            self.finish_mode();
+                            return;
+                        }
+                        self.emit_text(&held[shown..start], reasoning);
                         self.act(action);
                         self.process(&held[end..]);
                         self.finish_mode();
                         return;
                     }
-                    if held.len() == 1 {
-                        self.emit_text(&held, reasoning);
+                    if held.len() - shown == 1 {
+                        self.emit_text(&held[shown..], reasoning);
                     }
                 }
             }
@@ -1189,12 +1369,21 @@ impl Parser {
                 };
                 let repairs = self.rep_repairs(&grammar, native);
                 let leftover = grammar.take_leftover(Parser::rep(&mut self.rep));
+                // Ended by a marker other than its closer: cut, not finished (as in
+                // `feed_call`); by its closer (read while deciding the held bytes): no
+                // closer is missing.
+                let terminated_by = self.rep.as_ref().and_then(|w| w.rep.terminated_by());
+                let cut = terminated_by.is_some_and(|m| m != form.closer);
+                let closed = terminated_by == Some(form.closer);
                 let (mut sink, ..) = self.sink();
                 if sink.calls.is_open() {
                     sink.repairs(repairs);
                 }
+                if cut {
+                    sink.cut();
+                }
                 if complete {
-                    if !form.closer.is_empty() {
+                    if !form.closer.is_empty() && !closed {
                         sink.repair(Repair::MissingCloser);
                     }
                     sink.end();
@@ -1229,6 +1418,21 @@ impl Parser {
             Mode::Skip { .. } => {}
         }
     }
+}
+
+/// The longest end of `before` that is the beginning of a marker of `set`: text that a
+/// marker removed right after it could join with what follows into a new marker.
+fn joinable(set: &MarkerSet, before: &[u8]) -> usize {
+    let most = before.len().min(set.max_len().saturating_sub(1));
+    (1..=most)
+        .rev()
+        .find(|&n| {
+            matches!(
+                set.match_at(&before[before.len() - n..], 0),
+                Found::Partial { .. }
+            )
+        })
+        .unwrap_or(0)
 }
 
 fn utf8_len(lead: u8) -> usize {

@@ -1,6 +1,8 @@
 //! Regression tests for crashes found by the fuzz targets (`fuzz/`). Each test names
 //! the target that found it and the bug it caught.
 
+mod support;
+
 /// repair_vs_serde: a top-level number or literal ending the input (`null`, `true`,
 /// `1`) was reported as `missing_closers`, so valid JSON came back with a repair, and
 /// repairing `repair("f")` (= `null`) again changed its repairs.
@@ -221,13 +223,13 @@ fn weak_opener_past_the_call_limit_is_text() {
     assert_eq!(text, "call:ls{a:1}\nafter");
 }
 
-/// push (OPEN, not fixed): a marker spliced through two removals. `<tool` is released
-/// when `<|im_` shows it is not `<tool_call>`; `</function>` is stripped (the text held
-/// for one join, `<|im_`, then forms `<|im_end|>`, stripped too), and `_call>` completes
-/// `<tool_call>` with the `<tool` already released. The one-level hold cannot see it; a
-/// fix needs the visible text's tail at every junction.
+/// push (fixed): a marker spliced through two removals. `<tool` is released when `<|im_`
+/// shows it is not `<tool_call>`; `</function>` is stripped (the text held for one join,
+/// `<|im_`, then forms `<|im_end|>`, stripped too), and `_call>` completed `<tool_call>`
+/// with the `<tool` already released. Now the joinable end of the shown text is kept
+/// in front of the held bytes, and a marker that would begin in it is broken: `_call>`
+/// is dropped.
 #[test]
-#[ignore = "open bug: a marker spliced through two nested removals"]
 fn no_marker_spliced_through_two_removals() {
     let mut p = toolsift::Parser::new(toolsift::Dialect::Auto);
     p.push(b"<tool<|im_</function>end|>_call>\nx");
@@ -239,6 +241,69 @@ fn no_marker_spliced_through_two_removals() {
         }
     }
     assert!(!text.contains("<tool_call>"), "{text:?}");
+}
+
+/// push and chunking (fixed with the two above): the rule for text on both sides of
+/// removed markup. Bytes not shown yet join as if written contiguously (a marker they
+/// form acts: the first cases); a marker that would begin in text already shown (after
+/// nested removals, or across reasoning or a call, which is not held back) is broken:
+/// its bytes after the removal are dropped. Whole, byte by byte and at every split.
+#[test]
+fn markers_joined_across_removed_markup() {
+    use toolsift::Dialect::{Auto, Gemma4, Harmony, Hermes, Qwen3Coder};
+    let cases: [(toolsift::Dialect, &[u8], &str); 13] = [
+        // One removal: the held text joins and acts.
+        (Hermes, b"</tool_c</tool_call>all>", ""),
+        (
+            Auto,
+            b"x</tool_call:<end_function_response>opensource>y",
+            "xy",
+        ),
+        (Hermes, b"a\n</tool_c<|im_end|>all>b", "a\nb"),
+        // Nested removals: the shown `<tool` stays, what would complete it is dropped,
+        // as often as it comes.
+        (Auto, b"<tool<|im_</function>end|>_call>\nx", "<tool\nx"),
+        (Auto, b"<tool<|im_</function>end|>_call>_call>ok", "<toolok"),
+        (
+            Hermes,
+            b"<tool<<<|im_end|>|im_end|>|im_end|>_call>ok",
+            "<tool<_call>ok",
+        ),
+        // Across reasoning (empty or not) and a call: the content is one text.
+        (Hermes, b"<tool<think></think>_call>x", "<toolx"),
+        (Hermes, b"<tool<think>a</think>_call>x", "<toolx"),
+        (
+            Hermes,
+            b"<tool<tool_call>{\"name\":\"f\",\"arguments\":{}}</tool_call>_call>x",
+            "<toolx",
+        ),
+        (
+            Qwen3Coder,
+            b"ab</<think></think>function>all>\nx",
+            "ab</all>\nx",
+        ),
+        (
+            Harmony,
+            b"ab<|con<|channel|>anal<|start|>ysis<|message|>strain|>\nx",
+            "ab<|con\nx",
+        ),
+        // A weak opener joined across a strip counts at a line start only, however split.
+        (Gemma4, b"x ca<turn|>ll:f{}", "x "),
+        (Gemma4, b"x\nca<turn|>ll:f{}", "x\n"),
+    ];
+    for (dialect, raw, want) in cases {
+        let config = toolsift::Config::new(dialect);
+        let events = support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+            .unwrap_or_else(|e| panic!("{dialect} {:?}: {e}", String::from_utf8_lossy(raw)));
+        let text: String = events
+            .iter()
+            .filter_map(|e| match e {
+                toolsift::OwnedEvent::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(text, want, "{dialect} {:?}", String::from_utf8_lossy(raw));
+    }
 }
 
 /// chunking: a character held across a split was completed by any continuation bytes
@@ -349,13 +414,15 @@ fn blanks_after_a_top_level_string_decided_at_the_end_are_kept() {
     }
 }
 
-/// OPEN (push, found at the end of the first session): in `auto`, pushed in chunks of
-/// [1, 3, 7, 2, 5, 11], text around removed markers joins into `</tool_call:opensource>`
-/// in the visible text (the same class as the nested-removal splice above). The input is
-/// the fuzz artifact after its 8-byte header.
+/// push (fixed; found at the end of the first session): in `auto`, pushed in chunks of
+/// [1, 3, 7, 2, 5, 11], text around removed markers joined into `</tool_call:opensource>`
+/// in the visible text. Cause: Gemma's weak opener `call:` inside `</tool_call:` was
+/// rejected (not at a line start) by releasing the text before it, `</tool_`, so the
+/// stripped `<end_function_response>` after it found nothing to hold, and `opensource>`
+/// completed the marker. A rejected weak opener is now skipped by the search, leaving
+/// the text before it undecided. The input is the fuzz artifact after its 8-byte header.
 #[test]
-#[ignore = "open: marker spliced from text around removed markers"]
-fn open_marker_spliced_in_auto_hunyuan3() {
+fn marker_spliced_in_auto_hunyuan3() {
     let raw: &[u8] = &[
         60, 116, 111, 111, 108, 95, 99, 97, 108, 108, 58, 111, 112, 60, 47, 102, 117, 110, 99, 116,
         105, 111, 110, 95, 99, 101, 110, 115, 111, 117, 114, 99, 101, 62, 103, 101, 97, 104, 95,
@@ -393,13 +460,17 @@ fn open_marker_spliced_in_auto_hunyuan3() {
     assert!(!text.contains("</tool_call:opensource>"), "{text:?}");
 }
 
-/// OPEN (chunking, found at the end of the first session): Qwen3-Coder, a Hermes body whose
-/// name string swallows the `"arguments"` key, then invalid bytes: the body ends early and
-/// the call is released with `{}` (`missing_arguments`) while the stream is cut inside
-/// it; it should be reported, not released.
+/// chunking (fixed; found at the end of the first session): Qwen3-Coder, a Hermes body
+/// whose name string swallows the `"arguments"` key, then invalid bytes: `</parameter>`
+/// (a marker Qwen3-Coder strips, so it ends an unfinished body) cut the call object, the
+/// repairer closed it, and the call was released with `{}` (`missing_arguments`). `{}`
+/// stands in only for arguments the model did not write: a call object that a marker
+/// closed before the model did (even the call's own closer: the next finding had the
+/// arguments swallowed the same way and then `</tool_call>`), with no arguments, is now
+/// reported, not released (`invalid`; cut by the end of the stream, `truncated` as
+/// before).
 #[test]
-#[ignore = "open: a body ended early by garbage is released with {}"]
-fn open_garbled_body_released_with_empty_arguments() {
+fn garbled_body_cut_before_its_arguments_is_not_released() {
     let raw: &[u8] = &[
         10, 10, 60, 116, 111, 111, 108, 95, 99, 97, 108, 108, 62, 10, 123, 34, 110, 97, 109, 101,
         34, 58, 32, 34, 114, 109, 34, 34, 97, 32, 44, 114, 103, 117, 109, 101, 110, 116, 115, 34,
@@ -421,16 +492,233 @@ fn open_garbled_body_released_with_empty_arguments() {
     let mut p = toolsift::Parser::new(toolsift::Dialect::Qwen3Coder);
     p.push(raw);
     p.finish(toolsift::StopReason::Stop);
+    let mut reported = 0;
     while let Some(ev) = p.next_event() {
-        assert!(
-            !matches!(
-                ev,
-                toolsift::Event::CallFinished {
-                    arguments: "{}",
-                    ..
-                }
-            ),
-            "released with empty arguments"
-        );
+        match ev {
+            toolsift::Event::CallFinished { arguments, .. } => panic!("released {arguments:?}"),
+            toolsift::Event::CallNotReleased { reason, .. } => {
+                assert_eq!(reason, toolsift::NotReleasedReason::Invalid);
+                reported += 1;
+            }
+            _ => {}
+        }
     }
+    assert_eq!(reported, 1);
+}
+
+/// The rule of the test above, by case: `{}` for a call object the model finished
+/// without arguments; a call object a marker closed before its arguments is reported,
+/// never `{}`; one cut inside its arguments keeps what was written (the marker's closers
+/// are a repair). A name+args body: `{}` when its closer follows the separator, reported
+/// when another marker does.
+#[test]
+fn no_empty_arguments_for_a_call_cut_before_them() {
+    use toolsift::Dialect::{Hermes, KimiK2, Mistral, Qwen3Coder};
+    // (dialect, raw, released arguments, or None for reported)
+    let cases: [(toolsift::Dialect, &str, Option<&str>); 17] = [
+        (
+            Hermes,
+            r#"<tool_call>{"name": "f"}</tool_call>"#,
+            Some("{}"),
+        ),
+        (Hermes, r#"<tool_call>{"name": "f"</tool_call>"#, None),
+        (
+            Hermes,
+            r#"<tool_call>{"name": "f", "arguments": </tool_call>"#,
+            None,
+        ),
+        (Hermes, r#"<tool_call>{"name": "f"} <|im_end|>"#, Some("{}")),
+        (
+            Hermes,
+            r#"<tool_call>{"name": "f", "arguments": null}</tool_call>"#,
+            Some("{}"),
+        ),
+        (
+            Hermes,
+            r#"<tool_call>{"name": "f", "arguments": null}<|im_end|>"#,
+            Some("{}"),
+        ),
+        (Hermes, r#"<tool_call>{"name": "f"<|im_end|>"#, None),
+        (
+            Hermes,
+            r#"<tool_call>{"name": "f", "arguments": <|im_end|>"#,
+            None,
+        ),
+        (
+            Hermes,
+            r#"<tool_call>{"name": "f", "arguments": null <|im_end|>"#,
+            None,
+        ),
+        (
+            Hermes,
+            r#"<tool_call>{"name": "f", "arguments": {"a": 1<|im_end|>"#,
+            Some(r#"{"a": 1}"#),
+        ),
+        (
+            Qwen3Coder,
+            r#"<tool_call>{"name": "f", "x": 1</parameter>"#,
+            None,
+        ),
+        (Mistral, "[TOOL_CALLS]f[ARGS]</s>", None),
+        (Mistral, r#"[TOOL_CALLS][{"name": "f"</s>"#, None),
+        (
+            KimiK2,
+            "<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|><|tool_call_end|>",
+            Some("{}"),
+        ),
+        (
+            KimiK2,
+            "<|tool_call_begin|>functions.f:0<|tool_call_argument_begin|><|im_end|>",
+            None,
+        ),
+        // An array: the finished element is released, the cut one reported.
+        (
+            Hermes,
+            r#"<tool_call>[{"name": "a"}, {"name": "f"<|im_end|>"#,
+            None,
+        ),
+        (
+            Hermes,
+            r#"<tool_call>[{"name": "a"}, {"name": "f"}<|im_end|>"#,
+            Some("{}"),
+        ),
+    ];
+    for (dialect, raw, want) in cases {
+        let config = toolsift::Config::new(dialect);
+        let events =
+            support::check_all_chunkings(&config, raw.as_bytes(), toolsift::StopReason::Stop)
+                .unwrap_or_else(|e| panic!("{dialect} {raw:?}: {e}"));
+        let outcome = events.iter().rev().find_map(|e| match e {
+            toolsift::OwnedEvent::CallFinished { arguments, .. } => Some(Some(arguments.as_str())),
+            toolsift::OwnedEvent::CallNotReleased { reason, .. } => {
+                assert_eq!(*reason, toolsift::NotReleasedReason::Invalid, "{raw:?}");
+                Some(None)
+            }
+            _ => None,
+        });
+        assert_eq!(outcome, Some(want), "{dialect} {raw:?}");
+    }
+}
+
+/// Found while fixing the splices above (by reading, not by a fuzzer): at `finish`, the
+/// bytes held at the end of a reasoning block were read with the text markers and a
+/// lone `<` came out as visible text.
+#[test]
+fn held_reasoning_at_the_end_stays_reasoning() {
+    for (raw, open) in [(&b"<think>abc <"[..], false), (b"abc <", true)] {
+        let mut config = toolsift::Config::new(toolsift::Dialect::Hermes);
+        config.reasoning_open = open;
+        let events = support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+            .unwrap_or_else(|e| panic!("{:?}: {e}", String::from_utf8_lossy(raw)));
+        let reasoning: String = events
+            .iter()
+            .filter_map(|e| match e {
+                toolsift::OwnedEvent::Reasoning(t) => Some(t.as_str()),
+                toolsift::OwnedEvent::Text(t) => panic!("text {t:?}"),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(reasoning, "abc <");
+    }
+}
+
+/// chunking (fixed; found in the run after the fixes above): in `auto`, Kimi's weak
+/// opener `functions.` at a line start began a call whose name took in `<`, `|`, `>`
+/// (bytes of its separator); the space after rejected it, and the opener and name were
+/// emitted as text unread: `functions.py<|tool_call> later.` showed Gemma's opener, and
+/// `functions.f<|im_end|>` an end-of-turn token. The rejected bytes are now read as text
+/// (after the opener's first byte), so the markers in them act.
+#[test]
+fn rejected_weak_call_bytes_are_read_as_text() {
+    let cases: [(&[u8], &str, usize); 4] = [
+        (
+            b"Edit the f{\0ile\nfunctions.py<|tool_call> later.",
+            "Edit the f{\0ile\nfunctions.py",
+            1,
+        ),
+        (b"functions.f<|im_end|> ok", "functions.f ok", 0),
+        (b"functions.f</tool_call> ok", "functions.f ok", 0),
+        (b"x\ncall:f<|im_end|> y", "x\ncall:f y", 0),
+    ];
+    for (raw, want, reported) in cases {
+        let config = toolsift::Config::new(toolsift::Dialect::Auto);
+        let events = support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+            .unwrap_or_else(|e| panic!("{:?}: {e}", String::from_utf8_lossy(raw)));
+        let text: String = events
+            .iter()
+            .filter_map(|e| match e {
+                toolsift::OwnedEvent::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        let not_released = events
+            .iter()
+            .filter(|e| matches!(e, toolsift::OwnedEvent::CallNotReleased { .. }))
+            .count();
+        assert_eq!((text.as_str(), not_released), (want, reported), "{raw:?}");
+    }
+}
+
+/// chunking (fixed; found in the run after the fix above, minimized by `cargo fuzz
+/// tmin`): a call object closed by the call's own `</tool_call>` with no arguments was
+/// still released with `{}`, here after a garbled start that a model's arguments could
+/// as well have been lost in. And since the closer was only read at `finish` (the
+/// look-ahead held it), the call also got `missing_closer`. Now it is reported, with no
+/// `missing_closer`.
+#[test]
+fn call_object_closed_by_its_closer_without_arguments_is_reported() {
+    let raw = b"<tool_call>{name\"\"/</tool_call>|";
+    let config = toolsift::Config::new(toolsift::Dialect::Auto);
+    let events = support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let reported: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            toolsift::OwnedEvent::CallFinished { arguments, .. } => panic!("released {arguments}"),
+            toolsift::OwnedEvent::CallNotReleased {
+                reason, repairs, ..
+            } => Some((*reason, repairs.contains(toolsift::Repair::MissingCloser))),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(reported, [(toolsift::NotReleasedReason::Invalid, false)]);
+}
+
+/// chunking (fixed; found in this round's third run, minimized by `cargo fuzz tmin`; it
+/// panicked before the round's changes too): `auto` with calls in reasoning extracted
+/// locked onto FunctionGemma when `<start_function_call>` began a call inside the
+/// reasoning block: `start_call` locks while the mode is still the block's, which the
+/// guard of `auto_lock_inside_reasoning_keeps_the_block` did not count as inside
+/// reasoning, and the block's index then pointed past the locked tables: index out of
+/// bounds. A lock from inside reasoning is now skipped there too.
+#[test]
+fn auto_lock_at_a_call_begun_inside_reasoning() {
+    let mut config = toolsift::Config::new(toolsift::Dialect::Auto);
+    config.reasoning_open(true);
+    config.in_reasoning(toolsift::InReasoning::Extract);
+    for raw in [
+        &b"<start_function_call>{}|"[..],
+        b"x<start_function_call>call:f{}<end_function_call>y",
+    ] {
+        support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+            .unwrap_or_else(|e| panic!("{:?}: {e}", String::from_utf8_lossy(raw)));
+    }
+}
+
+/// chunking (fixed; found in this round's fourth run, minimized by `cargo fuzz tmin`;
+/// it failed before the round's changes too): a key without a value (`"arguments",`)
+/// gets `null` from the repairer at once, before the byte that ends it. An output that
+/// ended right after that `null` streamed it as argument bytes, while whole it was seen
+/// complete and became `{}` with `missing_arguments`: the call's repairs, and even
+/// whether it was released, depended on the split. A scalar arguments value is now
+/// judged whole.
+#[test]
+fn scalar_arguments_are_judged_whole() {
+    let config = toolsift::Config::new(toolsift::Dialect::Hermes);
+    let raw = br#"<tool_call>{"arguments", "name": "f"}</tool_call>"#;
+    let events = support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(events.iter().any(|e| matches!(e,
+        toolsift::OwnedEvent::CallFinished { arguments, repairs, .. }
+            if arguments == "{}" && repairs.contains(toolsift::Repair::MissingArguments))));
 }

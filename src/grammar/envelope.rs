@@ -60,6 +60,14 @@ pub(crate) struct Envelope {
     /// The name, held until the arguments begin or the call object ends, so that an id
     /// written after the name (but before the arguments) still becomes the call id.
     name: Option<String>,
+    /// `"arguments": null`: `{}` is written when the call object ends, unless it was cut.
+    args_null: bool,
+    /// The start of a scalar arguments value (`null`, a number) that an output ended
+    /// in: a scalar is judged whole, whatever the chunking.
+    args_scalar: Vec<u8>,
+    /// Where in the current output the closers begin that a marker supplied when it
+    /// ended the body before its JSON ended.
+    cut_from: usize,
 }
 
 impl Envelope {
@@ -80,6 +88,9 @@ impl Envelope {
             function_depth: None,
             array_body: false,
             name: None,
+            args_null: false,
+            args_scalar: Vec::new(),
+            cut_from: usize::MAX,
         }
     }
 
@@ -124,6 +135,8 @@ impl Envelope {
                 let n = rep.pass_value(&input[blanks..]);
                 if n > 0 {
                     let value = &input[blanks..blanks + n];
+                    // The model closed it: nothing in it was supplied by a marker.
+                    self.cut_from = usize::MAX;
                     if let Err(why) = self.project(value, sink) {
                         return Step::Abort {
                             why,
@@ -163,6 +176,7 @@ impl Envelope {
     ) -> Step {
         scratch.clear();
         let status = rep.feed(input, scratch);
+        self.cut_from = cut_from(status, rep, scratch);
         if let Err(why) = self.project(scratch, sink) {
             let consumed = match status {
                 Status::Complete { consumed } | Status::Terminated { consumed, .. } => consumed,
@@ -200,6 +214,7 @@ impl Envelope {
     ) -> bool {
         scratch.clear();
         let status = rep.drain_at_eof(scratch);
+        self.cut_from = cut_from(status, rep, scratch);
         let _ = self.project(scratch, sink);
         self.flush_name(sink);
         matches!(status, Status::Complete { .. } | Status::Terminated { .. })
@@ -263,7 +278,11 @@ impl Envelope {
         }
         if let Some(start) = run.take() {
             if self.in_value && self.field == Field::Args && !self.value_is_str {
-                sink.args(&out[start..])?;
+                if self.value_is_container {
+                    sink.args(&out[start..])?;
+                } else {
+                    self.args_scalar.extend_from_slice(&out[start..]);
+                }
             }
         }
         Ok(())
@@ -369,7 +388,18 @@ impl Envelope {
                 }
                 self.depth = self.depth.saturating_sub(1);
                 if self.depth == u32::from(self.array_body) {
-                    // The call object ended.
+                    // The call object ended: finished by the model, or closed by a
+                    // marker (even the call's closer) before the model closed it:
+                    // arguments it had may have been lost in what came before, or
+                    // not come yet, so `{}` never stands in for them.
+                    let cut = i >= self.cut_from;
+                    if cut {
+                        sink.cut();
+                    }
+                    if std::mem::take(&mut self.args_null) && !cut {
+                        sink.repair(Repair::MissingArguments);
+                        sink.args(b"{}")?;
+                    }
                     self.flush_name(sink);
                 }
                 if self.in_value && self.value_is_container && self.depth == self.base {
@@ -448,11 +478,18 @@ impl Envelope {
     ) -> Result<(), Abort> {
         if let Some(start) = run.take() {
             if self.field == Field::Args {
-                let bytes = &out[start..end];
+                let mut scalar = std::mem::take(&mut self.args_scalar);
+                let bytes = if scalar.is_empty() {
+                    &out[start..end]
+                } else {
+                    scalar.extend_from_slice(&out[start..end]);
+                    &scalar[..]
+                };
                 if bytes == b"null" {
-                    // `"arguments": null`: the tool takes none.
-                    sink.repair(Repair::MissingArguments);
-                    return sink.args(b"{}");
+                    // `"arguments": null`: the tool takes none (decided when the call
+                    // object ends).
+                    self.args_null = true;
+                    return Ok(());
                 }
                 return sink.args(bytes);
             }
@@ -486,5 +523,14 @@ impl Envelope {
             _ => {}
         }
         Ok(())
+    }
+}
+
+/// Where the closers begin that a marker supplied when it ended the body before its JSON
+/// ended (`usize::MAX` if none did).
+fn cut_from(status: Status, rep: &Repairer, out: &[u8]) -> usize {
+    match status {
+        Status::Terminated { .. } => out.len() - rep.closed_by_terminator(),
+        _ => usize::MAX,
     }
 }

@@ -202,6 +202,8 @@ pub(crate) struct Repairer {
     started: bool,
     /// Which terminator ended the value (an id in `opts.terminators`).
     terminated_by: Option<MarkerId>,
+    /// How many containers the terminator closed: the last bytes written.
+    closed_by_terminator: usize,
     /// Positional arguments seen in a Python call.
     positional: usize,
     /// Inside a dialect string: a held `,KEY:` + opener or `}` + closer that would show
@@ -263,6 +265,7 @@ impl Repairer {
             stop: None,
             started: false,
             terminated_by: None,
+            closed_by_terminator: 0,
             positional: 0,
             alt_hold: SmallVec::new(),
             capture: Capture::default(),
@@ -329,11 +332,17 @@ impl Repairer {
         self.positional = 0;
         self.alt_hold.clear();
         self.terminated_by = None;
+        self.closed_by_terminator = 0;
     }
 
     /// The terminator that ended the value, if one did.
     pub(crate) fn terminated_by(&self) -> Option<&'static [u8]> {
         self.terminated_by.map(|id| self.opts.terminators.get(id))
+    }
+
+    /// How many closers the terminator supplied (the last bytes written).
+    pub(crate) fn closed_by_terminator(&self) -> usize {
+        self.closed_by_terminator
     }
 
     pub(crate) fn repairs(&self) -> Repairs {
@@ -849,6 +858,7 @@ impl Repairer {
                     };
                     self.open_string(delim, out);
                 } else {
+                    self.closed_by_terminator = self.stack.len();
                     self.close_all(out);
                     if self.started {
                         self.flag(Repair::MissingClosers);
@@ -1714,6 +1724,7 @@ impl Repairer {
                     };
                     self.open_string(delim, out);
                 } else {
+                    self.closed_by_terminator = self.stack.len();
                     self.close_all(out);
                     self.st = St::Done;
                     self.terminated_by = Some(id);
