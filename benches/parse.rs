@@ -76,6 +76,19 @@ fn prose(c: &mut Criterion) {
         }
         hits
     });
+    // A reference, not a target: the least any push-then-drain API does per chunk
+    // (check the bytes are text, copy them, hand out one borrowed event, then `None`).
+    let mut floor = Floor::default();
+    bench(&mut g, "prose_1mib_chunked/floor_push_drain", || {
+        let mut seen = 0;
+        for ch in &chunks {
+            floor.push(black_box(ch));
+            while let Some(t) = floor.next_event() {
+                seen += t.len();
+            }
+        }
+        seen
+    });
     bench(&mut g, "prose_1mib_chunked/parser_auto", || {
         drive(&mut p, &chunks)
     });
@@ -84,6 +97,32 @@ fn prose(c: &mut Criterion) {
         drive(&mut hermes, &chunks)
     });
     g.finish();
+}
+
+/// The floor of a push-then-drain text API: validate, copy, one event per push.
+#[derive(Default)]
+struct Floor {
+    text: String,
+    read: usize,
+}
+
+impl Floor {
+    fn push(&mut self, chunk: &[u8]) {
+        if self.read == self.text.len() {
+            self.text.clear();
+            self.read = 0;
+        }
+        self.text
+            .push_str(std::str::from_utf8(chunk).unwrap_or_default());
+    }
+
+    fn next_event(&mut self) -> Option<&str> {
+        if self.read == self.text.len() {
+            return None;
+        }
+        let from = std::mem::replace(&mut self.read, self.text.len());
+        Some(&self.text[from..])
+    }
 }
 
 /// The baseline for a chunked call: scan for the opener, copy the bytes, parse once.

@@ -369,12 +369,14 @@ impl Parser {
     /// `reset`. Drain until `None` after every push.
     #[inline]
     pub fn next_event(&mut self) -> Option<Event<'_>> {
-        let open = self
-            .calls
-            .current
-            .as_ref()
-            .map(|c| (crate::event::CallIndex(c.index), &c.args[..]));
-        self.queue.next(open)
+        // The open call's arguments, for reading its deltas (looked up only for them).
+        let calls = &self.calls;
+        self.queue.next(|| {
+            calls
+                .current
+                .as_ref()
+                .map(|c| (crate::event::CallIndex(c.index), &c.args[..]))
+        })
     }
 
     /// Push the next chunk of model output.

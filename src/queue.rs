@@ -237,7 +237,7 @@ impl Queue {
     }
 
     #[inline]
-    pub(crate) fn next<'a>(&'a mut self, open: OpenArgs<'a>) -> Option<Event<'a>> {
+    pub(crate) fn next<'a>(&'a mut self, open: impl FnOnce() -> OpenArgs<'a>) -> Option<Event<'a>> {
         let Some(rec) = self.recs.pop_front() else {
             // Only the open run is left.
             let span = self.open..self.text.len();
@@ -252,7 +252,7 @@ impl Queue {
                 Event::Text(s)
             });
         };
-        self.next_rec(rec, open)
+        self.next_rec(rec, open())
     }
 
     fn next_rec<'a>(&'a self, rec: Rec, open: OpenArgs<'a>) -> Option<Event<'a>> {
