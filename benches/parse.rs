@@ -201,6 +201,11 @@ fn big_args(c: &mut Criterion) {
     bench(&mut g, "args_1mib/parser_chunked", || {
         drive(&mut p, &chunks)
     });
+    // The same generator at 19 KB: cost per chunk compared like for like.
+    let small = inputs::hermes_call("store", &inputs::big_args(19 * 1024, 5));
+    let small_lens = inputs::chunk_lens(small.len(), 4, 1, 8);
+    let small_chunks = inputs::chunks(&small, &small_lens);
+    bench(&mut g, "args_19k/parser_chunked", || drive(&mut p, &small_chunks));
     g.finish();
 }
 
