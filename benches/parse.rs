@@ -205,7 +205,9 @@ fn big_args(c: &mut Criterion) {
     let small = inputs::hermes_call("store", &inputs::big_args(19 * 1024, 5));
     let small_lens = inputs::chunk_lens(small.len(), 4, 1, 8);
     let small_chunks = inputs::chunks(&small, &small_lens);
-    bench(&mut g, "args_19k/parser_chunked", || drive(&mut p, &small_chunks));
+    bench(&mut g, "args_19k/parser_chunked", || {
+        drive(&mut p, &small_chunks)
+    });
     g.finish();
 }
 
