@@ -722,3 +722,23 @@ fn scalar_arguments_are_judged_whole() {
         toolsift::OwnedEvent::CallFinished { arguments, repairs, .. }
             if arguments == "{}" && repairs.contains(toolsift::Repair::MissingArguments))));
 }
+
+/// fuzz smoke, chunking (fixed): the strict fast path took a well-formed call object
+/// pushed whole while the byte-at-a-time repairer, whose look-ahead reads past the
+/// object, saw `<|actin=` (not a terminator) follow it and made the quote after the
+/// name content. A value now takes the fast path only when a blank or a whole
+/// terminator follows it.
+#[test]
+fn strict_fast_path_needs_what_the_look_ahead_needs_after_the_value() {
+    let raw: &[u8] = b"Sure. <functio|plugin|>\n{\"name\": \"get_weather\", \"parameters\": \
+        {\"city\": \"Paris\"}}<|action_end|>\n<|action_start|><|plugin|>\n{\"name\": \
+        \"get_weather\", \"parameters\": {\"city\": \"Tokyo\"}}<|actin=get_weather>\
+        {\"city\": \"Paris\"}</function><function9get_weather>{\"city\": \"Tokyo\"}\
+        </function><|eot_id|>";
+    let config = toolsift::Config::new(toolsift::Dialect::Auto);
+    let stop = toolsift::StopReason::Stop;
+    let whole = support::merge(&support::run_cuts(&config, raw, &[], stop));
+    let cuts: Vec<usize> = (1..raw.len()).collect();
+    let bytes = support::merge(&support::run_cuts(&config, raw, &cuts, stop));
+    assert_eq!(whole, bytes);
+}

@@ -9,13 +9,14 @@
 //! this only where a value begins at the top two levels, so a failed attempt reads each
 //! byte at most twice more.
 
-use crate::scan::{find2, MarkerSet};
+use crate::scan::{find2, Found, MarkerSet};
 use serde_json::value::RawValue;
 
 /// The length of the well-formed JSON container at the start of `input`, if there is
-/// one that the repairer would pass unchanged: it nests at most `room` levels and holds
+/// one that the repairer would pass unchanged: it nests at most `room` levels, holds
 /// none of the `terminators` (a call's closer inside a string is a repair question
-/// the repairer decides itself). `None` when `input` ends first or anything is wrong.
+/// the repairer decides itself) and is followed by a blank or a terminator. `None` when
+/// `input` ends first or anything is wrong.
 pub(crate) fn well_formed_value(
     input: &[u8],
     room: usize,
@@ -30,10 +31,18 @@ pub(crate) fn well_formed_value(
         .ok()?;
     let len = raw.get().len();
     let value = &input[..len];
-    if depth(value)? > room || terminators.find(value) != crate::scan::Found::None {
+    if depth(value)? > room || terminators.find(value) != Found::None {
         return None;
     }
-    Some(len)
+    // The repairer's look-ahead for a quote near the end reads past the value: only a
+    // blank or a terminator there lets it end the value (other bytes can make the quote
+    // content), and the end of the input leaves it undecided.
+    let ends = match input[len..].first() {
+        Some(b' ' | b'\t' | b'\n' | b'\r') => true,
+        Some(_) => matches!(terminators.match_at(&input[len..], 0), Found::Full { .. }),
+        None => false,
+    };
+    ends.then_some(len)
 }
 
 /// The deepest nesting of a well-formed value (strings skipped in bulk), or `None` when
@@ -107,7 +116,9 @@ mod tests {
         let none = MarkerSet::default();
         for (input, want) in [
             (&b"{\"a\": [1, {\"b\": \"x\\\"y\"}]} tail"[..], Some(25)),
-            (b"[1,2]", Some(5)),
+            (b"[1,2]\n", Some(5)),
+            (b"[1,2]", None),
+            (b"[1,2]x", None),
             (b"{\"a\": 1", None),
             (b"{\"a\": 'x'}", None),
             (b" {}", None),
@@ -121,24 +132,29 @@ mod tests {
     #[test]
     fn refuses_too_deep_and_terminators() {
         let none = MarkerSet::default();
-        assert_eq!(well_formed_value(b"[[[1]]]", 3, &none), Some(7));
-        assert_eq!(well_formed_value(b"[[[1]]]", 2, &none), None);
-        assert_eq!(well_formed_value(b"[\"]]]\"]", 1, &none), Some(7));
+        assert_eq!(well_formed_value(b"[[[1]]] ", 3, &none), Some(7));
+        assert_eq!(well_formed_value(b"[[[1]]] ", 2, &none), None);
+        assert_eq!(well_formed_value(b"[\"]]]\"] ", 1, &none), Some(7));
         for lone in [
-            &b"[\"a\\ud800b\"]"[..],
-            b"[\"\\udc00\"]",
-            b"[\"\\ud800\\u0041\"]",
+            &b"[\"a\\ud800b\"] "[..],
+            b"[\"\\udc00\"] ",
+            b"[\"\\ud800\\u0041\"] ",
         ] {
             assert_eq!(well_formed_value(lone, 9, &none), None, "{lone:?}");
         }
         assert_eq!(
-            well_formed_value(b"[\"\\ud83d\\ude00\\\\u\"]", 9, &none),
+            well_formed_value(b"[\"\\ud83d\\ude00\\\\u\"] ", 9, &none),
             Some(19)
         );
         let closer = MarkerSet::new(&[b"</tool_call>"]);
         assert_eq!(
-            well_formed_value(b"{\"c\": \"</tool_call>\"}", 9, &closer),
+            well_formed_value(b"{\"c\": \"</tool_call>\"} ", 9, &closer),
             None
         );
+        // What follows: a whole terminator ends the value; a part of one does not yet.
+        let after = |raw: &[u8]| well_formed_value(raw, 9, &closer);
+        assert_eq!(after(b"{\"c\": 1}</tool_call>"), Some(8));
+        assert_eq!(after(b"{\"c\": 1}</tool_c"), None);
+        assert_eq!(after(b"{\"c\": 1}<|actin="), None);
     }
 }
