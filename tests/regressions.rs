@@ -722,3 +722,25 @@ fn scalar_arguments_are_judged_whole() {
         toolsift::OwnedEvent::CallFinished { arguments, repairs, .. }
             if arguments == "{}" && repairs.contains(toolsift::Repair::MissingArguments))));
 }
+
+/// chunking (fourth round, found in its first run): the strict fast path
+/// (`json/strict.rs`) took a well-formed call object pushed whole as read, but the
+/// byte-at-a-time repairer also looks past the object: its last string's closing quote
+/// ends the string only if the object is followed by a blank, a closer or the call's
+/// terminator. Here `}<o/tol_call>` follows, so under any split `"main.go"` went on as a
+/// string (`unescaped_quote`) and the call was cut, while whole it was projected and
+/// rejected as not an object: the events depended on the split. The fast path now
+/// leaves a value to the repairer unless what follows ends it for the look-ahead too.
+#[test]
+fn strict_path_needs_what_follows_the_value() {
+    let config = toolsift::Config::new(toolsift::Dialect::Hermes);
+    for raw in [
+        &br#"<tool_call>{"name": "read_file", "arguments": "main.go"}<o/tol_call>"#[..],
+        br#"<tool_call>{"name": "read_file", "arguments": "main.go"}</tool_call>"#,
+        br#"<tool_call>{"name": "f", "arguments": {"a": "b"}}x</tool_call>"#,
+        br#"<tool_call>{"name": "f", "arguments": {"a": "b"}} </tool_call>"#,
+    ] {
+        support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+            .unwrap_or_else(|e| panic!("{:?}: {e}", String::from_utf8_lossy(raw)));
+    }
+}

@@ -15,7 +15,9 @@ use serde_json::value::RawValue;
 /// The length of the well-formed JSON container at the start of `input`, if there is
 /// one that the repairer would pass unchanged: it nests at most `room` levels and holds
 /// none of the `terminators` (a call's closer inside a string is a repair question
-/// the repairer decides itself). `None` when `input` ends first or anything is wrong.
+/// the repairer decides itself), and what follows it is a continuation the look-ahead
+/// accepts after a whole value (see [`follows_a_value`]). `None` when `input` ends
+/// first or anything is wrong.
 pub(crate) fn well_formed_value(
     input: &[u8],
     room: usize,
@@ -30,10 +32,29 @@ pub(crate) fn well_formed_value(
         .ok()?;
     let len = raw.get().len();
     let value = &input[..len];
-    if depth(value)? > room || terminators.find(value) != crate::scan::Found::None {
+    if depth(value)? > room
+        || terminators.find(value) != crate::scan::Found::None
+        || !follows_a_value(&input[len..], terminators)
+    {
         return None;
     }
     Some(len)
+}
+
+/// Whether `rest`, what comes right after a whole value, begins with what the
+/// look-ahead of the value's last strings takes as ending it: a blank, a redundant
+/// closer or a whole terminator. Anything else (or nothing yet: the next chunk decides)
+/// may make the repairer read a closing quote as content (`"main.go"}<o/tol_call>`),
+/// so the value is left to it.
+fn follows_a_value(rest: &[u8], terminators: &MarkerSet) -> bool {
+    match rest.first() {
+        Some(b' ' | b'\t' | b'\n' | b'\r' | b'}' | b']') => true,
+        Some(_) => matches!(
+            terminators.match_at(rest, 0),
+            crate::scan::Found::Full { .. }
+        ),
+        None => false,
+    }
 }
 
 /// The deepest nesting of a well-formed value (strings skipped in bulk), or `None` when
@@ -107,7 +128,10 @@ mod tests {
         let none = MarkerSet::default();
         for (input, want) in [
             (&b"{\"a\": [1, {\"b\": \"x\\\"y\"}]} tail"[..], Some(25)),
-            (b"[1,2]", Some(5)),
+            (b"[1,2]\n", Some(5)),
+            (b"[1,2]", None),
+            (b"{\"a\": \"b\"}<o/tool_call>", None),
+            (b"{\"a\": \"b\"}}", Some(10)),
             (b"{\"a\": 1", None),
             (b"{\"a\": 'x'}", None),
             (b" {}", None),
@@ -121,18 +145,18 @@ mod tests {
     #[test]
     fn refuses_too_deep_and_terminators() {
         let none = MarkerSet::default();
-        assert_eq!(well_formed_value(b"[[[1]]]", 3, &none), Some(7));
-        assert_eq!(well_formed_value(b"[[[1]]]", 2, &none), None);
-        assert_eq!(well_formed_value(b"[\"]]]\"]", 1, &none), Some(7));
+        assert_eq!(well_formed_value(b"[[[1]]] ", 3, &none), Some(7));
+        assert_eq!(well_formed_value(b"[[[1]]] ", 2, &none), None);
+        assert_eq!(well_formed_value(b"[\"]]]\"] ", 1, &none), Some(7));
         for lone in [
-            &b"[\"a\\ud800b\"]"[..],
-            b"[\"\\udc00\"]",
-            b"[\"\\ud800\\u0041\"]",
+            &b"[\"a\\ud800b\"] "[..],
+            b"[\"\\udc00\"] ",
+            b"[\"\\ud800\\u0041\"] ",
         ] {
             assert_eq!(well_formed_value(lone, 9, &none), None, "{lone:?}");
         }
         assert_eq!(
-            well_formed_value(b"[\"\\ud83d\\ude00\\\\u\"]", 9, &none),
+            well_formed_value(b"[\"\\ud83d\\ude00\\\\u\"] ", 9, &none),
             Some(19)
         );
         let closer = MarkerSet::new(&[b"</tool_call>"]);
@@ -140,5 +164,10 @@ mod tests {
             well_formed_value(b"{\"c\": \"</tool_call>\"}", 9, &closer),
             None
         );
+        assert_eq!(
+            well_formed_value(b"{\"c\": 1}</tool_call>", 9, &closer),
+            Some(8)
+        );
+        assert_eq!(well_formed_value(b"{\"c\": 1}</tool_", 9, &closer), None);
     }
 }
