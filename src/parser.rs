@@ -1151,7 +1151,13 @@ impl Parser {
 
     fn rep_repairs(&self, grammar: &Grammar, native: Repairs) -> Repairs {
         match grammar {
-            Grammar::Xml(_) | Grammar::Sniff { .. } => Repairs::NONE,
+            // A sniff with no bodies left carries the bytes after a body that ended in
+            // what was held: the repairer's repairs are that body's (none for XML, which
+            // does not use it).
+            Grammar::Xml(_)
+            | Grammar::Sniff {
+                bodies: [_, ..], ..
+            } => Repairs::NONE,
             _ => {
                 let all = self.rep.as_ref().map_or(Repairs::NONE, |w| w.rep.repairs());
                 all.iter().filter(|r| !native.contains(*r)).collect()

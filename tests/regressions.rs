@@ -726,8 +726,8 @@ fn scalar_arguments_are_judged_whole() {
 /// fuzz smoke, chunking (fixed): the strict fast path took a well-formed call object
 /// pushed whole while the byte-at-a-time repairer, whose look-ahead reads past the
 /// object, saw `<|actin=` (not a terminator) follow it and made the quote after the
-/// name content. A value now takes the fast path only when a blank or a whole
-/// terminator follows it.
+/// name content. A value now takes the fast path only when a blank, a closer or a whole
+/// terminator follows it (the same fix as the next test, found by the fuzz smoke run).
 #[test]
 fn strict_fast_path_needs_what_the_look_ahead_needs_after_the_value() {
     let raw: &[u8] = b"Sure. <functio|plugin|>\n{\"name\": \"get_weather\", \"parameters\": \
@@ -741,4 +741,44 @@ fn strict_fast_path_needs_what_the_look_ahead_needs_after_the_value() {
     let cuts: Vec<usize> = (1..raw.len()).collect();
     let bytes = support::merge(&support::run_cuts(&config, raw, &cuts, stop));
     assert_eq!(whole, bytes);
+}
+
+/// chunking (fourth round, found in its first run): the strict fast path
+/// (`json/strict.rs`) took a well-formed call object pushed whole as read, but the
+/// byte-at-a-time repairer also looks past the object: its last string's closing quote
+/// ends the string only if the object is followed by a blank, a closer or the call's
+/// terminator. Here `}<o/tol_call>` follows, so under any split `"main.go"` went on as a
+/// string (`unescaped_quote`) and the call was cut, while whole it was projected and
+/// rejected as not an object: the events depended on the split. The fast path now
+/// leaves a value to the repairer unless what follows ends it for the look-ahead too.
+#[test]
+fn strict_path_needs_what_follows_the_value() {
+    let config = toolsift::Config::new(toolsift::Dialect::Hermes);
+    for raw in [
+        &br#"<tool_call>{"name": "read_file", "arguments": "main.go"}<o/tol_call>"#[..],
+        br#"<tool_call>{"name": "read_file", "arguments": "main.go"}</tool_call>"#,
+        br#"<tool_call>{"name": "f", "arguments": {"a": "b"}}x</tool_call>"#,
+        br#"<tool_call>{"name": "f", "arguments": {"a": "b"}} </tool_call>"#,
+    ] {
+        support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+            .unwrap_or_else(|e| panic!("{:?}: {e}", String::from_utf8_lossy(raw)));
+    }
+}
+
+/// chunking (fourth round, second run, minimized by `cargo fuzz tmin`): in Hermes (and
+/// `auto`), `<tool_call><<` cut by the end of the stream reported `unquoted_string`
+/// whole but not when split between the two `<`. The body sniff held the first `<` (it
+/// may begin `<function=`); when the JSON body chosen then ended inside the held bytes,
+/// the grammar became a bodiless sniff carrying the rest, and the call's repairs were
+/// read as those of a sniff still choosing: none. Its repairer's repairs now count.
+#[test]
+fn held_angle_brackets_after_an_opener() {
+    for (raw, dialect) in [
+        (&b"\n<tool_call>\n<<"[..], toolsift::Dialect::Auto),
+        (b"<tool_call><<", toolsift::Dialect::Hermes),
+    ] {
+        let config = toolsift::Config::new(dialect);
+        support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+            .unwrap_or_else(|e| panic!("{:?}: {e}", String::from_utf8_lossy(raw)));
+    }
 }

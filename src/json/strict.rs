@@ -9,14 +9,15 @@
 //! this only where a value begins at the top two levels, so a failed attempt reads each
 //! byte at most twice more.
 
-use crate::scan::{find2, Found, MarkerSet};
+use crate::scan::{find2, MarkerSet};
 use serde_json::value::RawValue;
 
 /// The length of the well-formed JSON container at the start of `input`, if there is
-/// one that the repairer would pass unchanged: it nests at most `room` levels, holds
+/// one that the repairer would pass unchanged: it nests at most `room` levels and holds
 /// none of the `terminators` (a call's closer inside a string is a repair question
-/// the repairer decides itself) and is followed by a blank or a terminator. `None` when
-/// `input` ends first or anything is wrong.
+/// the repairer decides itself), and what follows it is a continuation the look-ahead
+/// accepts after a whole value (see [`follows_a_value`]). `None` when `input` ends
+/// first or anything is wrong.
 pub(crate) fn well_formed_value(
     input: &[u8],
     room: usize,
@@ -31,18 +32,29 @@ pub(crate) fn well_formed_value(
         .ok()?;
     let len = raw.get().len();
     let value = &input[..len];
-    if depth(value)? > room || terminators.find(value) != Found::None {
+    if depth(value)? > room
+        || terminators.find(value) != crate::scan::Found::None
+        || !follows_a_value(&input[len..], terminators)
+    {
         return None;
     }
-    // The repairer's look-ahead for a quote near the end reads past the value: only a
-    // blank or a terminator there lets it end the value (other bytes can make the quote
-    // content), and the end of the input leaves it undecided.
-    let ends = match input[len..].first() {
-        Some(b' ' | b'\t' | b'\n' | b'\r') => true,
-        Some(_) => matches!(terminators.match_at(&input[len..], 0), Found::Full { .. }),
+    Some(len)
+}
+
+/// Whether `rest`, what comes right after a whole value, begins with what the
+/// look-ahead of the value's last strings takes as ending it: a blank, a redundant
+/// closer or a whole terminator. Anything else (or nothing yet: the next chunk decides)
+/// may make the repairer read a closing quote as content (`"main.go"}<o/tol_call>`),
+/// so the value is left to it.
+fn follows_a_value(rest: &[u8], terminators: &MarkerSet) -> bool {
+    match rest.first() {
+        Some(b' ' | b'\t' | b'\n' | b'\r' | b'}' | b']') => true,
+        Some(_) => matches!(
+            terminators.match_at(rest, 0),
+            crate::scan::Found::Full { .. }
+        ),
         None => false,
-    };
-    ends.then_some(len)
+    }
 }
 
 /// The deepest nesting of a well-formed value (strings skipped in bulk), or `None` when
@@ -118,7 +130,8 @@ mod tests {
             (&b"{\"a\": [1, {\"b\": \"x\\\"y\"}]} tail"[..], Some(25)),
             (b"[1,2]\n", Some(5)),
             (b"[1,2]", None),
-            (b"[1,2]x", None),
+            (b"{\"a\": \"b\"}<o/tool_call>", None),
+            (b"{\"a\": \"b\"}}", Some(10)),
             (b"{\"a\": 1", None),
             (b"{\"a\": 'x'}", None),
             (b" {}", None),
@@ -148,13 +161,13 @@ mod tests {
         );
         let closer = MarkerSet::new(&[b"</tool_call>"]);
         assert_eq!(
-            well_formed_value(b"{\"c\": \"</tool_call>\"} ", 9, &closer),
+            well_formed_value(b"{\"c\": \"</tool_call>\"}", 9, &closer),
             None
         );
-        // What follows: a whole terminator ends the value; a part of one does not yet.
-        let after = |raw: &[u8]| well_formed_value(raw, 9, &closer);
-        assert_eq!(after(b"{\"c\": 1}</tool_call>"), Some(8));
-        assert_eq!(after(b"{\"c\": 1}</tool_c"), None);
-        assert_eq!(after(b"{\"c\": 1}<|actin="), None);
+        assert_eq!(
+            well_formed_value(b"{\"c\": 1}</tool_call>", 9, &closer),
+            Some(8)
+        );
+        assert_eq!(well_formed_value(b"{\"c\": 1}</tool_", 9, &closer), None);
     }
 }
