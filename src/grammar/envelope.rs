@@ -102,12 +102,7 @@ impl Envelope {
         scratch: &mut Vec<u8>,
     ) -> Step {
         scratch.clear();
-        if self.in_str
-            && !self.esc
-            && self.in_value
-            && self.field == Field::Args
-            && !self.value_is_str
-        {
+        if self.in_str && !self.esc && self.streams_args() {
             // Inside a string of the arguments: its content goes to the sink as the
             // repairer writes it, with no projection (`project` would pass it as is).
             let n = rep.pass_string(input, scratch);
@@ -247,37 +242,30 @@ impl Envelope {
         let mut run: Option<usize> = None; // start of an argument run in `out`
         let mut i = 0;
         while i < out.len() {
-            let b = out[i];
             // Bulk paths: inside a string that is not captured, only `"` and `\` matter;
             // inside a container below the call object's level, only quotes and
             // brackets do. Argument bytes are sent as runs, so skipping is exact.
-            if self.in_str && !self.esc && !self.captures_string() {
-                if self.in_value && self.field == Field::Args && !self.value_is_str {
-                    run.get_or_insert(i);
-                }
-                let skip = crate::scan::find2(b'"', b'\\', &out[i..]).unwrap_or(out.len() - i);
-                if skip > 0 {
-                    i += skip;
-                    continue;
-                }
+            let rest = &out[i..];
+            let skip = if self.in_str && !self.esc && !self.captures_string() {
+                crate::scan::find2(b'"', b'\\', rest)
             } else if !self.in_str && self.depth > self.base {
-                if self.in_value && self.field == Field::Args && !self.value_is_str {
+                rest.iter().position(|&c| NESTED[c as usize])
+            } else {
+                Some(0)
+            }
+            .unwrap_or(rest.len());
+            if skip > 0 {
+                if self.streams_args() {
                     run.get_or_insert(i);
                 }
-                let skip = out[i..]
-                    .iter()
-                    .position(|&c| NESTED[c as usize])
-                    .unwrap_or(out.len() - i);
-                if skip > 0 {
-                    i += skip;
-                    continue;
-                }
+                i += skip;
+                continue;
             }
-            self.project_byte(out, i, b, &mut run, sink)?;
+            self.project_byte(out, i, out[i], &mut run, sink)?;
             i += 1;
         }
         if let Some(start) = run.take() {
-            if self.in_value && self.field == Field::Args && !self.value_is_str {
+            if self.streams_args() {
                 if self.value_is_container {
                     sink.args(&out[start..])?;
                 } else {
@@ -286,6 +274,12 @@ impl Envelope {
             }
         }
         Ok(())
+    }
+
+    /// Whether the bytes read now belong to the arguments value as written (not an
+    /// arguments value encoded as a string, which is collected and decoded).
+    fn streams_args(&self) -> bool {
+        self.in_value && self.field == Field::Args && !self.value_is_str
     }
 
     /// Whether string bytes are being collected (a key or a string value of the call
@@ -305,8 +299,7 @@ impl Envelope {
         run: &mut Option<usize>,
         sink: &mut Sink<'_>,
     ) -> Result<(), Abort> {
-        let args_now = self.in_value && self.field == Field::Args && !self.value_is_str;
-        if args_now && run.is_none() {
+        if self.streams_args() && run.is_none() {
             *run = Some(i);
         }
         if self.in_str {

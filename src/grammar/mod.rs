@@ -175,32 +175,9 @@ impl Grammar {
                     return self.feed(input, sink, rep, scratch, closer, chosen);
                 }
                 match self.feed(&held, sink, rep, scratch, closer, chosen) {
-                    Step::NeedMore => {
-                        match self.feed(&input[used..], sink, rep, scratch, closer, chosen) {
-                            Step::Ended {
-                                consumed,
-                                closer_seen,
-                            } => Step::Ended {
-                                consumed: used + consumed,
-                                closer_seen,
-                            },
-                            Step::Abort { why, consumed } => Step::Abort {
-                                why,
-                                consumed: used + consumed,
-                            },
-                            Step::Reject { consumed } => Step::Reject {
-                                consumed: used + consumed,
-                            },
-                            Step::Switch {
-                                consumed,
-                                reasoning,
-                            } => Step::Switch {
-                                consumed: used + consumed,
-                                reasoning,
-                            },
-                            Step::NeedMore => Step::NeedMore,
-                        }
-                    }
+                    Step::NeedMore => self
+                        .feed(&input[used..], sink, rep, scratch, closer, chosen)
+                        .after(used),
                     Step::Ended {
                         consumed,
                         closer_seen,

@@ -400,19 +400,24 @@ impl Repairer {
         let St::Str { delim, .. } = self.st else {
             return 0;
         };
-        if self.held() != 0
-            || self.la.is_some()
-            || !self.utf8.is_empty()
-            || self.stop.is_some()
-            || self.rpos < self.replay.len()
-            || self.capture.active
-        {
+        if !self.idle() {
             return 0;
         }
         let n = self.string_run(delim, input, out);
         self.pos += n as u64;
         self.work += n as u64;
         n
+    }
+
+    /// Nothing held, replayed, captured, looked ahead or stopped on: the bytes that
+    /// come next may be read in bulk, with no per-byte decision pending.
+    fn idle(&self) -> bool {
+        self.held() == 0
+            && self.la.is_none()
+            && self.utf8.is_empty()
+            && self.stop.is_none()
+            && self.rpos >= self.replay.len()
+            && !self.capture.active
     }
 
     /// Whether nothing was read yet but blanks: the first value may go through
@@ -427,12 +432,8 @@ impl Repairer {
     /// which is what `feed` would have written byte for byte. 0 when it does not apply.
     pub(crate) fn pass_value(&mut self, input: &[u8]) -> usize {
         if !self.at_first_value()
+            || !self.idle()
             || self.opts.python
-            || self.la.is_some()
-            || !self.utf8.is_empty()
-            || self.stop.is_some()
-            || self.rpos < self.replay.len()
-            || self.capture.active
             || self.strict_off
             || self.strict_skip > 0
         {
