@@ -782,3 +782,52 @@ fn held_angle_brackets_after_an_opener() {
             .unwrap_or_else(|e| panic!("{:?}: {e}", String::from_utf8_lossy(raw)));
     }
 }
+
+/// Found in review (no bug seen): grammars built on the repairer read a large push in
+/// 64 KiB slices, and the envelope may take a call whole (strict path) or in slices. A
+/// body longer than several slices, pushed whole, must end at the same byte and give
+/// the same events as in small chunks, with the text after it intact.
+#[test]
+fn bodies_longer_than_a_grammar_slice_end_where_they_end() {
+    let content = "0123456789abcdef".repeat(12 * 1024); // 192 KiB, three slices
+    let cases: [(toolsift::Dialect, String); 4] = [
+        (
+            toolsift::Dialect::Hermes,
+            format!("<tool_call>\n{{\"name\": \"w\", \"arguments\": {{\"c\": \"{content}\"}}}}\n</tool_call>after"),
+        ),
+        (
+            toolsift::Dialect::Hermes,
+            // Broken (a raw newline): the repairer reads it, slice by slice.
+            format!("<tool_call>\n{{\"name\": \"w\", \"arguments\": {{\"c\": \"{content}\n\"}}}}\n</tool_call>after"),
+        ),
+        (
+            toolsift::Dialect::Gemma4,
+            format!("<|tool_call>call:w{{c:<|\"|>{content}<|\"|>}}<tool_call|>after"),
+        ),
+        (
+            toolsift::Dialect::Pythonic,
+            format!("[w(c=\"{content}\")]after"),
+        ),
+    ];
+    let stop = toolsift::StopReason::Stop;
+    for (dialect, raw) in cases {
+        let config = toolsift::Config::new(dialect);
+        let raw = raw.as_bytes();
+        let whole = support::merge(&support::run_cuts(&config, raw, &[], stop));
+        let cuts: Vec<usize> = (7..raw.len()).step_by(7).collect();
+        let small = support::merge(&support::run_cuts(&config, raw, &cuts, stop));
+        assert_eq!(whole, small, "{}", dialect.name());
+        support::check(dialect, &whole).unwrap_or_else(|e| panic!("{}: {e}", dialect.name()));
+        let released = whole.iter().any(|e| {
+            matches!(e, toolsift::OwnedEvent::CallFinished { arguments, .. }
+                if arguments.contains(content.as_str()))
+        });
+        assert!(released, "{}: {whole:?}", dialect.name());
+        assert!(
+            matches!(whole.iter().rev().find(|e| matches!(e, toolsift::OwnedEvent::Text(_))),
+                Some(toolsift::OwnedEvent::Text(t)) if t.ends_with("after")),
+            "{}",
+            dialect.name()
+        );
+    }
+}
