@@ -24,15 +24,33 @@ fn drive(p: &mut Parser, chunks: &[&[u8]]) -> usize {
     seen + drain(p)
 }
 
+/// Like [`drive`], through `feed` (text borrowed from the chunk where it can be).
+fn drive_fed(p: &mut Parser, chunks: &[&[u8]]) -> usize {
+    p.reset();
+    let mut seen = 0;
+    for c in chunks {
+        let mut fed = p.feed(c);
+        while let Some(ev) = fed.next_event() {
+            seen += weigh(&ev);
+        }
+    }
+    p.finish(StopReason::Stop);
+    seen + drain(p)
+}
+
+fn weigh(ev: &Event) -> usize {
+    match ev {
+        Event::Text(t) | Event::Reasoning(t) => t.len(),
+        Event::ArgsDelta { fragment, .. } => fragment.len(),
+        Event::CallFinished { arguments, .. } => arguments.len(),
+        _ => 1,
+    }
+}
+
 fn drain(p: &mut Parser) -> usize {
     let mut n = 0;
     while let Some(ev) = p.next_event() {
-        n += match ev {
-            Event::Text(t) | Event::Reasoning(t) => t.len(),
-            Event::ArgsDelta { fragment, .. } => fragment.len(),
-            Event::CallFinished { arguments, .. } => arguments.len(),
-            _ => 1,
-        };
+        n += weigh(&ev);
     }
     n
 }
@@ -76,6 +94,35 @@ fn prose(c: &mut Criterion) {
         }
         hits
     });
+    // A reference, not a target: the least any parser does, which the baseline does
+    // not (its chunks are shorter than the needle): look at every byte once.
+    let mut stops = [false; 256];
+    stops[b'<' as usize] = true;
+    bench(&mut g, "prose_1mib_chunked/floor_every_byte", || {
+        let mut hits = 0;
+        for ch in &chunks {
+            hits += black_box(ch).iter().any(|&b| stops[b as usize]) as usize;
+        }
+        hits
+    });
+    bench(
+        &mut g,
+        "prose_1mib_chunked/floor_every_byte_branchless",
+        || {
+            let mut hits = 0;
+            for ch in &chunks {
+                let ch = black_box(ch);
+                let mut stop = false;
+                if let Some(last) = ch.len().checked_sub(1) {
+                    for i in 0..8 {
+                        stop |= stops[ch[i.min(last)] as usize];
+                    }
+                }
+                hits += stop as usize;
+            }
+            hits
+        },
+    );
     // A reference, not a target: the least any push-then-drain API does per chunk
     // (check the bytes are text, copy them, hand out one borrowed event, then `None`).
     let mut floor = Floor::default();
@@ -95,6 +142,13 @@ fn prose(c: &mut Criterion) {
     let mut hermes = Parser::new(Dialect::Hermes);
     bench(&mut g, "prose_1mib_chunked/parser_hermes", || {
         drive(&mut hermes, &chunks)
+    });
+    // The borrowed-chunk API: text events borrow the chunk, no copy.
+    bench(&mut g, "prose_1mib_chunked/feed_auto", || {
+        drive_fed(&mut p, &chunks)
+    });
+    bench(&mut g, "prose_1mib_chunked/feed_hermes", || {
+        drive_fed(&mut hermes, &chunks)
     });
     g.finish();
 }

@@ -2,20 +2,131 @@
 //!
 //! The one place the crate uses `unsafe`: on token-sized chunks, `str::from_utf8` cost
 //! more than the rest of the push (`docs/performance.md` has the counts); an ASCII check
-//! (`<[u8]>::is_ascii`, a word at a time) costs a tenth of it. Both functions check
-//! their input themselves, so no caller can break an invariant.
+//! (`<[u8]>::is_ascii`, a word at a time) costs a tenth of it, and a stop table that
+//! always stops at bytes over 0x7f costs nothing more. Each item here keeps its own
+//! guarantee (a check, or a table only this module builds), so no caller can break it.
 #![allow(unsafe_code)]
 
-/// Append `bytes`, which must all be ASCII, to `s`.
-///
-/// # Panics
-/// If a byte is not ASCII (checked here, so no caller can break `s`).
+/// The bytes plain text stops at: those that may begin a marker, and every byte that
+/// is not ASCII (it is passed only as part of a whole character, checked): the text
+/// before a stop is a `str` with no second UTF-8 pass.
+#[derive(Clone, Debug)]
+pub(crate) struct TextStops([u8; 256]);
+
+/// A byte may begin a marker.
+const MARKER: u8 = 1;
+/// A byte is not ASCII.
+const WIDE: u8 = 2;
+
+impl Default for TextStops {
+    /// Stops at every byte that is not ASCII.
+    fn default() -> TextStops {
+        TextStops::new(|_| false)
+    }
+}
+
+impl TextStops {
+    /// Stops at the bytes `marker` names and at every byte that is not ASCII.
+    pub(crate) fn new(mut marker: impl FnMut(u8) -> bool) -> TextStops {
+        let mut set = [0; 256];
+        for b in 0..=255u8 {
+            set[b as usize] = (marker(b) as u8 * MARKER) | (!b.is_ascii() as u8 * WIDE);
+        }
+        TextStops(set)
+    }
+
+    /// The text at the start of `chunk`: the bytes before the first that may begin a
+    /// marker where `stops_at(position)` holds, and before the first byte that does not
+    /// begin a whole UTF-8 character within `chunk` (a character split at the chunk's
+    /// end waits for the rest). A marker's first byte it declines is text.
+    #[inline]
+    pub(crate) fn plain_prefix_where<'a>(
+        &self,
+        chunk: &'a [u8],
+        stops_at: impl FnMut(usize) -> bool,
+    ) -> &'a str {
+        let mut n = self.first_stop(chunk);
+        if n < chunk.len() {
+            n = self.resume(chunk, n, stops_at);
+        }
+        let plain = &chunk[..n];
+        debug_assert!(std::str::from_utf8(plain).is_ok());
+        // SAFETY: every byte not ASCII is a stop (`new`), and `resume` passes a stop only
+        // as the whole character `char_width` checked: `plain` is whole characters.
+        unsafe { std::str::from_utf8_unchecked(plain) }
+    }
+
+    /// `chunk` as text if none of its bytes may begin a marker and it is whole UTF-8
+    /// characters.
+    #[inline]
+    pub(crate) fn all_plain<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
+        // Most chunks have no stop, and no branch depends on a byte or on the length
+        // up to 8 (a token's size): a branch on either is mispredicted about once a
+        // chunk, which costs more than looking at all eight places. Places past the end
+        // read the last byte again.
+        let mut stop = 0;
+        match chunk.len() {
+            0 => return Some(""),
+            len @ 1..=8 => {
+                for i in 0..8 {
+                    stop |= self.0[chunk[i.min(len - 1)] as usize];
+                }
+            }
+            _ => {
+                for &b in chunk {
+                    stop |= self.0[b as usize];
+                }
+            }
+        }
+        match stop {
+            0 => {
+                debug_assert!(chunk.is_ascii());
+                // SAFETY: every byte not ASCII is a stop (`new`): these are all ASCII.
+                Some(unsafe { std::str::from_utf8_unchecked(chunk) })
+            }
+            WIDE => std::str::from_utf8(chunk).ok(),
+            _ => None,
+        }
+    }
+
+    /// The position of the first stop in `chunk`, or its length.
+    #[inline]
+    fn first_stop(&self, chunk: &[u8]) -> usize {
+        chunk
+            .iter()
+            .position(|&b| self.0[b as usize] != 0)
+            .unwrap_or(chunk.len())
+    }
+
+    /// Read on from the stop at `n` (kept out of line: most chunks of prose have none).
+    #[inline(never)]
+    fn resume(&self, chunk: &[u8], mut n: usize, mut stops_at: impl FnMut(usize) -> bool) -> usize {
+        while n < chunk.len() {
+            let Some(width) = char_width(&chunk[n..]) else {
+                break;
+            };
+            if self.0[chunk[n] as usize] & MARKER != 0 && stops_at(n) {
+                break;
+            }
+            n += width;
+            n += self.first_stop(&chunk[n..]);
+        }
+        n
+    }
+}
+
+/// The length of the whole, valid UTF-8 character `bytes` begins with, if it is one.
 #[inline]
-pub(crate) fn push_ascii(s: &mut String, bytes: &[u8]) {
-    assert!(bytes.is_ascii(), "push_ascii takes ASCII bytes only");
-    // SAFETY: every byte is ASCII (checked above), and ASCII bytes are whole UTF-8
-    // characters, so `s` stays valid UTF-8.
-    unsafe { s.as_mut_vec() }.extend_from_slice(bytes);
+fn char_width(bytes: &[u8]) -> Option<usize> {
+    let width = match bytes[0] {
+        0x00..=0x7f => return Some(1),
+        0xc2..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf4 => 4,
+        _ => return None,
+    };
+    let char = bytes.get(..width)?;
+    std::str::from_utf8(char).ok().map(|_| width)
 }
 
 /// `bytes` as `str`: ASCII without a UTF-8 pass, anything else through `from_utf8`.
@@ -38,14 +149,48 @@ mod tests {
         for bytes in [&b""[..], b"abc", b"caf\xc3\xa9", b"\xff", b"a\xe2\x82"] {
             assert_eq!(as_str(bytes), std::str::from_utf8(bytes));
         }
-        let mut s = String::new();
-        push_ascii(&mut s, b"plain");
-        assert_eq!(s, "plain");
     }
 
     #[test]
-    #[should_panic(expected = "ASCII bytes only")]
-    fn push_ascii_refuses_other_bytes() {
-        push_ascii(&mut String::new(), "é".as_bytes());
+    fn plain_prefix_stops_where_told_and_before_a_character_not_whole() {
+        let stops = TextStops::new(|b| b == b'<' || b == 0xe2);
+        let plain_prefix = |chunk| stops.plain_prefix_where(chunk, |_| true);
+        assert_eq!(plain_prefix(b"plain"), "plain");
+        assert_eq!(plain_prefix(b"a<b"), "a");
+        assert_eq!(plain_prefix("café".as_bytes()), "café");
+        assert_eq!(plain_prefix(b"ab\xff"), "ab");
+        // A marker may begin with a byte that is not ASCII.
+        assert_eq!(plain_prefix("a€".as_bytes()), "a");
+        // Declined stops are text.
+        assert_eq!(stops.plain_prefix_where(b"a<b<c", |at| at == 3), "a<b");
+        assert_eq!(stops.plain_prefix_where(b"a<b<c", |_| false), "a<b<c");
+        assert_eq!(stops.plain_prefix_where("a<€".as_bytes(), |_| false), "a<€");
+        // Whole characters only: one split at the end, or broken, stops.
+        assert_eq!(stops.plain_prefix_where(b"a\xc3", |_| false), "a");
+        assert_eq!(stops.plain_prefix_where(b"a\xc3(", |_| false), "a");
+        assert_eq!(stops.plain_prefix_where(b"a\xed\xa0\x80", |_| false), "a");
+        assert_eq!(stops.plain_prefix_where("€€".as_bytes(), |at| at == 3), "€");
+        let default = TextStops::default();
+        assert_eq!(default.plain_prefix_where("a€".as_bytes(), |_| true), "a€");
+    }
+
+    #[test]
+    fn all_plain_takes_whole_characters_and_no_marker_byte() {
+        let stops = TextStops::new(|b| b == b'<');
+        for (chunk, want) in [
+            (&b""[..], Some("")),
+            (b"plain", Some("plain")),
+            (b"pl<in", None),
+            (b"<", None),
+            ("café".as_bytes(), Some("café")),
+            (b"caf\xc3", None),
+            (b"\xa9", None),
+            ("€<".as_bytes(), None),
+            (b"long plain text", Some("long plain text")),
+            (b"long plain<text", None),
+            (b"long plain tex<", None),
+        ] {
+            assert_eq!(stops.all_plain(chunk), want, "{chunk:?}");
+        }
     }
 }

@@ -18,10 +18,12 @@
 //! once. In `Call`, the dialect's grammar decides the call's parts
 //! and the [`Sink`] streams them. `docs/design.md` explains each state.
 
+use crate::ascii::TextStops;
 use crate::calls::{Abort, Calls, Sink};
 use crate::config::{Config, InReasoning};
 use crate::dialect::{auto_specs, Body, CallForm, Dialect, Spec};
 use crate::event::{Event, StopReason};
+use crate::feed::Feed;
 use crate::grammar::{Grammar, Step};
 use crate::json::lookahead::KeyCheck;
 use crate::json::repairer::{Options, Repairer, ToolByName};
@@ -44,30 +46,38 @@ enum Action {
     Strip,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct Table {
     set: MarkerSet,
     actions: Vec<Action>,
     /// The bytes plain text stops at: a marker's first byte, or a byte that is not
     /// ASCII (it needs the UTF-8 check). Every other byte is text as it stands.
-    stop: [bool; 256],
-}
-
-impl Default for Table {
-    fn default() -> Table {
-        Table {
-            set: MarkerSet::default(),
-            actions: Vec::new(),
-            stop: [false; 256],
-        }
-    }
+    stop: TextStops,
 }
 
 impl Table {
     fn seal(&mut self) {
-        for b in 0..=255u8 {
-            self.stop[b as usize] = !b.is_ascii() || self.set.starts_with_byte(b);
+        self.stop = TextStops::new(|b| self.set.starts_with_byte(b));
+    }
+
+    /// The plain text at the start of `chunk`: the bytes before the first that may
+    /// begin a marker where it stands or does not begin a whole UTF-8 character in the
+    /// chunk. A byte that begins markers but
+    /// none there (the `<` of `a < b`) is text, unless the text would then end with
+    /// bytes that could still begin one (`a<` + `<|im_end|>`): that end could join a
+    /// marker with the text after a removed marker, which `scan` decides.
+    #[inline]
+    fn plain<'c>(&self, chunk: &'c [u8]) -> &'c str {
+        let mut declined = false;
+        let text = self.stop.plain_prefix_where(chunk, |at| {
+            let begins = self.set.match_at(chunk, at) != Found::None;
+            declined |= !begins;
+            begins
+        });
+        if declined && text.len() < chunk.len() {
+            return &text[..text.len() - joinable(&self.set, text.as_bytes())];
         }
+        text
     }
 
     fn add(&mut self, marker: &'static [u8], action: Action) {
@@ -263,8 +273,6 @@ pub struct Parser {
     mode: Mode,
     tables: &'static Tables,
     locked: Option<Dialect>,
-    /// The opener `auto` locked on.
-    locked_form: Option<&'static CallForm>,
     /// Text bytes that could still begin a marker (after a stripped marker, also the
     /// text before it that could join with what follows), preceded by the end of the
     /// text already shown that could join too (`shown` bytes, never emitted again): at
@@ -284,6 +292,11 @@ pub struct Parser {
     /// Whether no visible text but blanks came yet: start-only openers count only here.
     at_start: bool,
     finished: bool,
+    /// The text path's table while it may be taken (see [`Parser::plain_table`]);
+    /// updated after every push that leaves it.
+    plain: Option<&'static Table>,
+    /// Whether the text path's table is reasoning's.
+    plain_reasoning: bool,
 }
 
 impl Parser {
@@ -304,7 +317,6 @@ impl Parser {
             mode: Mode::Text,
             tables,
             locked: None,
-            locked_form: None,
             held: SmallVec::new(),
             shown: 0,
             text_tail: None,
@@ -312,6 +324,8 @@ impl Parser {
             line_start: true,
             at_start: true,
             finished: false,
+            plain: None,
+            plain_reasoning: false,
         };
         p.reset();
         p
@@ -347,18 +361,21 @@ impl Parser {
         self.line_start = true;
         self.at_start = true;
         self.locked = None;
-        self.build_tables();
+        self.build_tables(None);
         self.mode = match (self.config.reasoning_open, self.tables.reasoning.is_empty()) {
             (true, false) => Mode::Reasoning(0),
             _ => Mode::Text,
         };
+        self.update_plain();
     }
 
-    fn build_tables(&mut self) {
+    /// The tables of the configured dialect, or of the one `auto` locked on with the
+    /// opener it locked on.
+    fn build_tables(&mut self, locked_form: Option<&'static CallForm>) {
         self.tables = match (self.config.dialect, self.locked) {
             (Dialect::Auto, Some(d)) => Tables::locked(
                 d,
-                self.locked_form.map_or(&b""[..], |f| f.opener),
+                locked_form.map_or(&b""[..], |f| f.opener),
                 self.config.in_reasoning,
             ),
             (dialect, _) => Tables::shared(dialect, self.config.in_reasoning),
@@ -387,45 +404,202 @@ impl Parser {
         }
         self.queue.begin(&mut self.calls.spare);
         self.stats.bytes += chunk.len() as u64;
-        let plain = self.plain_text(chunk);
+        let mut plain = 0;
+        if self.plain.is_none() && !self.utf8.is_empty() {
+            plain = self.finish_char(chunk);
+        }
+        plain += self.plain_text(&chunk[plain..]);
+        if plain < chunk.len() {
+            plain += self.start_char(&chunk[plain..]);
+        }
         if plain < chunk.len() {
             self.process(&chunk[plain..]);
+            self.update_plain();
         }
     }
 
-    /// The text path, taken for most chunks of prose: in text or reasoning with nothing
-    /// held, the bytes before the first one that could begin a marker or is not ASCII
-    /// are text as they stand, appended to the open text run with no record and no
-    /// UTF-8 pass (each is a whole ASCII character). Returns how many bytes it took;
-    /// `process` reads the rest.
+    /// Push the next chunk and read its events: like [`push`](Parser::push), but the
+    /// text of a chunk that cannot be part of any markup is handed out borrowed from
+    /// `chunk`, not copied (see [`Feed`]). The events are the same as after `push`,
+    /// though text may be split at other places.
+    ///
+    /// ```
+    /// use toolsift::{Dialect, Event, Parser};
+    ///
+    /// let mut parser = Parser::new(Dialect::Hermes);
+    /// let mut shown = String::new();
+    /// for chunk in ["Hello", " wor", "ld <tool", "_call>{\"name\":\"f\"}"] {
+    ///     let mut events = parser.feed(chunk.as_bytes());
+    ///     while let Some(event) = events.next_event() {
+    ///         if let Event::Text(text) = event {
+    ///             shown.push_str(text);
+    ///         }
+    ///     }
+    /// }
+    /// assert_eq!(shown, "Hello world ");
+    /// ```
     #[inline]
-    fn plain_text(&mut self, chunk: &[u8]) -> usize {
-        let (table, reasoning) = match self.mode {
+    pub fn feed<'a>(&'a mut self, chunk: &'a [u8]) -> Feed<'a> {
+        // Most chunks of prose: all of it is text, with no byte that could begin a
+        // marker. Kept small enough to inline; the rest is `feed_rest`.
+        if let (Some(table), false) = (self.plain, chunk.is_empty()) {
+            if let (Some(text), true) = (table.stop.all_plain(chunk), self.queue.is_drained()) {
+                self.took_plain(chunk);
+                return Feed::new(self, text, self.plain_reasoning, false);
+            }
+        }
+        self.feed_rest(chunk)
+    }
+
+    #[inline(never)]
+    fn feed_rest<'a>(&'a mut self, chunk: &'a [u8]) -> Feed<'a> {
+        let mut text = "";
+        let mut reasoning = false;
+        if let Some(table) = self.plain {
+            if self.queue.is_drained() {
+                text = table.plain(chunk);
+                reasoning = self.plain_reasoning;
+            }
+        }
+        let n = text.len();
+        if n > 0 {
+            self.took_plain(&chunk[..n]);
+        }
+        let queued = if n < chunk.len() {
+            self.push(&chunk[n..]);
+            true
+        } else {
+            // Events left unread from an earlier push (none if the text was borrowed).
+            !self.queue.is_drained()
+        };
+        Feed::new(self, text, reasoning, queued)
+    }
+
+    /// Count `text` (not empty), taken by the text path, as read.
+    #[inline]
+    fn took_plain(&mut self, text: &[u8]) {
+        self.stats.bytes += text.len() as u64;
+        self.stats.work += text.len() as u64;
+        if !self.plain_reasoning {
+            self.line_start = text.last() == Some(&b'\n');
+        }
+    }
+
+    /// Put text a [`Feed`] borrowed back into the queue, ahead of its other events.
+    pub(crate) fn unread_text(&mut self, text: &str, reasoning: bool) {
+        self.queue.unread(text, reasoning);
+    }
+
+    /// The table of the text path, and whether it is reasoning: in text or reasoning
+    /// with nothing held (held bytes, a partial character or a joinable end of earlier
+    /// text may join with what follows, which `scan` decides). Kept in `plain`.
+    fn plain_table(&self) -> Option<(&'static Table, bool)> {
+        let found = match self.mode {
             // Until visible text begins, start-only openers still count: slow path.
             Mode::Text if !self.at_start => (&self.tables.text, false),
             Mode::Reasoning(i) => (&self.tables.reasoning[i as usize], true),
-            _ => return 0,
+            _ => return None,
         };
-        // Held bytes, a partial character or a joinable end of earlier text: the text
-        // that follows may join with them, which `scan` decides.
-        if !self.held.is_empty() || !self.utf8.is_empty() || self.text_tail.is_some() {
-            return 0;
+        if self.finished
+            || !self.held.is_empty()
+            || !self.utf8.is_empty()
+            || self.text_tail.is_some()
+        {
+            return None;
         }
-        let stop = &table.stop;
-        let n = chunk
-            .iter()
-            .position(|&b| stop[b as usize])
-            .unwrap_or(chunk.len());
+        Some(found)
+    }
+
+    fn update_plain(&mut self) {
+        let plain = self.plain_table();
+        self.plain = plain.map(|(table, _)| table);
+        self.plain_reasoning = plain.is_some_and(|(_, reasoning)| reasoning);
+    }
+
+    /// The text path, taken for most chunks of prose: in text or reasoning with nothing
+    /// held, the bytes before the first one that could begin a marker where it stands
+    /// or is not a whole UTF-8 character are text as they stand ([`Table::plain`]),
+    /// appended to the open text run with no record. Returns how many bytes it took;
+    /// `process` reads the rest.
+    #[inline]
+    fn plain_text(&mut self, chunk: &[u8]) -> usize {
+        let Some(table) = self.plain else {
+            return 0;
+        };
+        let reasoning = self.plain_reasoning;
+        let text = table.plain(chunk);
+        let n = text.len();
         if n == 0 {
             return 0;
         }
-        let run = self.queue.text_run(reasoning);
-        crate::ascii::push_ascii(run, &chunk[..n]);
+        self.queue.text_run(reasoning).push_str(text);
         if !reasoning {
             self.line_start = chunk[n - 1] == b'\n';
         }
         self.stats.work += n as u64;
         n
+    }
+
+    /// The end of a character split across pushes, at the start of `chunk`, read on
+    /// the text path (prose in small chunks splits characters often): when nothing else
+    /// is held and its bytes cannot begin a marker, the character is text as `scan`
+    /// would find it. Returns the bytes taken: none when `scan` must decide.
+    fn finish_char(&mut self, chunk: &[u8]) -> usize {
+        let reasoning = self.utf8.reasoning;
+        let table = match self.mode {
+            Mode::Text if !reasoning && !self.at_start => &self.tables.text,
+            Mode::Reasoning(i) if reasoning => &self.tables.reasoning[i as usize],
+            _ => return 0,
+        };
+        if !self.held.is_empty() || self.text_tail.is_some() {
+            return 0;
+        }
+        let held = self.utf8.len as usize;
+        let width = utf8_len(self.utf8.buf[0]);
+        let Some(rest) = chunk.get(..width.saturating_sub(held)) else {
+            return 0;
+        };
+        if rest.is_empty() || rest.iter().any(|&b| table.set.starts_with_byte(b)) {
+            return 0;
+        }
+        let mut whole = self.utf8.buf;
+        whole[held..width].copy_from_slice(rest);
+        let Ok(char) = std::str::from_utf8(&whole[..width]) else {
+            return 0;
+        };
+        self.queue.text_run(reasoning).push_str(char);
+        self.utf8.clear();
+        if !reasoning {
+            self.line_start = false;
+        }
+        self.stats.work += rest.len() as u64;
+        self.update_plain();
+        rest.len()
+    }
+
+    /// A character split at the end of a chunk on the text path: `rest` is its first
+    /// bytes and none can begin a marker, so it is held for the next push as `scan`
+    /// would hold it. Returns the bytes taken: none when `scan` must decide.
+    fn start_char(&mut self, rest: &[u8]) -> usize {
+        let Some(table) = self.plain else {
+            return 0;
+        };
+        if rest.len() >= utf8_len(rest[0])
+            || rest.iter().any(|&b| table.set.starts_with_byte(b))
+            || !std::str::from_utf8(rest).is_err_and(|e| e.error_len().is_none())
+        {
+            return 0;
+        }
+        for &b in rest {
+            self.utf8.push(b);
+        }
+        self.utf8.reasoning = self.plain_reasoning;
+        if !self.plain_reasoning {
+            self.line_start = false;
+        }
+        self.stats.work += rest.len() as u64;
+        self.plain = None;
+        rest.len()
     }
 
     /// Push one token by id. When the id is one of
@@ -463,6 +637,7 @@ impl Parser {
             return;
         }
         self.finished = true;
+        self.plain = None;
         self.queue.begin(&mut self.calls.spare);
         self.finish_mode();
         if !self.utf8.is_empty() {
@@ -1107,8 +1282,7 @@ impl Parser {
         if self.config.dialect == Dialect::Auto && self.locked.is_none() {
             if let Some(d) = Grammar::chosen(body) {
                 self.locked = Some(d);
-                self.locked_form = Some(form);
-                self.build_tables();
+                self.build_tables(Some(form));
             }
         }
     }

@@ -82,7 +82,7 @@ impl Queue {
     /// goes to `spare`, for the next call).
     #[inline]
     pub(crate) fn begin(&mut self, spare: &mut Vec<u8>) {
-        if self.recs.is_empty() && self.open == self.text.len() {
+        if self.is_drained() {
             self.arena.clear();
             self.text.clear();
             self.open = 0;
@@ -155,6 +155,27 @@ impl Queue {
         let start = self.arena.len();
         self.arena.extend_from_slice(bytes);
         start..self.arena.len()
+    }
+
+    /// Whether every event was read.
+    #[inline]
+    pub(crate) fn is_drained(&self) -> bool {
+        self.recs.is_empty() && self.open == self.text.len()
+    }
+
+    /// Put text back ahead of every queued event (text a [`crate::Feed`] borrowed from
+    /// its chunk and was dropped before handing out).
+    pub(crate) fn unread(&mut self, s: &str, reasoning: bool) {
+        self.close_text();
+        let start = self.text.len();
+        self.text.push_str(s);
+        self.open = self.text.len();
+        let span = start..self.text.len();
+        self.recs.push_front(if reasoning {
+            Rec::Reasoning(span)
+        } else {
+            Rec::Text(span)
+        });
     }
 
     /// Append visible or reasoning text, merging with the previous event of the kind.

@@ -92,28 +92,46 @@ fn text_path_allocates_nothing_per_chunk() {
         Dialect::Qwen3Coder,
         Dialect::Gemma4,
     ] {
-        let mut p = Parser::new(dialect);
-        let mut seen = 0;
-        for c in warm {
-            p.push(c);
+        for fed in [false, true] {
+            let mut p = Parser::new(dialect);
+            let mut seen = 0;
+            let mut give = |p: &mut Parser, c: &[u8]| {
+                if fed {
+                    let mut events = p.feed(c);
+                    let mut n = 0;
+                    while let Some(Event::Text(t)) = events.next_event() {
+                        n += t.len();
+                    }
+                    n
+                } else {
+                    p.push(c);
+                    drain(p)
+                }
+            };
+            for c in warm {
+                seen += give(&mut p, c);
+            }
+            let before = allocs();
+            for c in steady {
+                seen += give(&mut p, c);
+            }
+            let grew = allocs() - before;
+            assert_eq!(
+                grew,
+                0,
+                "{} (feed: {fed}): {grew} allocations over {} chunks",
+                dialect.name(),
+                steady.len()
+            );
+            p.finish(StopReason::Stop);
             seen += drain(&mut p);
+            assert_eq!(
+                seen,
+                text.len(),
+                "{} (feed: {fed}): prose passes through",
+                dialect.name()
+            );
         }
-        let before = allocs();
-        for c in steady {
-            p.push(c);
-            seen += drain(&mut p);
-        }
-        let grew = allocs() - before;
-        assert_eq!(
-            grew,
-            0,
-            "{}: {grew} allocations over {} chunks",
-            dialect.name(),
-            steady.len()
-        );
-        p.finish(StopReason::Stop);
-        seen += drain(&mut p);
-        assert_eq!(seen, text.len(), "{}: prose passes through", dialect.name());
     }
 }
 

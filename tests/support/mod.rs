@@ -30,6 +30,52 @@ pub fn run_with(p: &mut Parser, raw: &[u8], cuts: &[usize], stop: StopReason) ->
     events
 }
 
+/// How a run hands chunks to the parser.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Api {
+    /// `push`, then `next_event` until `None`.
+    Push,
+    /// `feed`, then the `Feed`'s events until `None`.
+    Feed,
+    /// `feed`, but every other `Feed` dropped unread (its events read after the next).
+    FeedDropped,
+}
+
+/// Like [`run_with`], through `api`.
+pub fn run_api(
+    p: &mut Parser,
+    raw: &[u8],
+    cuts: &[usize],
+    stop: StopReason,
+    api: Api,
+) -> Vec<OwnedEvent> {
+    if api == Api::Push {
+        return run_with(p, raw, cuts, stop);
+    }
+    let mut events = Vec::new();
+    let mut at = 0;
+    for (i, &cut) in cuts.iter().chain(std::iter::once(&raw.len())).enumerate() {
+        let cut = cut.clamp(at, raw.len());
+        let mut fed = p.feed(&raw[at..cut]);
+        at = cut;
+        if api == Api::FeedDropped && i % 2 == 0 {
+            continue;
+        }
+        while let Some(ev) = fed.next_event() {
+            events.push(ev.into_owned());
+        }
+    }
+    // A dropped `Feed`'s events are still queued: they came before `finish`.
+    while let Some(ev) = p.next_event() {
+        events.push(ev.into_owned());
+    }
+    p.finish(stop);
+    while let Some(ev) = p.next_event() {
+        events.push(ev.into_owned());
+    }
+    events
+}
+
 /// A small deterministic generator (xorshift).
 pub struct Rng(pub u64);
 impl Rng {
@@ -237,9 +283,24 @@ pub fn check_all_chunkings(
     for seed in 1..=6 {
         runs.push((format!("random:{seed}"), random_cuts(raw.len(), seed, 16)));
     }
+    let mut runs: Vec<(String, Vec<usize>, Api)> = runs
+        .into_iter()
+        .map(|(name, cuts)| (name, cuts, Api::Push))
+        .collect();
+    // The borrowed-chunk API: byte at a time and in random chunks, read or dropped.
+    for api in [Api::Feed, Api::FeedDropped] {
+        runs.push((format!("{api:?} bytes"), (1..raw.len()).collect(), api));
+        for seed in 1..=2 {
+            runs.push((
+                format!("{api:?} random:{seed}"),
+                random_cuts(raw.len(), seed, 16),
+                api,
+            ));
+        }
+    }
     let mut reused = Parser::with_config(config.clone());
-    for (name, cuts) in runs {
-        let got = run_with(&mut reused, raw, &cuts, stop);
+    for (name, cuts, api) in runs {
+        let got = run_api(&mut reused, raw, &cuts, stop, api);
         check(config.dialect, &got).map_err(|e| format!("{name}: {e}"))?;
         let got = merge(&got);
         if got != want {

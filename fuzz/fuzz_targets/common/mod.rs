@@ -133,12 +133,30 @@ pub struct Run {
 pub fn run(p: &mut Parser, raw: &[u8], chunking: &Chunking, stop: StopReason) -> Run {
     let mut events = Vec::new();
     let mut at = 0;
-    for n in chunking.lengths(raw.len()) {
-        p.push(&raw[at..at + n]);
+    // The API: `push` (0, 1), `feed` (2), `feed` with every other `Feed` dropped unread
+    // (3; its events come after the next chunk's).
+    let api = chunking.0[5] >> 6;
+    for (i, n) in chunking.lengths(raw.len()).into_iter().enumerate() {
+        let chunk = &raw[at..at + n];
         at += n;
-        while let Some(ev) = p.next_event() {
+        if api < 2 {
+            p.push(chunk);
+            while let Some(ev) = p.next_event() {
+                events.push(ev.into_owned());
+            }
+            continue;
+        }
+        let mut fed = p.feed(chunk);
+        if api == 3 && i % 2 == 0 {
+            continue;
+        }
+        while let Some(ev) = fed.next_event() {
             events.push(ev.into_owned());
         }
+    }
+    // A dropped `Feed`'s events are still queued: they came before `finish`.
+    while let Some(ev) = p.next_event() {
+        events.push(ev.into_owned());
     }
     let finish_at = events.len();
     p.finish(stop);
