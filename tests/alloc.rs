@@ -95,7 +95,7 @@ fn text_path_allocates_nothing_per_chunk() {
         for fed in [false, true] {
             let mut p = Parser::new(dialect);
             let mut seen = 0;
-            let mut give = |p: &mut Parser, c: &[u8]| {
+            let give = |p: &mut Parser, c: &[u8]| {
                 if fed {
                     let mut events = p.feed(c);
                     let mut n = 0;
