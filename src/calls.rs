@@ -14,7 +14,7 @@ use crate::stats::Stats;
 use serde_json::value::RawValue;
 
 /// Tracks the end of the last complete top-level member of an arguments object.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Members {
     depth: u32,
     in_string: bool,
@@ -299,7 +299,27 @@ impl Sink<'_> {
     }
 
     /// More argument bytes (decided, strict JSON prefix).
+    /// Whether `n` more bytes of arguments stay within the limit `args` checks.
+    pub(crate) fn args_fit(&self, n: usize) -> bool {
+        let max = self.config.limits.max_args_bytes.saturating_mul(8);
+        self.calls
+            .current
+            .as_ref()
+            .is_some_and(|call| call.args.len() + n <= max)
+    }
+
     pub(crate) fn args(&mut self, bytes: &[u8]) -> Result<(), Abort> {
+        self.write_args(bytes, false)
+    }
+
+    /// Like [`args`](Self::args), for bytes of a string's content in which every
+    /// backslash begins a whole escape and no quote is unescaped (the repairer's string
+    /// run): inside a string they leave the member scan where it is, so it is skipped.
+    pub(crate) fn string_args(&mut self, bytes: &[u8]) -> Result<(), Abort> {
+        self.write_args(bytes, true)
+    }
+
+    fn write_args(&mut self, bytes: &[u8], string_run: bool) -> Result<(), Abort> {
         if bytes.is_empty() {
             return Ok(());
         }
@@ -319,6 +339,16 @@ impl Sink<'_> {
             Some((c, tool))
         }) {
             Some((conformer, tool)) => conformer.push(tool, bytes, &mut call.args),
+            None if string_run && call.members.in_string && !call.members.escape => {
+                call.args.extend_from_slice(bytes);
+                debug_assert!({
+                    let mut scanned = call.members.clone();
+                    scanned.scan(&call.args, from);
+                    scanned == call.members
+                });
+                self.flush();
+                return Ok(());
+            }
             None => call.args.extend_from_slice(bytes),
         }
         call.members.scan(&call.args, from);

@@ -297,6 +297,9 @@ pub struct Parser {
     plain: Option<&'static Table>,
     /// Whether the text path's table is reasoning's.
     plain_reasoning: bool,
+    /// A backslash that ended the last chunk inside a string of the arguments, not read
+    /// yet (see [`Parser::args_string`]).
+    escape_held: bool,
 }
 
 impl Parser {
@@ -326,6 +329,7 @@ impl Parser {
             finished: false,
             plain: None,
             plain_reasoning: false,
+            escape_held: false,
         };
         p.reset();
         p
@@ -358,6 +362,7 @@ impl Parser {
         self.text_tail = None;
         self.utf8.clear();
         self.finished = false;
+        self.escape_held = false;
         self.line_start = true;
         self.at_start = true;
         self.locked = None;
@@ -405,11 +410,15 @@ impl Parser {
         self.queue.begin(&mut self.calls.spare);
         self.stats.bytes += chunk.len() as u64;
         let mut plain = 0;
-        if self.plain.is_none() && !self.utf8.is_empty() {
-            plain = self.finish_char(chunk);
+        if self.plain.is_none() {
+            if !self.utf8.is_empty() {
+                plain = self.finish_char(chunk);
+            } else if matches!(self.mode, Mode::Call { .. }) {
+                plain = self.args_string(chunk);
+            }
         }
         plain += self.plain_text(&chunk[plain..]);
-        if plain < chunk.len() {
+        if plain < chunk.len() && self.plain.is_some() {
             plain += self.start_char(&chunk[plain..]);
         }
         if plain < chunk.len() {
@@ -540,6 +549,82 @@ impl Parser {
         n
     }
 
+    /// The call path for most chunks of a long string argument (a file's content):
+    /// inside a string of the arguments with nothing held, the repairer's string run
+    /// (plain bytes, whole simple escapes, whole characters) goes straight to the call,
+    /// as `process` would send it through the grammar. Returns the bytes taken.
+    ///
+    /// A backslash the chunk ends with is held here (`escape_held`) rather than by the
+    /// repairer, so that the escape it begins, whole in the next chunk, stays on this
+    /// path: small chunks split escapes often.
+    fn args_string(&mut self, chunk: &[u8]) -> usize {
+        let mut at = 0;
+        if self.escape_held {
+            let Some(&next) = chunk.first() else {
+                return 0;
+            };
+            self.escape_held = false;
+            if self.string_run(&[b'\\', next]) != Some(2) {
+                // Not a simple escape (`\u`, `\d`): the backslash is read as usual.
+                self.process(b"\\");
+                self.update_plain();
+                return 0;
+            }
+            at = 1;
+        }
+        let Some(n) = self.string_run(&chunk[at..]) else {
+            return at;
+        };
+        at += n;
+        if at + 1 == chunk.len() && chunk[at] == b'\\' && self.string_run(&[]).is_some() {
+            self.escape_held = true;
+            at += 1;
+        }
+        at
+    }
+
+    /// The repairer's string run over `input`, written to the call; `None` when the
+    /// input is not inside a string of the arguments with nothing held.
+    fn string_run(&mut self, input: &[u8]) -> Option<usize> {
+        let Mode::Call { grammar, body, .. } = &mut self.mode else {
+            return None;
+        };
+        let (Grammar::Envelope(envelope), Some(work)) = (&**grammar, &mut self.rep) else {
+            return None;
+        };
+        // The body limit counts raw bytes, as `feed_call` does.
+        let budget = self.config.limits.max_args_bytes.saturating_sub(*body);
+        let input = &input[..input.len().min(budget)];
+        let mut sink = Sink {
+            calls: &mut self.calls,
+            queue: &mut self.queue,
+            config: &self.config,
+            stats: &mut self.stats,
+        };
+        // A run writes at most six bytes per byte read (a control byte as `\u00XX`):
+        // near the limit, `process` decides.
+        if !envelope.in_args_string()
+            || !work.rep.in_idle_string()
+            || !sink.args_fit(input.len() * 6)
+        {
+            return None;
+        }
+        let CallWork { rep, scratch } = &mut **work;
+        scratch.clear();
+        let n = rep.pass_string(input, scratch);
+        if n == 0 {
+            return Some(0);
+        }
+        let written = sink.string_args(scratch);
+        *body += n;
+        self.stats.work += rep.take_work();
+        match written {
+            Ok(()) => Some(n),
+            // Not reached (`args_fit`), but handled as `feed_call` would.
+            Err(why) => Some(self.abort_to_skip(why, n)),
+        }
+    }
+
     /// The end of a character split across pushes, at the start of `chunk`, read on
     /// the text path (prose in small chunks splits characters often): when nothing else
     /// is held and its bytes cannot begin a marker, the character is text as `scan`
@@ -635,6 +720,9 @@ impl Parser {
     pub fn finish(&mut self, stop: StopReason) {
         if self.finished {
             return;
+        }
+        if std::mem::take(&mut self.escape_held) {
+            self.process(b"\\");
         }
         self.finished = true;
         self.plain = None;

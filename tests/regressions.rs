@@ -831,3 +831,53 @@ fn bodies_longer_than_a_grammar_slice_end_where_they_end() {
         );
     }
 }
+
+/// The call path holds a backslash a chunk ends with inside a string argument: the
+/// escape it begins, simple or not, whole or cut off by the end, reads as if unsplit.
+#[test]
+fn escapes_split_across_chunks_inside_a_string_argument() {
+    use toolsift::{Config, Dialect, OwnedEvent, StopReason};
+    // A long plain run first: the call path takes over once the repairer holds nothing.
+    let long = "x".repeat(300);
+    let call = |content: &str, end: &str| {
+        format!(r#"<tool_call>{{"name": "w", "arguments": {{"c": "{long}{content}{end}"#)
+    };
+    let args = |content: &str| format!(r#"{{"c": "{long}{content}"}}"#);
+    let escapes = r#"a\"b\\c\nd\te\/f\u00e9g\dh\\\\\u0041\\"#;
+    let cases = [
+        (
+            call(escapes, r#""}}</tool_call>"#),
+            StopReason::Stop,
+            Some(args(&escapes.replace(r"\d", r"\\d"))),
+        ),
+        (call(r#"ab\"#, ""), StopReason::Length, None),
+        (call(r#"ab\"#, ""), StopReason::Stop, None),
+    ];
+    for (raw, stop, want) in &cases {
+        let (raw, stop, want) = (raw.as_str(), *stop, want.as_deref());
+        let config = Config::new(Dialect::Hermes);
+        let events = support::check_all_chunkings(&config, raw.as_bytes(), stop)
+            .unwrap_or_else(|e| panic!("{raw:?}: {e}"));
+        // Chunks of every size up to 9 at every offset: some begin inside the string
+        // with nothing held and end with a backslash.
+        let whole = support::merge(&events);
+        for size in 2..=9 {
+            for offset in 0..size {
+                let cuts: Vec<usize> = (offset.max(1)..raw.len()).step_by(size).collect();
+                let got = support::run_cuts(&config, raw.as_bytes(), &cuts, stop);
+                support::check(Dialect::Hermes, &got).unwrap();
+                assert_eq!(
+                    support::merge(&got),
+                    whole,
+                    "{raw:?} in {size}-byte chunks from {offset}"
+                );
+            }
+        }
+        let outcome = events.iter().find_map(|e| match e {
+            OwnedEvent::CallFinished { arguments, .. } => Some(Some(arguments.as_str())),
+            OwnedEvent::CallNotReleased { .. } => Some(None),
+            _ => None,
+        });
+        assert_eq!(outcome, Some(want), "{raw:?}");
+    }
+}

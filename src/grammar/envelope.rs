@@ -102,12 +102,12 @@ impl Envelope {
         scratch: &mut Vec<u8>,
     ) -> Step {
         scratch.clear();
-        if self.in_str && !self.esc && self.streams_args() {
+        if self.in_args_string() {
             // Inside a string of the arguments: its content goes to the sink as the
             // repairer writes it, with no projection (`project` would pass it as is).
             let n = rep.pass_string(input, scratch);
             if n > 0 {
-                if let Err(why) = sink.args(scratch) {
+                if let Err(why) = sink.string_args(scratch) {
                     return Step::Abort { why, consumed: n };
                 }
                 if n == input.len() {
@@ -278,6 +278,12 @@ impl Envelope {
 
     /// Whether the bytes read now belong to the arguments value as written (not an
     /// arguments value encoded as a string, which is collected and decoded).
+    /// Whether the input is inside a string of the arguments, after no backslash: its
+    /// plain content is written as it stands.
+    pub(crate) fn in_args_string(&self) -> bool {
+        self.in_str && !self.esc && self.streams_args()
+    }
+
     fn streams_args(&self) -> bool {
         self.in_value && self.field == Field::Args && !self.value_is_str
     }

@@ -409,6 +409,12 @@ impl Repairer {
         n
     }
 
+    /// Whether a string is being read with nothing held: [`pass_string`](Self::pass_string)
+    /// applies.
+    pub(crate) fn in_idle_string(&self) -> bool {
+        matches!(self.st, St::Str { .. }) && self.idle()
+    }
+
     /// Nothing held, replayed, captured, looked ahead or stopped on: the bytes that
     /// come next may be read in bulk, with no per-byte decision pending.
     fn idle(&self) -> bool {
