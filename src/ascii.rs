@@ -1,4 +1,4 @@
-//! ASCII bytes as `str` without `str::from_utf8`.
+//! Text bytes as `str` without a second `str::from_utf8` pass.
 //!
 //! The one place the crate uses `unsafe`: on token-sized chunks, `str::from_utf8` cost
 //! more than the rest of the push (`docs/performance.md` has the counts); an ASCII check
@@ -115,16 +115,23 @@ impl TextStops {
     }
 }
 
+/// The length of the UTF-8 character `lead` begins: 1 for ASCII, 2 to 4 for a lead
+/// byte, `None` for a byte that begins none (a continuation byte, `0xc0`, `0xf5`...).
+#[inline]
+pub(crate) fn char_len(lead: u8) -> Option<usize> {
+    match lead {
+        0x00..=0x7f => Some(1),
+        0xc2..=0xdf => Some(2),
+        0xe0..=0xef => Some(3),
+        0xf0..=0xf4 => Some(4),
+        _ => None,
+    }
+}
+
 /// The length of the whole, valid UTF-8 character `bytes` begins with, if it is one.
 #[inline]
 fn char_width(bytes: &[u8]) -> Option<usize> {
-    let width = match bytes[0] {
-        0x00..=0x7f => return Some(1),
-        0xc2..=0xdf => 2,
-        0xe0..=0xef => 3,
-        0xf0..=0xf4 => 4,
-        _ => return None,
-    };
+    let width = char_len(bytes[0])?;
     let char = bytes.get(..width)?;
     std::str::from_utf8(char).ok().map(|_| width)
 }

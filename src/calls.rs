@@ -298,7 +298,6 @@ impl Sink<'_> {
         self.config.tools.get(name)
     }
 
-    /// More argument bytes (decided, strict JSON prefix).
     /// Whether `n` more bytes of arguments stay within the limit `args` checks.
     pub(crate) fn args_fit(&self, n: usize) -> bool {
         let max = self.config.limits.max_args_bytes.saturating_mul(8);
@@ -308,6 +307,7 @@ impl Sink<'_> {
             .is_some_and(|call| call.args.len() + n <= max)
     }
 
+    /// More argument bytes (decided, strict JSON prefix).
     pub(crate) fn args(&mut self, bytes: &[u8]) -> Result<(), Abort> {
         self.write_args(bytes, false)
     }

@@ -62,10 +62,10 @@ impl Table {
 
     /// The plain text at the start of `chunk`: the bytes before the first that may
     /// begin a marker where it stands or does not begin a whole UTF-8 character in the
-    /// chunk. A byte that begins markers but
-    /// none there (the `<` of `a < b`) is text, unless the text would then end with
-    /// bytes that could still begin one (`a<` + `<|im_end|>`): that end could join a
-    /// marker with the text after a removed marker, which `scan` decides.
+    /// chunk. A byte that begins markers but none there (the `<` of `a < b`) is text,
+    /// unless the text would then end with bytes that could still begin one (`a<` +
+    /// `<|im_end|>`): that end could join a marker with the text after a removed marker,
+    /// which `scan` decides.
     #[inline]
     fn plain<'c>(&self, chunk: &'c [u8]) -> &'c str {
         let mut declined = false;
@@ -418,7 +418,7 @@ impl Parser {
             }
         }
         plain += self.plain_text(&chunk[plain..]);
-        if plain < chunk.len() && self.plain.is_some() {
+        if plain < chunk.len() {
             plain += self.start_char(&chunk[plain..]);
         }
         if plain < chunk.len() {
@@ -453,6 +453,7 @@ impl Parser {
         // marker. Kept small enough to inline; the rest is `feed_rest`.
         if let (Some(table), false) = (self.plain, chunk.is_empty()) {
             if let (Some(text), true) = (table.stop.all_plain(chunk), self.queue.is_drained()) {
+                self.stats.bytes += chunk.len() as u64;
                 self.took_plain(chunk);
                 return Feed::new(self, text, self.plain_reasoning, false);
             }
@@ -471,9 +472,8 @@ impl Parser {
             }
         }
         let n = text.len();
-        if n > 0 {
-            self.took_plain(&chunk[..n]);
-        }
+        self.stats.bytes += n as u64;
+        self.took_plain(&chunk[..n]);
         let queued = if n < chunk.len() {
             self.push(&chunk[n..]);
             true
@@ -484,13 +484,12 @@ impl Parser {
         Feed::new(self, text, reasoning, queued)
     }
 
-    /// Count `text` (not empty), taken by the text path, as read.
+    /// Count `text`, taken by the text path, as read.
     #[inline]
     fn took_plain(&mut self, text: &[u8]) {
-        self.stats.bytes += text.len() as u64;
         self.stats.work += text.len() as u64;
-        if !self.plain_reasoning {
-            self.line_start = text.last() == Some(&b'\n');
+        if let (false, Some(&last)) = (self.plain_reasoning, text.last()) {
+            self.line_start = last == b'\n';
         }
     }
 
@@ -503,17 +502,18 @@ impl Parser {
     /// with nothing held (held bytes, a partial character or a joinable end of earlier
     /// text may join with what follows, which `scan` decides). Kept in `plain`.
     fn plain_table(&self) -> Option<(&'static Table, bool)> {
+        self.text_table().filter(|_| self.utf8.is_empty())
+    }
+
+    /// Like [`plain_table`](Self::plain_table), whatever partial character is held.
+    fn text_table(&self) -> Option<(&'static Table, bool)> {
         let found = match self.mode {
             // Until visible text begins, start-only openers still count: slow path.
             Mode::Text if !self.at_start => (&self.tables.text, false),
             Mode::Reasoning(i) => (&self.tables.reasoning[i as usize], true),
             _ => return None,
         };
-        if self.finished
-            || !self.held.is_empty()
-            || !self.utf8.is_empty()
-            || self.text_tail.is_some()
-        {
+        if self.finished || !self.held.is_empty() || self.text_tail.is_some() {
             return None;
         }
         Some(found)
@@ -537,16 +537,11 @@ impl Parser {
         };
         let reasoning = self.plain_reasoning;
         let text = table.plain(chunk);
-        let n = text.len();
-        if n == 0 {
-            return 0;
+        if !text.is_empty() {
+            self.queue.text_run(reasoning).push_str(text);
+            self.took_plain(text.as_bytes());
         }
-        self.queue.text_run(reasoning).push_str(text);
-        if !reasoning {
-            self.line_start = chunk[n - 1] == b'\n';
-        }
-        self.stats.work += n as u64;
-        n
+        text.len()
     }
 
     /// The call path for most chunks of a long string argument (a file's content):
@@ -631,14 +626,9 @@ impl Parser {
     /// would find it. Returns the bytes taken: none when `scan` must decide.
     fn finish_char(&mut self, chunk: &[u8]) -> usize {
         let reasoning = self.utf8.reasoning;
-        let table = match self.mode {
-            Mode::Text if !reasoning && !self.at_start => &self.tables.text,
-            Mode::Reasoning(i) if reasoning => &self.tables.reasoning[i as usize],
-            _ => return 0,
-        };
-        if !self.held.is_empty() || self.text_tail.is_some() {
+        let Some((table, _)) = self.text_table().filter(|&(_, r)| r == reasoning) else {
             return 0;
-        }
+        };
         let held = self.utf8.len as usize;
         let width = utf8_len(self.utf8.buf[0]);
         let Some(rest) = chunk.get(..width.saturating_sub(held)) else {
@@ -1705,11 +1695,7 @@ fn joinable(set: &MarkerSet, before: &[u8]) -> usize {
         .unwrap_or(0)
 }
 
+/// The length of the character `lead` begins, 1 for a byte that begins none.
 fn utf8_len(lead: u8) -> usize {
-    match lead {
-        0xc2..=0xdf => 2,
-        0xe0..=0xef => 3,
-        0xf0..=0xf4 => 4,
-        _ => 1,
-    }
+    crate::ascii::char_len(lead).unwrap_or(1)
 }

@@ -49,6 +49,15 @@ enum Rec {
     },
 }
 
+impl Rec {
+    fn text(span: Span, reasoning: bool) -> Rec {
+        match reasoning {
+            false => Rec::Text(span),
+            true => Rec::Reasoning(span),
+        }
+    }
+}
+
 /// The text room reserved at the first push.
 const MIN_TEXT: usize = 256;
 
@@ -128,11 +137,7 @@ impl Queue {
         let span = self.open..self.text.len();
         if !span.is_empty() {
             self.open = span.end;
-            self.recs.push_back(if self.open_reasoning {
-                Rec::Reasoning(span)
-            } else {
-                Rec::Text(span)
-            });
+            self.recs.push_back(Rec::text(span, self.open_reasoning));
         }
     }
 
@@ -170,12 +175,8 @@ impl Queue {
         let start = self.text.len();
         self.text.push_str(s);
         self.open = self.text.len();
-        let span = start..self.text.len();
-        self.recs.push_front(if reasoning {
-            Rec::Reasoning(span)
-        } else {
-            Rec::Text(span)
-        });
+        self.recs
+            .push_front(Rec::text(start..self.text.len(), reasoning));
     }
 
     /// Append visible or reasoning text, merging with the previous event of the kind.

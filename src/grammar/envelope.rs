@@ -276,14 +276,14 @@ impl Envelope {
         Ok(())
     }
 
-    /// Whether the bytes read now belong to the arguments value as written (not an
-    /// arguments value encoded as a string, which is collected and decoded).
     /// Whether the input is inside a string of the arguments, after no backslash: its
     /// plain content is written as it stands.
     pub(crate) fn in_args_string(&self) -> bool {
         self.in_str && !self.esc && self.streams_args()
     }
 
+    /// Whether the bytes read now belong to the arguments value as written (not an
+    /// arguments value encoded as a string, which is collected and decoded).
     fn streams_args(&self) -> bool {
         self.in_value && self.field == Field::Args && !self.value_is_str
     }

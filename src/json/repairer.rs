@@ -10,6 +10,7 @@
 //! valid JSON cannot contain at that point.
 
 use super::lookahead::{Ctx, KeyCheck, Lookahead, Verdict};
+use crate::ascii::char_len;
 use crate::repairs::{Repair, Repairs};
 use crate::scan::{Found, MarkerId, MarkerSet};
 use smallvec::SmallVec;
@@ -1221,7 +1222,7 @@ impl Repairer {
         if !self.utf8.is_empty() {
             if (0x80..=0xbf).contains(&b) {
                 self.utf8.push(b);
-                if self.utf8.len() == utf8_len(self.utf8[0]) {
+                if Some(self.utf8.len()) == char_len(self.utf8[0]) {
                     let seq = std::mem::take(&mut self.utf8);
                     if std::str::from_utf8(&seq).is_ok() {
                         return Some(seq);
@@ -1238,7 +1239,7 @@ impl Repairer {
             self.requeue(&[b]);
             return None;
         }
-        if utf8_len(b) == 0 {
+        if char_len(b).is_none() {
             self.flag(Repair::InvalidUtf8);
             out.extend_from_slice(REPLACEMENT);
             return None;
@@ -2023,15 +2024,6 @@ pub(crate) fn escape_byte(b: u8, out: &mut Vec<u8>) {
 }
 
 const REPLACEMENT: &[u8] = "\u{fffd}".as_bytes();
-
-fn utf8_len(lead: u8) -> usize {
-    match lead {
-        0xc2..=0xdf => 2,
-        0xe0..=0xef => 3,
-        0xf0..=0xf4 => 4,
-        _ => 0,
-    }
-}
 
 #[cfg(test)]
 mod tests {

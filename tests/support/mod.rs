@@ -13,21 +13,7 @@ pub fn run_cuts(config: &Config, raw: &[u8], cuts: &[usize], stop: StopReason) -
 
 /// Same, reusing a parser (after `reset`).
 pub fn run_with(p: &mut Parser, raw: &[u8], cuts: &[usize], stop: StopReason) -> Vec<OwnedEvent> {
-    let mut events = Vec::new();
-    let mut at = 0;
-    for &cut in cuts.iter().chain(std::iter::once(&raw.len())) {
-        let cut = cut.clamp(at, raw.len());
-        p.push(&raw[at..cut]);
-        at = cut;
-        while let Some(ev) = p.next_event() {
-            events.push(ev.into_owned());
-        }
-    }
-    p.finish(stop);
-    while let Some(ev) = p.next_event() {
-        events.push(ev.into_owned());
-    }
-    events
+    run_api(p, raw, cuts, stop, Api::Push)
 }
 
 /// How a run hands chunks to the parser.
@@ -49,15 +35,20 @@ pub fn run_api(
     stop: StopReason,
     api: Api,
 ) -> Vec<OwnedEvent> {
-    if api == Api::Push {
-        return run_with(p, raw, cuts, stop);
-    }
     let mut events = Vec::new();
     let mut at = 0;
     for (i, &cut) in cuts.iter().chain(std::iter::once(&raw.len())).enumerate() {
         let cut = cut.clamp(at, raw.len());
-        let mut fed = p.feed(&raw[at..cut]);
+        let chunk = &raw[at..cut];
         at = cut;
+        if api == Api::Push {
+            p.push(chunk);
+            while let Some(ev) = p.next_event() {
+                events.push(ev.into_owned());
+            }
+            continue;
+        }
+        let mut fed = p.feed(chunk);
         if api == Api::FeedDropped && i % 2 == 0 {
             continue;
         }
