@@ -7,11 +7,19 @@
 //! guarantee (a check, or a table only this module builds), so no caller can break it.
 #![allow(unsafe_code)]
 
+use crate::word::{self, ByteSet};
+
 /// The bytes plain text stops at: those that may begin a marker, and every byte that
 /// is not ASCII (it is passed only as part of a whole character, checked): the text
 /// before a stop is a `str` with no second UTF-8 pass.
 #[derive(Clone, Debug)]
-pub(crate) struct TextStops([u8; 256]);
+pub(crate) struct TextStops {
+    table: [u8; 256],
+    /// The ASCII bytes that may begin a marker when there are one to four of them
+    /// (every dialect's table but `auto`'s): a chunk of up to 8 bytes is then checked a
+    /// word at a time (`word`).
+    words: Option<ByteSet>,
+}
 
 /// A byte may begin a marker.
 const MARKER: u8 = 1;
@@ -28,11 +36,15 @@ impl Default for TextStops {
 impl TextStops {
     /// Stops at the bytes `marker` names and at every byte that is not ASCII.
     pub(crate) fn new(mut marker: impl FnMut(u8) -> bool) -> TextStops {
-        let mut set = [0; 256];
+        let mut table = [0; 256];
         for b in 0..=255u8 {
-            set[b as usize] = (marker(b) as u8 * MARKER) | (!b.is_ascii() as u8 * WIDE);
+            table[b as usize] = (marker(b) as u8 * MARKER) | (!b.is_ascii() as u8 * WIDE);
         }
-        TextStops(set)
+        let markers: Vec<u8> = (0..0x80u8)
+            .filter(|&b| table[b as usize] & MARKER != 0)
+            .collect();
+        let words = ByteSet::new(&markers);
+        TextStops { table, words }
     }
 
     /// The text at the start of `chunk`: the bytes before the first that may begin a
@@ -60,6 +72,25 @@ impl TextStops {
     /// characters.
     #[inline]
     pub(crate) fn all_plain<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
+        if let (Some(markers), 1..=8) = (&self.words, chunk.len()) {
+            let word = word::gather(chunk);
+            if markers.found_in(word) {
+                return None;
+            }
+            if !word::has_wide(word) || word::whole_chars(word) {
+                debug_assert!(std::str::from_utf8(chunk).is_ok());
+                // SAFETY: the word is the chunk's bytes (`gather`), all ASCII or whole
+                // characters (`whole_chars`, tested over every chunk of up to 2 bytes
+                // and every edge byte at every place of longer ones).
+                return Some(unsafe { std::str::from_utf8_unchecked(chunk) });
+            }
+        }
+        self.all_plain_by_table(chunk)
+    }
+
+    /// [`all_plain`](Self::all_plain) a byte at a time, through the table.
+    #[inline]
+    fn all_plain_by_table<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
         // Most chunks have no stop, and no branch depends on a byte or on the length
         // up to 8 (a token's size): a branch on either is mispredicted about once a
         // chunk, which costs more than looking at all eight places. Places past the end
@@ -69,12 +100,12 @@ impl TextStops {
             0 => return Some(""),
             len @ 1..=8 => {
                 for i in 0..8 {
-                    stop |= self.0[chunk[i.min(len - 1)] as usize];
+                    stop |= self.table[chunk[i.min(len - 1)] as usize];
                 }
             }
             _ => {
                 for &b in chunk {
-                    stop |= self.0[b as usize];
+                    stop |= self.table[b as usize];
                 }
             }
         }
@@ -94,7 +125,7 @@ impl TextStops {
     fn first_stop(&self, chunk: &[u8]) -> usize {
         chunk
             .iter()
-            .position(|&b| self.0[b as usize] != 0)
+            .position(|&b| self.table[b as usize] != 0)
             .unwrap_or(chunk.len())
     }
 
@@ -105,7 +136,7 @@ impl TextStops {
             let Some(width) = char_width(&chunk[n..]) else {
                 break;
             };
-            if self.0[chunk[n] as usize] & MARKER != 0 && stops_at(n) {
+            if self.table[chunk[n] as usize] & MARKER != 0 && stops_at(n) {
                 break;
             }
             n += width;
@@ -179,6 +210,37 @@ mod tests {
         assert_eq!(stops.plain_prefix_where("€€".as_bytes(), |at| at == 3), "€");
         let default = TextStops::default();
         assert_eq!(default.plain_prefix_where("a€".as_bytes(), |_| true), "a€");
+    }
+
+    #[test]
+    fn the_word_check_agrees_with_the_table() {
+        let sets: [&[u8]; 4] = [b"", b"<", b"<[`{", b"<[`{f"];
+        // Every chunk of 1 to 3 bytes over a small alphabet and, for longer ones, each
+        // alphabet byte at every place of a plain chunk.
+        let alphabet = b"a<[`{f\x00\x7f\x80\xc3\xa9";
+        let mut chunks: Vec<Vec<u8>> = Vec::new();
+        for &a in alphabet {
+            chunks.push(vec![a]);
+            for &b in alphabet {
+                chunks.push(vec![a, b]);
+                chunks.extend(alphabet.iter().map(|&c| vec![a, b, c]));
+            }
+            for len in 4..=8 {
+                for at in 0..len {
+                    let mut chunk = b"plaintxt"[..len].to_vec();
+                    chunk[at] = a;
+                    chunks.push(chunk);
+                }
+            }
+        }
+        for set in sets {
+            let stops = TextStops::new(|b| set.contains(&b));
+            assert_eq!(stops.words.is_some(), (1..=4).contains(&set.len()));
+            for chunk in &chunks {
+                let want = stops.all_plain_by_table(chunk);
+                assert_eq!(stops.all_plain(chunk), want, "{set:?} {chunk:?}");
+            }
+        }
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub mod schema;
 #[cfg(feature = "codec")]
 pub mod sse;
 mod stats;
+mod word;
 
 pub use config::{Config, InReasoning, Invalid, Limits, UnknownTool};
 pub use dialect::Dialect;

@@ -1,0 +1,206 @@
+//! A token-sized chunk (1 to 8 bytes) as one `u64`, checked a word at a time.
+//!
+//! Most chunks a model streams are a token: a few bytes. Looking at them a byte at a
+//! time costs a branch a byte (mispredicted about once a chunk) or eight table loads;
+//! as a word, the checks the text path needs are a few dozen ALU operations with no
+//! branch on the bytes or the length. Byte `i` of the chunk is byte `i` of the word
+//! (little-endian); the bytes past the chunk's end are zero.
+
+/// Each byte of a word set to `b`.
+pub(crate) const fn repeat(b: u8) -> u64 {
+    u64::from_le_bytes([b; 8])
+}
+
+const HIGH: u64 = repeat(0x80);
+const LOW7: u64 = repeat(0x7f);
+
+/// The high bit of each byte of `x` that is zero, no other bit. (Exact: `(x & 0x7f) +
+/// 0x7f` carries into the high bit for any nonzero low seven bits, and never past it.)
+#[inline]
+fn zero_bytes(x: u64) -> u64 {
+    !(((x & LOW7) + LOW7) | x) & HIGH
+}
+
+/// The high bit of each byte of `word` whose bits under `mask` equal `value`'s.
+#[inline]
+fn bytes_where(word: u64, mask: u8, value: u8) -> u64 {
+    zero_bytes((word & repeat(mask)) ^ repeat(value))
+}
+
+/// `chunk`, 1 to 8 bytes, as a word, the bytes past its end zero.
+///
+/// Two 4-byte loads (the first and last four) cover a chunk of 4 to 8 bytes, and three
+/// byte loads (first, middle, last) one of 1 to 3. Each load lands at its own bytes'
+/// places, and where two cover the same byte they carry the same value, so the word is
+/// their OR, whichever length: no branch on it. A chunk of fewer than 4 bytes reads
+/// the two words from zeros instead (a select, not a branch).
+#[inline]
+pub(crate) fn gather(chunk: &[u8]) -> u64 {
+    const PAD: [u8; 4] = [0; 4];
+    let len = chunk.len();
+    debug_assert!((1..=8).contains(&len));
+    let (mid, last) = (len / 2, len - 1);
+    let short =
+        chunk[0] as u64 | (chunk[mid] as u64) << (8 * mid) | (chunk[last] as u64) << (8 * last);
+    let (four, end) = if len >= 4 {
+        (chunk, len)
+    } else {
+        (&PAD[..], 4)
+    };
+    let first = u32::from_le_bytes([four[0], four[1], four[2], four[3]]) as u64;
+    let back = [four[end - 4], four[end - 3], four[end - 2], four[end - 1]];
+    let back = (u32::from_le_bytes(back) as u64) << (8 * (end - 4));
+    first | back | short
+}
+
+/// One to four bytes, none NUL, to find in a word.
+#[derive(Clone, Debug)]
+pub(crate) struct ByteSet {
+    /// Each byte repeated (`repeat`); only the first `len` are used.
+    repeated: [u64; 4],
+    len: usize,
+}
+
+impl ByteSet {
+    /// The set of `bytes`, if they are one to four and none is NUL (the zeros past a
+    /// chunk's end must match none of them).
+    pub(crate) fn new(bytes: &[u8]) -> Option<ByteSet> {
+        if !(1..=4).contains(&bytes.len()) || bytes.contains(&0) {
+            return None;
+        }
+        let mut repeated = [0; 4];
+        for (place, &b) in repeated.iter_mut().zip(bytes) {
+            *place = repeat(b);
+        }
+        Some(ByteSet {
+            repeated,
+            len: bytes.len(),
+        })
+    }
+
+    /// Whether a byte of `word` is in the set.
+    #[inline]
+    pub(crate) fn found_in(&self, word: u64) -> bool {
+        let mut found = 0;
+        for &r in &self.repeated[..self.len] {
+            // Has a zero byte: exact as a yes or no (the borrow that can mark a byte
+            // above a zero one needs the zero one first).
+            let x = word ^ r;
+            found |= x.wrapping_sub(repeat(1)) & !x;
+        }
+        found & HIGH != 0
+    }
+}
+
+/// Whether `word` has a byte that is not ASCII.
+#[inline]
+pub(crate) fn has_wide(word: u64) -> bool {
+    word & HIGH != 0
+}
+
+/// Whether the bytes of `word` are whole, valid UTF-8 characters of 1 to 3 bytes (a
+/// zero byte is NUL, ASCII): `true` is always right, `false` may be (a lead byte
+/// whose next byte has a narrower range, `0xe0`, `0xed`, or a 4-byte character, asks
+/// for `str::from_utf8` instead; they are rare in text).
+///
+/// Every byte after a 2-byte lead, and the two after a 3-byte lead, must be a
+/// continuation byte, and every continuation byte must be one of those. A character
+/// cut by the chunk's end wants a continuation where a zero byte is, or past the
+/// word's last byte.
+#[inline]
+pub(crate) fn whole_chars(word: u64) -> bool {
+    let narrow = bytes_where(word, 0xfe, 0xc0) // 0xc0, 0xc1: overlong
+        | bytes_where(word, 0xff, 0xe0)
+        | bytes_where(word, 0xff, 0xed)
+        | bytes_where(word, 0xf0, 0xf0); // 4-byte leads and 0xf5..
+    let cont = bytes_where(word, 0xc0, 0x80);
+    let lead2 = bytes_where(word, 0xe0, 0xc0);
+    let lead3 = bytes_where(word, 0xf0, 0xe0);
+    let leads = lead2 | lead3;
+    let wants = leads << 8 | lead3 << 16;
+    let cut = leads >> 56 | lead3 >> 48;
+    narrow | (wants ^ cont) | cut == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bytes at every edge of the UTF-8 ranges, a marker byte, NUL.
+    const EDGES: &[u8] = &[
+        0x00, b'a', b'<', 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xc3, 0xdf,
+        0xe0, 0xe1, 0xe2, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf4, 0xf5, 0xff,
+    ];
+
+    fn check(chunk: &[u8]) {
+        let word = gather(chunk);
+        let mut want = [0; 8];
+        want[..chunk.len()].copy_from_slice(chunk);
+        assert_eq!(word, u64::from_le_bytes(want), "{chunk:x?}");
+        assert_eq!(has_wide(word), !chunk.is_ascii(), "{chunk:x?}");
+        let valid = std::str::from_utf8(chunk).is_ok();
+        if whole_chars(word) {
+            assert!(valid, "whole_chars said yes to {chunk:x?}");
+        }
+        let common = chunk
+            .iter()
+            .all(|&b| b < 0xf0 && !matches!(b, 0xc0 | 0xc1 | 0xe0 | 0xed));
+        if valid && common {
+            assert!(whole_chars(word), "whole_chars said no to {chunk:x?}");
+        }
+    }
+
+    #[test]
+    fn every_chunk_of_up_to_two_bytes() {
+        for a in 0..=255u8 {
+            check(&[a]);
+            for b in 0..=255u8 {
+                check(&[a, b]);
+            }
+        }
+    }
+
+    #[test]
+    fn edge_bytes_at_every_place_of_longer_chunks() {
+        for &a in EDGES {
+            for &b in EDGES {
+                for &c in EDGES {
+                    check(&[a, b, c]);
+                    for &d in EDGES {
+                        check(&[a, b, c, d]);
+                    }
+                }
+            }
+        }
+        // Characters of every width at every offset of chunks of 5 to 8 bytes, whole
+        // and cut.
+        for text in ["aé€b", "€€€", "ééé", "x€é", "a𝄞b", "\u{7ff}\u{800}\u{ffff}"]
+        {
+            let bytes = text.as_bytes();
+            for from in 0..bytes.len() {
+                for to in from + 1..=bytes.len().min(from + 8) {
+                    check(&bytes[from..to]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_byte_set_finds_each_byte_at_each_place() {
+        assert!(ByteSet::new(b"").is_none());
+        assert!(ByteSet::new(b"<\0").is_none());
+        assert!(ByteSet::new(b"<[{`f").is_none());
+        let set = ByteSet::new(b"<[").unwrap();
+        for len in 1..=8 {
+            let plain = &b"abcdefgh"[..len];
+            assert!(!set.found_in(gather(plain)));
+            for at in 0..len {
+                for b in [b'<', b'['] {
+                    let mut chunk = plain.to_vec();
+                    chunk[at] = b;
+                    assert!(set.found_in(gather(&chunk)), "{chunk:?}");
+                }
+            }
+        }
+    }
+}
