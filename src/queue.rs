@@ -58,10 +58,12 @@ impl Rec {
     }
 }
 
+/// Ended calls' arguments buffers, by call.
+type EndedArgs = Vec<(CallIndex, Vec<u8>)>;
+
 /// The text room reserved at the first push.
 const MIN_TEXT: usize = 256;
 
-#[derive(Default)]
 pub(crate) struct Queue {
     arena: Vec<u8>,
     /// Text and reasoning, validated once as it is written: reading it back as `&str`
@@ -74,8 +76,35 @@ pub(crate) struct Queue {
     open: usize,
     /// Whether the open run is reasoning.
     open_reasoning: bool,
-    /// The arguments buffers of calls that ended while events of theirs are queued.
-    ended: Vec<(CallIndex, Vec<u8>)>,
+    /// Whether the open delta run is open: like the open text run, the last event,
+    /// after every record, with no record of its own yet, so a call's deltas (one a
+    /// chunk while a long argument streams) touch no deque. At most one of the two
+    /// runs is open. (Three fields rather than an `Option` of a tuple: they pack with
+    /// the others, and an idle parser is at most 512 bytes.)
+    delta_open: bool,
+    /// The call of the open delta run.
+    delta_index: CallIndex,
+    /// The open delta run's range of its call's arguments buffer.
+    delta_span: Span,
+    /// The arguments buffers of calls that ended while events of theirs are queued
+    /// (boxed and made at the first: most parsers hold none, and it keeps them small).
+    ended: Option<Box<EndedArgs>>,
+}
+
+impl Default for Queue {
+    fn default() -> Queue {
+        Queue {
+            arena: Vec::new(),
+            text: String::new(),
+            recs: VecDeque::new(),
+            open: 0,
+            open_reasoning: false,
+            delta_open: false,
+            delta_index: CallIndex(0),
+            delta_span: 0..0,
+            ended: None,
+        }
+    }
 }
 
 /// The arguments buffer of the call that is still open, for reading its deltas.
@@ -95,7 +124,8 @@ impl Queue {
             self.arena.clear();
             self.text.clear();
             self.open = 0;
-            if !self.ended.is_empty() {
+            self.delta_open = false;
+            if self.ended.as_ref().is_some_and(|e| !e.is_empty()) {
                 self.recycle(spare);
             }
         }
@@ -113,12 +143,13 @@ impl Queue {
         self.text.clear();
         self.recs.clear();
         self.open = 0;
+        self.delta_open = false;
         self.recycle(spare);
     }
 
     /// Keep the largest ended buffer for the next call; drop the others.
     fn recycle(&mut self, spare: &mut Vec<u8>) {
-        for (_, mut args) in self.ended.drain(..) {
+        for (_, mut args) in self.ended.iter_mut().flat_map(|e| e.drain(..)) {
             if args.capacity() > spare.capacity() {
                 args.clear();
                 *spare = args;
@@ -129,30 +160,36 @@ impl Queue {
     /// Take an ended call's arguments buffer: its queued deltas and arguments read from
     /// it until they are drained.
     pub(crate) fn keep_args(&mut self, index: CallIndex, args: Vec<u8>) {
-        self.ended.push((index, args));
+        self.ended
+            .get_or_insert_with(Box::default)
+            .push((index, args));
     }
 
-    /// Give the open text run a record: another event follows it.
-    fn close_text(&mut self) {
+    /// Give the open run, text or delta, a record: another event follows it.
+    fn close_runs(&mut self) {
         let span = self.open..self.text.len();
         if !span.is_empty() {
             self.open = span.end;
             self.recs.push_back(Rec::text(span, self.open_reasoning));
+        }
+        if std::mem::take(&mut self.delta_open) {
+            let (index, fragment) = (self.delta_index, self.delta_span.clone());
+            self.recs.push_back(Rec::Delta { index, fragment });
         }
     }
 
     /// The open text run of the kind, to append whole characters to.
     #[inline]
     pub(crate) fn text_run(&mut self, reasoning: bool) -> &mut String {
-        if self.open_reasoning != reasoning {
-            self.close_text();
+        if self.open_reasoning != reasoning || self.delta_open {
+            self.close_runs();
             self.open_reasoning = reasoning;
         }
         &mut self.text
     }
 
     fn push_rec(&mut self, rec: Rec) {
-        self.close_text();
+        self.close_runs();
         self.recs.push_back(rec);
     }
 
@@ -165,13 +202,13 @@ impl Queue {
     /// Whether every event was read.
     #[inline]
     pub(crate) fn is_drained(&self) -> bool {
-        self.recs.is_empty() && self.open == self.text.len()
+        self.recs.is_empty() && self.open == self.text.len() && !self.delta_open
     }
 
     /// Put text back ahead of every queued event (text a [`crate::Feed`] borrowed from
     /// its chunk and was dropped before handing out).
     pub(crate) fn unread(&mut self, s: &str, reasoning: bool) {
-        self.close_text();
+        self.close_runs();
         let start = self.text.len();
         self.text.push_str(s);
         self.open = self.text.len();
@@ -190,23 +227,19 @@ impl Queue {
         self.push_rec(Rec::Started { index, id, name });
     }
 
-    /// Send `fragment` of the call's arguments buffer (it ends at a character boundary).
+    /// Send `fragment` of the call's arguments buffer (it ends at a character boundary),
+    /// merged with the open delta run when it continues it.
+    #[inline]
     pub(crate) fn delta(&mut self, index: CallIndex, fragment: Span) {
         if fragment.is_empty() {
             return;
         }
-        if let Some(Rec::Delta {
-            index: i,
-            fragment: span,
-        }) = self.recs.back_mut()
-        {
-            // Not past text written after it (the open run has no record yet).
-            if *i == index && span.end == fragment.start && self.open == self.text.len() {
-                span.end = fragment.end;
-                return;
-            }
+        if self.delta_open && self.delta_index == index && self.delta_span.end == fragment.start {
+            self.delta_span.end = fragment.end;
+            return;
         }
-        self.push_rec(Rec::Delta { index, fragment });
+        self.close_runs();
+        (self.delta_open, self.delta_index, self.delta_span) = (true, index, fragment);
     }
 
     /// The call is released; its arguments are the whole buffer given to `keep_args`.
@@ -261,7 +294,11 @@ impl Queue {
     #[inline]
     pub(crate) fn next<'a>(&'a mut self, open: impl FnOnce() -> OpenArgs<'a>) -> Option<Event<'a>> {
         let Some(rec) = self.recs.pop_front() else {
-            // Only the open run is left.
+            // Only an open run is left.
+            if std::mem::take(&mut self.delta_open) {
+                let fragment = self.delta_span.clone();
+                return Some(self.delta_event(self.delta_index, fragment, open()));
+            }
             let span = self.open..self.text.len();
             if span.is_empty() {
                 return None;
@@ -277,17 +314,37 @@ impl Queue {
         self.next_rec(rec, open())
     }
 
+    /// The arguments buffer of call `index`: an ended call's kept buffer, or the open
+    /// call's.
+    #[inline]
+    fn args<'a>(&'a self, index: CallIndex, open: OpenArgs<'a>) -> &'a [u8] {
+        if let Some(ended) = &self.ended {
+            if let Some((_, args)) = ended.iter().find(|(i, _)| *i == index) {
+                return args;
+            }
+        }
+        match open {
+            Some((i, args)) if i == index => args,
+            _ => &[],
+        }
+    }
+
+    #[inline]
+    fn delta_event<'a>(
+        &'a self,
+        index: CallIndex,
+        fragment: Span,
+        open: OpenArgs<'a>,
+    ) -> Event<'a> {
+        Event::ArgsDelta {
+            index,
+            fragment: text(self.args(index, open).get(fragment).unwrap_or_default()),
+        }
+    }
+
     fn next_rec<'a>(&'a self, rec: Rec, open: OpenArgs<'a>) -> Option<Event<'a>> {
         let a = &self.arena;
-        let args = |index: CallIndex| -> &'a [u8] {
-            match self.ended.iter().find(|(i, _)| *i == index) {
-                Some((_, args)) => args,
-                None => match open {
-                    Some((i, args)) if i == index => args,
-                    _ => &[],
-                },
-            }
-        };
+        let args = |index: CallIndex| self.args(index, open);
         Some(match rec {
             Rec::Text(s) => Event::Text(&self.text[s]),
             Rec::Reasoning(s) => Event::Reasoning(&self.text[s]),
@@ -296,10 +353,7 @@ impl Queue {
                 id: text(&a[id]),
                 name: text(&a[name]),
             },
-            Rec::Delta { index, fragment } => Event::ArgsDelta {
-                index,
-                fragment: text(args(index).get(fragment).unwrap_or_default()),
-            },
+            Rec::Delta { index, fragment } => self.delta_event(index, fragment, open),
             Rec::Finished {
                 index,
                 id,
@@ -332,5 +386,66 @@ impl Queue {
             },
             Rec::End { stop, truncated } => Event::End { stop, truncated },
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ARGS: &[u8] = br#"{"a": "bcdef"}"#;
+
+    /// Every event, with the open call 0 writing `ARGS`.
+    fn drain(q: &mut Queue) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Some(ev) = q.next(|| Some((CallIndex(0), ARGS))) {
+            out.push(match ev {
+                Event::Text(t) => format!("text {t}"),
+                Event::Reasoning(t) => format!("reasoning {t}"),
+                Event::ArgsDelta { index, fragment } => format!("delta {} {fragment}", index.0),
+                other => format!("{other:?}"),
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn runs_keep_the_order_events_were_written_in() {
+        let mut q = Queue::default();
+        q.begin(&mut Vec::new());
+        q.delta(CallIndex(0), 0..3);
+        q.delta(CallIndex(0), 3..6);
+        q.text("between", false);
+        q.delta(CallIndex(0), 6..8);
+        q.keep_args(CallIndex(1), b"x".to_vec());
+        q.delta(CallIndex(1), 0..1);
+        q.text("think", true);
+        q.unread("first", false);
+        assert_eq!(
+            drain(&mut q),
+            [
+                "text first",
+                r#"delta 0 {"a": "#,
+                "text between",
+                "delta 0 \"b",
+                "delta 1 x",
+                "reasoning think",
+            ]
+        );
+        assert!(q.is_drained());
+    }
+
+    #[test]
+    fn an_open_delta_run_is_an_event_not_read() {
+        let mut q = Queue::default();
+        q.begin(&mut Vec::new());
+        q.delta(CallIndex(0), 0..2);
+        assert!(!q.is_drained());
+        assert_eq!(drain(&mut q), [r#"delta 0 {""#]);
+        assert!(q.is_drained());
+        // Read, the run starts again where the next delta begins.
+        q.delta(CallIndex(0), 2..4);
+        q.unread("put back", false);
+        assert_eq!(drain(&mut q), ["text put back", r#"delta 0 a""#]);
     }
 }
