@@ -319,6 +319,45 @@ impl Sink<'_> {
         self.write_args(bytes, true)
     }
 
+    /// The open call's arguments buffer, with room for `more` bytes, for the repairer's
+    /// string run to write into directly: where [`string_args`](Self::string_args)
+    /// would append the run as it stands (no schema to conform to, inside a string with
+    /// no escape pending), the copy through a scratch buffer is saved. `None` where it
+    /// would not, or past the size limit; then the run goes through `string_args`.
+    /// After writing, call [`string_written`](Self::string_written).
+    #[inline]
+    pub(crate) fn string_buffer(&mut self, more: usize) -> Option<&mut Vec<u8>> {
+        let max = self.config.limits.max_args_bytes.saturating_mul(8);
+        let call = self.calls.current.as_mut()?;
+        let direct = call.conformer.is_none() && call.members.in_string && !call.members.escape;
+        if !direct || call.args.len() + more > max {
+            return None;
+        }
+        reserve_args(&mut call.args, more);
+        Some(&mut call.args)
+    }
+
+    /// The string run wrote into the buffer [`string_buffer`](Self::string_buffer) gave,
+    /// from `from`: send it. A run is whole characters, so once the call has started
+    /// and everything before the run was sent, it is the delta as it stands.
+    #[inline]
+    pub(crate) fn string_written(&mut self, from: usize) {
+        debug_assert!(self.calls.current.as_ref().is_some_and(|call| {
+            let mut scanned = call.members.clone();
+            scanned.scan(&call.args, from);
+            scanned == call.members
+        }));
+        match self.calls.current.as_deref_mut() {
+            Some(call) if call.started && !call.silent && call.sent == from => {
+                let end = call.args.len();
+                debug_assert_eq!(from + whole_chars(&call.args[from..]), end);
+                self.queue.delta(CallIndex(call.index), from..end);
+                call.sent = end;
+            }
+            _ => self.flush(),
+        }
+    }
+
     fn write_args(&mut self, bytes: &[u8], string_run: bool) -> Result<(), Abort> {
         if bytes.is_empty() {
             return Ok(());

@@ -605,12 +605,24 @@ impl Parser {
             return None;
         }
         let CallWork { rep, scratch } = &mut **work;
-        scratch.clear();
-        let n = rep.pass_string(input, scratch);
+        // Straight into the call's buffer where it can (a run writes at most six bytes
+        // a byte); else through `scratch` and `string_args`, as `process` would.
+        let (n, written) = match sink.string_buffer(input.len() * 6) {
+            Some(args) => {
+                let from = args.len();
+                let n = rep.pass_string(input, args);
+                sink.string_written(from);
+                (n, Ok(()))
+            }
+            None => {
+                scratch.clear();
+                let n = rep.pass_string(input, scratch);
+                (n, sink.string_args(scratch))
+            }
+        };
         if n == 0 {
             return Some(0);
         }
-        let written = sink.string_args(scratch);
         *body += n;
         self.stats.work += rep.take_work();
         match written {
