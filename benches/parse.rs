@@ -296,9 +296,18 @@ criterion_group!(benches, prose, write_file, big_args, others);
 /// `TOOLSIFT_PROFILE=<bench id>` runs that one bench's routine once inside `measured`
 /// (for `valgrind --tool=callgrind --toggle-collect='*measured*'`, whose instruction
 /// counts are repeatable on a noisy machine) instead of timing.
+///
+/// `TOOLSIFT_MIN=<part of ids>` times each bench whose id has that part 200 times and
+/// prints the fastest and the median run: on a shared machine the fastest run is the
+/// steadiest figure for comparing two builds (criterion's mean moves with the noise).
 fn main() {
     if let Ok(id) = std::env::var("TOOLSIFT_PROFILE") {
-        PROFILE.with(|p| *p.borrow_mut() = Some(id));
+        PROFILE.with(|p| *p.borrow_mut() = Some(Run::Profile(id)));
+        benches();
+        return;
+    }
+    if let Ok(part) = std::env::var("TOOLSIFT_MIN") {
+        PROFILE.with(|p| *p.borrow_mut() = Some(Run::Fastest(part)));
         benches();
         return;
     }
@@ -306,8 +315,15 @@ fn main() {
     Criterion::default().configure_from_args().final_summary();
 }
 
+/// A run other than criterion's (`main`).
+#[derive(Clone)]
+enum Run {
+    Profile(String),
+    Fastest(String),
+}
+
 thread_local! {
-    static PROFILE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+    static PROFILE: std::cell::RefCell<Option<Run>> = const { std::cell::RefCell::new(None) };
 }
 
 #[inline(never)]
@@ -323,8 +339,24 @@ fn bench<R>(
 ) {
     let profiling = PROFILE.with(|p| p.borrow().clone());
     match profiling {
-        Some(id) if id == name => {
+        Some(Run::Profile(id)) if id == name => {
             black_box(measured(&mut f));
+        }
+        Some(Run::Fastest(part)) if name.contains(&part) => {
+            let mut runs: Vec<Duration> = (0..210)
+                .map(|_| {
+                    let start = std::time::Instant::now();
+                    black_box(f());
+                    start.elapsed()
+                })
+                .skip(10)
+                .collect();
+            runs.sort();
+            println!(
+                "{name}: fastest {:?}, median {:?}",
+                runs[0],
+                runs[runs.len() / 2]
+            );
         }
         Some(_) => {}
         None => {
