@@ -166,6 +166,7 @@ impl Queue {
     }
 
     /// Give the open run, text or delta, a record: another event follows it.
+    #[inline]
     fn close_runs(&mut self) {
         let span = self.open..self.text.len();
         if !span.is_empty() {

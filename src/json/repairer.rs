@@ -663,6 +663,9 @@ impl Repairer {
         let alt0 = self.opts.alt_string.first().copied().unwrap_or(b'"');
         let quoted = matches!(delim, Delim::Double | Delim::Single);
         let mut i = 0;
+        // The run is copied as it stands but for control bytes: one copy from `copied`
+        // up to each of them and one at the end, not one a piece.
+        let mut copied = 0;
         loop {
             let rest = &input[i..];
             let n = if delim == Delim::Double {
@@ -679,7 +682,6 @@ impl Repairer {
                 })
             }
             .unwrap_or(rest.len());
-            out.extend_from_slice(&rest[..n]);
             i += n;
             let Some(&b) = input.get(i) else {
                 break;
@@ -692,14 +694,15 @@ impl Repairer {
                             Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't')
                         ) =>
                 {
-                    out.extend_from_slice(&input[i..i + 2]);
                     i += 2;
                 }
                 0..=0x1f if quoted => {
                     self.flag(Repair::ControlCharacter);
                     self.suspect = true;
+                    out.extend_from_slice(&input[copied..i]);
                     escape_byte(b, out);
                     i += 1;
+                    copied = i;
                 }
                 0x80.. if !matches!(delim, Delim::CurlyDouble | Delim::CurlySingle) => {
                     // Validate a non-ASCII run in bulk; partial or invalid sequences go
@@ -710,7 +713,6 @@ impl Repairer {
                         Ok(_) => m,
                         Err(e) => e.valid_up_to(),
                     };
-                    out.extend_from_slice(&rest[..valid]);
                     i += valid;
                     if valid < m {
                         break;
@@ -719,6 +721,7 @@ impl Repairer {
                 _ => break,
             }
         }
+        out.extend_from_slice(&input[copied..i]);
         self.work += i as u64;
         i
     }
