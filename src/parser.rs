@@ -64,8 +64,8 @@ impl Table {
     /// begin a marker where it stands or does not begin a whole UTF-8 character in the
     /// chunk. A byte that begins markers but none there (the `<` of `a < b`) is text,
     /// unless the text would then end with bytes that could still begin one (`a<` +
-    /// `<|im_end|>`): that end could join a marker with the text after a removed marker,
-    /// which `scan` decides.
+    /// `<|im_end|>`), or would after backing off such an end: that end could join a
+    /// marker with the text after a removed marker, which `scan` decides.
     #[inline]
     fn plain<'c>(&self, chunk: &'c [u8]) -> &'c str {
         let mut declined = false;
@@ -75,7 +75,16 @@ impl Table {
             begins
         });
         if declined && text.len() < chunk.len() {
-            return &text[..text.len() - joinable(&self.set, text.as_bytes())];
+            // What is left after backing off can end joinable too (`<|message` +
+            // `<|tool_response`): a removed marker can take the second end away too,
+            // and then the first joins, so back off until no end is joinable.
+            let mut end = text.len();
+            loop {
+                match joinable(&self.set, &text.as_bytes()[..end]) {
+                    0 => return &text[..end],
+                    n => end -= n,
+                }
+            }
         }
         text
     }

@@ -251,7 +251,7 @@ fn no_marker_spliced_through_two_removals() {
 #[test]
 fn markers_joined_across_removed_markup() {
     use toolsift::Dialect::{Auto, Gemma4, Harmony, Hermes, Qwen3Coder};
-    let cases: [(toolsift::Dialect, &[u8], &str); 13] = [
+    let cases: [(toolsift::Dialect, &[u8], &str); 14] = [
         // One removal: the held text joins and acts.
         (Hermes, b"</tool_c</tool_call>all>", ""),
         (
@@ -287,6 +287,10 @@ fn markers_joined_across_removed_markup() {
             b"ab<|con<|channel|>anal<|start|>ysis<|message|>strain|>\nx",
             "ab<|con\nx",
         ),
+        // Two joinable ends in a row, after text (fuzz, fifth session): the text path
+        // backed off the second (`<|tool_response` + `>`) but showed the first, which
+        // then joined `|>` into `<|message|>` once the second had gone.
+        (Auto, b"e<|message<|tool_response</invoke>>|>", "e<|message"),
         // A weak opener joined across a strip counts at a line start only, however split.
         (Gemma4, b"x ca<turn|>ll:f{}", "x "),
         (Gemma4, b"x\nca<turn|>ll:f{}", "x\n"),
