@@ -885,3 +885,32 @@ fn escapes_split_across_chunks_inside_a_string_argument() {
         assert_eq!(outcome, Some(want), "{raw:?}");
     }
 }
+
+/// performance (fourth session): a quote in a value string followed by a byte no string
+/// end can be followed by (`class="a"`) is read as content on the string path, with no
+/// look-ahead. It must leave the string marked malformed, as a look-ahead's answer does:
+/// with a schema, a later quote followed by an undeclared key is then content too. A
+/// quote at a chunk's end takes the look-ahead, so every split must agree.
+#[test]
+fn a_quote_read_as_content_without_a_look_ahead_marks_the_string_malformed() {
+    let tools = serde_json::json!([{"name": "write_file", "parameters": {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "content": {"type": "string"}}
+    }}]);
+    let mut config = toolsift::Config::new(toolsift::Dialect::Hermes);
+    config.tools = std::sync::Arc::new(toolsift::schema::Tools::from_value(&tools).unwrap());
+    let raw = br#"<tool_call>{"name": "write_file", "arguments": {"path": "a.html", "content": "<p class="a">hi", "style": "x"}}</tool_call>"#;
+    let events = support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let args: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            toolsift::OwnedEvent::CallFinished { arguments, .. } => Some(arguments.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        args,
+        [r#"{"path": "a.html", "content": "<p class=\"a\">hi\", \"style\": \"x"}"#]
+    );
+}

@@ -105,6 +105,20 @@ fn is_blank(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
+/// Whether a look-ahead started fresh after a candidate quote ([`Lookahead::new`])
+/// answers [`Verdict::Content`] at the first byte, `b`, whatever the container: a byte
+/// that is no blank, no separator or closer (`,` `}` `]`), no comment start (`/` `#`)
+/// and does not begin a terminator cannot follow a string's end (`charset="UTF-8"`,
+/// `">`). The repairer's string run reads such a quote as content without starting
+/// one. Python argument lists have their own tokens: never there.
+pub(crate) fn content_at_once(b: u8, window: usize, terminators: &MarkerSet, python: bool) -> bool {
+    window >= 1
+        && !python
+        && !is_blank(b)
+        && !matches!(b, b',' | b'}' | b']' | b'/' | b'#')
+        && !terminators.starts_with_byte(b)
+}
+
 fn is_scalar_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.' | b'_' | b'$')
 }
@@ -558,6 +572,34 @@ mod tests {
             }
         }
         Verdict::Close // end of stream
+    }
+
+    #[test]
+    fn content_at_once_is_what_a_fresh_look_ahead_decides() {
+        let terminators = MarkerSet::new(&[b"</tool_call>", b"<|im_end|>"]);
+        let check = KeyCheck::default();
+        for python in [false, true] {
+            let ctx = Ctx {
+                terminators: &terminators,
+                check: &check,
+                suspect: false,
+                python,
+            };
+            for stack in [&b""[..], b"{", b"[", b"{[{"] {
+                for window in [0, 1, 64] {
+                    for b in 0..=255u8 {
+                        let first = Lookahead::new(stack, window).step(b, &ctx);
+                        if content_at_once(b, window, &terminators, python) {
+                            assert_eq!(first, Some(Verdict::Content), "{:?} {stack:?}", b as char);
+                        }
+                    }
+                }
+            }
+        }
+        // It says yes where the HTML of a broken write_file needs it.
+        let yes = |b| content_at_once(b, 64, &terminators, false);
+        assert!(yes(b'U') && yes(b'>') && yes(b'=') && yes(b';') && yes(b')'));
+        assert!(!yes(b' ') && !yes(b',') && !yes(b'}') && !yes(b'<') && !yes(b'/'));
     }
 
     #[test]

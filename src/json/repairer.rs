@@ -9,7 +9,7 @@
 //! text. Valid JSON passes through byte for byte: each repair fires only at a byte that
 //! valid JSON cannot contain at that point.
 
-use super::lookahead::{Ctx, KeyCheck, Lookahead, Verdict};
+use super::lookahead::{content_at_once, Ctx, KeyCheck, Lookahead, Verdict};
 use crate::ascii::char_len;
 use crate::repairs::{Repair, Repairs};
 use crate::scan::{Found, MarkerId, MarkerSet};
@@ -398,13 +398,13 @@ impl Repairer {
     /// with the same effects, and return its length (0 when the state does not allow
     /// it). A caller that knows what the run means downstream skips `feed`'s machinery.
     pub(crate) fn pass_string(&mut self, input: &[u8], out: &mut Vec<u8>) -> usize {
-        let St::Str { delim, .. } = self.st else {
+        let St::Str { delim, key } = self.st else {
             return 0;
         };
         if !self.idle() {
             return 0;
         }
-        let n = self.string_run(delim, input, out);
+        let n = self.string_run(delim, key, input, out);
         self.pos += n as u64;
         self.work += n as u64;
         n
@@ -619,8 +619,8 @@ impl Repairer {
             return self.la_run(&input[..n]);
         }
         if self.esc.is_empty() && self.utf8.is_empty() {
-            if let St::Str { delim, .. } = self.st {
-                return (self.string_run(delim, input, out), None);
+            if let St::Str { delim, key } = self.st {
+                return (self.string_run(delim, key, input, out), None);
             }
         }
         (0, None)
@@ -659,12 +659,12 @@ impl Repairer {
     /// as they are, and in a quoted string so are whole simple escapes (`\n`, `\"`)
     /// and raw control bytes (escaped, as `content_byte` does): the usual content of a
     /// long string needs no `step` per byte. Anything else stops the run.
-    fn string_run(&mut self, delim: Delim, input: &[u8], out: &mut Vec<u8>) -> usize {
+    fn string_run(&mut self, delim: Delim, key: bool, input: &[u8], out: &mut Vec<u8>) -> usize {
         let alt0 = self.opts.alt_string.first().copied().unwrap_or(b'"');
         let quoted = matches!(delim, Delim::Double | Delim::Single);
         let mut i = 0;
-        // The run is copied as it stands but for control bytes: one copy from `copied`
-        // up to each of them and one at the end, not one a piece.
+        // The run is copied as it stands but for control bytes and inner quotes: one copy
+        // from `copied` up to each of them and one at the end, not one a piece.
         let mut copied = 0;
         loop {
             let rest = &input[i..];
@@ -704,6 +704,15 @@ impl Repairer {
                     i += 1;
                     copied = i;
                 }
+                b'"' if delim == Delim::Double && !key => {
+                    if !self.content_quote(input.get(i + 1).copied()) {
+                        break;
+                    }
+                    out.extend_from_slice(&input[copied..i]);
+                    out.extend_from_slice(b"\\\"");
+                    i += 1;
+                    copied = i;
+                }
                 0x80.. if !matches!(delim, Delim::CurlyDouble | Delim::CurlySingle) => {
                     // Validate a non-ASCII run in bulk; partial or invalid sequences go
                     // to `step`.
@@ -724,6 +733,30 @@ impl Repairer {
         out.extend_from_slice(&input[copied..i]);
         self.work += i as u64;
         i
+    }
+
+    /// Whether a quote in a value string is content as the byte after it, `next`,
+    /// shows: one no string end can be followed by, which a look-ahead would answer
+    /// [`Verdict::Content`] at (`content_at_once`). If so, the quote's effects are those
+    /// `resolve` has (the caller writes it escaped). Not while an earlier look-ahead is
+    /// kept to resume: it reads this quote differently. (Out of line: most runs meet no
+    /// such quote.)
+    #[inline(never)]
+    fn content_quote(&mut self, next: Option<u8>) -> bool {
+        let content = self.memo.is_none()
+            && next.is_some_and(|next| {
+                content_at_once(
+                    next,
+                    self.opts.lookahead,
+                    &self.opts.terminators,
+                    self.opts.python,
+                )
+            });
+        if content {
+            self.flag(Repair::UnescapedQuote);
+            self.suspect = true;
+        }
+        content
     }
 
     /// Put bytes back in front of the unread input (no allocation once the buffers
