@@ -492,12 +492,20 @@ async fn a_slow_reader_pauses_the_upstream_and_still_gets_the_call() {
             .body(Full::new(Bytes::from(request("qwen3-coder", true).to_string())))
             .unwrap();
         let mut body = sender.send_request(http).await.unwrap().into_body();
+        // Paused: the queue is full and the upstream read has not moved for three checks
+        // in a row (one quiet 100 ms alone can be a busy machine, not a pause).
         let mut read_before = 0;
-        for _ in 0..100 {
+        let mut quiet = 0;
+        for _ in 0..200 {
             tokio::time::sleep(Duration::from_millis(100)).await;
             let now = stats.snapshot();
             if now.upstream_bytes == read_before && now.max_queued == CAPACITY {
-                break;
+                quiet += 1;
+                if quiet == 3 {
+                    break;
+                }
+            } else {
+                quiet = 0;
             }
             read_before = now.upstream_bytes;
         }
