@@ -605,29 +605,29 @@ impl Parser {
             config: &self.config,
             stats: &mut self.stats,
         };
-        // A run writes at most six bytes per byte read (a control byte as `\u00XX`):
-        // near the limit, `process` decides.
-        if !envelope.in_args_string()
-            || !work.rep.in_idle_string()
-            || !sink.args_fit(input.len() * 6)
-        {
+        if !envelope.in_args_string() || !work.rep.in_idle_string() {
             return None;
         }
         let CallWork { rep, scratch } = &mut **work;
-        // Straight into the call's buffer where it can (a run writes at most six bytes
-        // a byte); else through `scratch` and `string_args`, as `process` would.
-        let (n, written) = match sink.string_buffer(input.len() * 6) {
-            Some(args) => {
-                let from = args.len();
-                let n = rep.pass_string(input, args);
+        // A run writes at most six bytes per byte read (a control byte as `\u00XX`):
+        // straight into the call's buffer where it can; else through `scratch` and
+        // `string_args`, as `process` would; near the size limit, `process` decides.
+        let room = input.len() * 6;
+        let direct = sink.string_buffer(room).map(|args| {
+            let from = args.len();
+            (rep.pass_idle_string(input, args), from)
+        });
+        let (n, written) = match direct {
+            Some((n, from)) => {
                 sink.string_written(from);
                 (n, Ok(()))
             }
-            None => {
+            None if sink.args_fit(room) => {
                 scratch.clear();
-                let n = rep.pass_string(input, scratch);
+                let n = rep.pass_idle_string(input, scratch);
                 (n, sink.string_args(scratch))
             }
+            None => return None,
         };
         if n == 0 {
             return Some(0);

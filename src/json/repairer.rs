@@ -398,12 +398,20 @@ impl Repairer {
     /// with the same effects, and return its length (0 when the state does not allow
     /// it). A caller that knows what the run means downstream skips `feed`'s machinery.
     pub(crate) fn pass_string(&mut self, input: &[u8], out: &mut Vec<u8>) -> usize {
+        if !self.in_idle_string() {
+            return 0;
+        }
+        self.pass_idle_string(input, out)
+    }
+
+    /// [`pass_string`](Self::pass_string) where the caller has checked
+    /// [`in_idle_string`](Self::in_idle_string).
+    #[inline]
+    pub(crate) fn pass_idle_string(&mut self, input: &[u8], out: &mut Vec<u8>) -> usize {
+        debug_assert!(self.in_idle_string());
         let St::Str { delim, key } = self.st else {
             return 0;
         };
-        if !self.idle() {
-            return 0;
-        }
         let n = self.string_run(delim, key, input, out);
         self.pos += n as u64;
         self.work += n as u64;
