@@ -562,29 +562,54 @@ impl Parser {
     /// repairer, so that the escape it begins, whole in the next chunk, stays on this
     /// path: small chunks split escapes often.
     fn args_string(&mut self, chunk: &[u8]) -> usize {
-        let mut at = 0;
+        let mut at;
         if self.escape_held {
-            let Some(&next) = chunk.first() else {
-                return 0;
-            };
-            self.escape_held = false;
-            if self.string_run(&[b'\\', next]) != Some(2) {
-                // Not a simple escape (`\u`, `\d`): the backslash is read as usual.
-                self.process(b"\\");
-                self.update_plain();
+            if chunk.is_empty() {
                 return 0;
             }
-            at = 1;
+            self.escape_held = false;
+            // The backslash and a small chunk make one run (a copy of at most 16 bytes);
+            // a larger chunk's run follows the escape's.
+            let mut joined = [b'\\'; 16];
+            let whole = chunk.len() < joined.len();
+            let with = if whole { chunk } else { &chunk[..1] };
+            joined[1..=with.len()].copy_from_slice(with);
+            match self.string_run(&joined[..=with.len()]) {
+                // The run takes whole escapes only: 2 or more is the escape and after.
+                Some(n) if n >= 2 => at = n - 1,
+                _ => {
+                    // Not a simple escape (`\u`, `\d`): the backslash is read as usual.
+                    self.process(b"\\");
+                    self.update_plain();
+                    return 0;
+                }
+            }
+            if !whole {
+                at += self.string_run(&chunk[at..]).unwrap_or(0);
+            }
+        } else {
+            let Some(n) = self.string_run(chunk) else {
+                return 0;
+            };
+            at = n;
         }
-        let Some(n) = self.string_run(&chunk[at..]) else {
-            return at;
-        };
-        at += n;
-        if at + 1 == chunk.len() && chunk[at] == b'\\' && self.string_run(&[]).is_some() {
+        if at + 1 == chunk.len() && chunk[at] == b'\\' && self.in_idle_string_arg() {
             self.escape_held = true;
             at += 1;
         }
         at
+    }
+
+    /// Whether the parser is inside a string of the arguments with nothing held: where
+    /// [`string_run`](Self::string_run) reads.
+    fn in_idle_string_arg(&self) -> bool {
+        match (&self.mode, &self.rep) {
+            (Mode::Call { grammar, .. }, Some(work)) => {
+                matches!(&**grammar, Grammar::Envelope(e) if e.in_args_string())
+                    && work.rep.in_idle_string()
+            }
+            _ => false,
+        }
     }
 
     /// The repairer's string run over `input`, written to the call; `None` when the
