@@ -343,6 +343,9 @@ impl Queue {
         }
     }
 
+    /// The event of a record (out of line: `next` stays small for the open runs, the
+    /// events of most chunks).
+    #[inline(never)]
     fn next_rec<'a>(&'a self, rec: Rec, open: OpenArgs<'a>) -> Option<Event<'a>> {
         let a = &self.arena;
         let args = |index: CallIndex| self.args(index, open);
