@@ -914,3 +914,33 @@ fn a_quote_read_as_content_without_a_look_ahead_marks_the_string_malformed() {
         [r#"{"path": "a.html", "content": "<p class=\"a\">hi\", \"style\": \"x"}"#]
     );
 }
+
+/// performance (fourth session): `\d` in a value string is kept as text (`\\d`) and
+/// counted as a repair on the string path too, however the input is split.
+#[test]
+fn an_invalid_escape_on_the_string_path_is_kept_and_counted() {
+    let config = toolsift::Config::new(toolsift::Dialect::Hermes);
+    let raw =
+        br#"<tool_call>{"name": "f", "arguments": {"re": "^\d+\w$", "n": "a\qb"}}</tool_call>"#;
+    let events = support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let finished: Vec<(&str, Vec<&str>)> = events
+        .iter()
+        .filter_map(|e| match e {
+            toolsift::OwnedEvent::CallFinished {
+                arguments, repairs, ..
+            } => Some((
+                arguments.as_str(),
+                repairs.iter().map(|r| r.name()).collect(),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        finished,
+        [(
+            r#"{"re": "^\\d+\\w$", "n": "a\\qb"}"#,
+            vec!["invalid_escape"]
+        )]
+    );
+}

@@ -704,6 +704,20 @@ impl Repairer {
                 {
                     i += 2;
                 }
+                // `\d`: a backslash before a plain byte that begins no escape is kept as
+                // text, as `escape_byte` does; the byte is read on as content.
+                b'\\'
+                    if delim == Delim::Double
+                        && input.get(i + 1).is_some_and(|&c| {
+                            !DOUBLE_STOP[c as usize] && !matches!(c, b'\'' | b'u')
+                        }) =>
+                {
+                    self.flag(Repair::InvalidEscape);
+                    out.extend_from_slice(&input[copied..i]);
+                    out.extend_from_slice(b"\\\\");
+                    i += 1;
+                    copied = i;
+                }
                 0..=0x1f if quoted => {
                     self.flag(Repair::ControlCharacter);
                     self.suspect = true;
