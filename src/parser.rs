@@ -309,6 +309,10 @@ pub struct Parser {
     /// A backslash that ended the last chunk inside a string of the arguments, not read
     /// yet (see [`Parser::args_string`]).
     escape_held: bool,
+    /// The last string run found the parser inside a string of the arguments with
+    /// nothing held, and nothing but string runs read since: the next run need not
+    /// check again. Only `process` can leave the string, so it clears this.
+    in_string_arg: bool,
 }
 
 impl Parser {
@@ -339,6 +343,7 @@ impl Parser {
             plain: None,
             plain_reasoning: false,
             escape_held: false,
+            in_string_arg: false,
         };
         p.reset();
         p
@@ -372,6 +377,7 @@ impl Parser {
         self.utf8.clear();
         self.finished = false;
         self.escape_held = false;
+        self.in_string_arg = false;
         self.line_start = true;
         self.at_start = true;
         self.locked = None;
@@ -630,9 +636,13 @@ impl Parser {
             config: &self.config,
             stats: &mut self.stats,
         };
-        if !envelope.in_args_string() || !work.rep.in_idle_string() {
-            return None;
+        if !self.in_string_arg {
+            if !envelope.in_args_string() || !work.rep.in_idle_string() {
+                return None;
+            }
+            self.in_string_arg = true;
         }
+        debug_assert!(envelope.in_args_string() && work.rep.in_idle_string());
         let CallWork { rep, scratch } = &mut **work;
         // A run writes at most six bytes per byte read (a control byte as `\u00XX`):
         // straight into the call's buffer where it can; else through `scratch` and
@@ -808,6 +818,7 @@ impl Parser {
     }
 
     fn process(&mut self, mut input: &[u8]) {
+        self.in_string_arg = false;
         while !input.is_empty() {
             let used = match self.mode {
                 Mode::Text => self.scan(input, false),
