@@ -306,9 +306,9 @@ pub struct Parser {
     plain: Option<&'static Table>,
     /// Whether the text path's table is reasoning's.
     plain_reasoning: bool,
-    /// A backslash that ended the last chunk inside a string of the arguments, not read
-    /// yet (see [`Parser::args_string`]).
-    escape_held: bool,
+    /// A backslash or a quote that ended the last chunk inside a string of the
+    /// arguments, not read yet (see [`Parser::args_string`]).
+    byte_held: Option<u8>,
     /// The last string run found the parser inside a string of the arguments with
     /// nothing held, and nothing but string runs read since: the next run need not
     /// check again. Only `process` can leave the string, so it clears this.
@@ -342,7 +342,7 @@ impl Parser {
             finished: false,
             plain: None,
             plain_reasoning: false,
-            escape_held: false,
+            byte_held: None,
             in_string_arg: false,
         };
         p.reset();
@@ -376,7 +376,7 @@ impl Parser {
         self.text_tail = None;
         self.utf8.clear();
         self.finished = false;
-        self.escape_held = false;
+        self.byte_held = None;
         self.in_string_arg = false;
         self.line_start = true;
         self.at_start = true;
@@ -564,28 +564,30 @@ impl Parser {
     /// (plain bytes, whole simple escapes, whole characters) goes straight to the call,
     /// as `process` would send it through the grammar. Returns the bytes taken.
     ///
-    /// A backslash the chunk ends with is held here (`escape_held`) rather than by the
-    /// repairer, so that the escape it begins, whole in the next chunk, stays on this
-    /// path: small chunks split escapes often.
+    /// A backslash or a quote the chunk ends with is held here (`byte_held`) rather
+    /// than by the repairer, so that the escape it begins, or the byte after the quote
+    /// that shows it is content, whole in the next chunk, stays on this path: small
+    /// chunks split them often.
     fn args_string(&mut self, chunk: &[u8]) -> usize {
         let mut at;
-        if self.escape_held {
+        if let Some(held) = self.byte_held {
             if chunk.is_empty() {
                 return 0;
             }
-            self.escape_held = false;
-            // The backslash and a small chunk make one run (a copy of at most 16 bytes);
-            // a larger chunk's run follows the escape's.
-            let mut joined = [b'\\'; 16];
+            self.byte_held = None;
+            // The held byte and a small chunk make one run (a copy of at most 16 bytes);
+            // a larger chunk's run follows the held byte's.
+            let mut joined = [held; 16];
             let whole = chunk.len() < joined.len();
             let with = if whole { chunk } else { &chunk[..1] };
             joined[1..=with.len()].copy_from_slice(with);
             match self.string_run(&joined[..=with.len()]) {
-                // The run takes whole escapes only: 2 or more is the escape and after.
-                Some(n) if n >= 2 => at = n - 1,
+                // The run took the held byte (a backslash only with its escape).
+                Some(n) if n >= 1 => at = n - 1,
                 _ => {
-                    // Not a simple escape (`\u`, `\d`): the backslash is read as usual.
-                    self.process(b"\\");
+                    // Not a simple escape (`\u`, `\d`), or a quote that may end the
+                    // string: the byte is read as usual.
+                    self.process(&[held]);
                     self.update_plain();
                     return 0;
                 }
@@ -599,8 +601,8 @@ impl Parser {
             };
             at = n;
         }
-        if at + 1 == chunk.len() && chunk[at] == b'\\' && self.in_idle_string_arg() {
-            self.escape_held = true;
+        if at + 1 == chunk.len() && matches!(chunk[at], b'\\' | b'"') && self.in_idle_string_arg() {
+            self.byte_held = Some(chunk[at]);
             at += 1;
         }
         at
@@ -767,8 +769,8 @@ impl Parser {
         if self.finished {
             return;
         }
-        if std::mem::take(&mut self.escape_held) {
-            self.process(b"\\");
+        if let Some(held) = self.byte_held.take() {
+            self.process(&[held]);
         }
         self.finished = true;
         self.plain = None;
