@@ -298,9 +298,16 @@ impl Sink<'_> {
         self.config.tools.get(name)
     }
 
+    /// The most a call's arguments may grow to. The engine limits a call's raw body to
+    /// `max_args_bytes` at an exact byte; this bounds what repairs can add on top
+    /// (escapes grow text at most sixfold).
+    fn max_args(&self) -> usize {
+        self.config.limits.max_args_bytes.saturating_mul(8)
+    }
+
     /// Whether `n` more bytes of arguments stay within the limit `args` checks.
     pub(crate) fn args_fit(&self, n: usize) -> bool {
-        let max = self.config.limits.max_args_bytes.saturating_mul(8);
+        let max = self.max_args();
         self.calls
             .current
             .as_ref()
@@ -327,7 +334,7 @@ impl Sink<'_> {
     /// After writing, call [`string_written`](Self::string_written).
     #[inline]
     pub(crate) fn string_buffer(&mut self, more: usize) -> Option<&mut Vec<u8>> {
-        let max = self.config.limits.max_args_bytes.saturating_mul(8);
+        let max = self.max_args();
         let call = self.calls.current.as_mut()?;
         let direct = call.conformer.is_none() && call.members.in_string && !call.members.escape;
         if !direct || call.args.len() + more > max {
@@ -342,11 +349,11 @@ impl Sink<'_> {
     /// and everything before the run was sent, it is the delta as it stands.
     #[inline]
     pub(crate) fn string_written(&mut self, from: usize) {
-        debug_assert!(self.calls.current.as_ref().is_some_and(|call| {
-            let mut scanned = call.members.clone();
-            scanned.scan(&call.args, from);
-            scanned == call.members
-        }));
+        debug_assert!(self
+            .calls
+            .current
+            .as_ref()
+            .is_some_and(|call| scan_skips(call, from)));
         match self.calls.current.as_deref_mut() {
             Some(call) if call.started && !call.silent && call.sent == from => {
                 let end = call.args.len();
@@ -362,9 +369,7 @@ impl Sink<'_> {
         if bytes.is_empty() {
             return Ok(());
         }
-        // The engine limits a call's raw body to `max_args_bytes` at an exact byte; this
-        // bounds what repairs can add on top (escapes grow text at most sixfold).
-        let max = self.config.limits.max_args_bytes.saturating_mul(8);
+        let max = self.max_args();
         let config = self.config;
         let call = self.call();
         if call.args.len() + bytes.len() > max {
@@ -380,11 +385,7 @@ impl Sink<'_> {
             Some((conformer, tool)) => conformer.push(tool, bytes, &mut call.args),
             None if string_run && call.members.in_string && !call.members.escape => {
                 call.args.extend_from_slice(bytes);
-                debug_assert!({
-                    let mut scanned = call.members.clone();
-                    scanned.scan(&call.args, from);
-                    scanned == call.members
-                });
+                debug_assert!(scan_skips(call, from));
                 self.flush();
                 return Ok(());
             }
@@ -586,6 +587,15 @@ impl Sink<'_> {
     fn recycle(&mut self, call: Call) {
         self.queue.keep_args(CallIndex(call.index), call.args);
     }
+}
+
+/// Whether the member scan of `call`'s arguments from `from` would leave it where it
+/// is: true of a string run's bytes inside a string, whose scan is skipped (checked in
+/// debug builds).
+fn scan_skips(call: &Call, from: usize) -> bool {
+    let mut scanned = call.members.clone();
+    scanned.scan(&call.args, from);
+    scanned == call.members
 }
 
 /// Make room for `more` argument bytes, growing by half the capacity rather than

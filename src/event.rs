@@ -209,6 +209,16 @@ pub enum OwnedEvent {
     },
 }
 
+impl<'a> Event<'a> {
+    /// A text event of the kind: visible text, or reasoning.
+    pub(crate) fn text(text: &'a str, reasoning: bool) -> Event<'a> {
+        match reasoning {
+            false => Event::Text(text),
+            true => Event::Reasoning(text),
+        }
+    }
+}
+
 impl Event<'_> {
     /// Copy the borrowed data out.
     pub fn into_owned(self) -> OwnedEvent {

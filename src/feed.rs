@@ -46,11 +46,10 @@ impl<'a> Feed<'a> {
     #[inline]
     pub fn next_event(&mut self) -> Option<Event<'_>> {
         if !self.direct.is_empty() {
-            let text = std::mem::take(&mut self.direct);
-            return Some(match self.reasoning {
-                false => Event::Text(text),
-                true => Event::Reasoning(text),
-            });
+            return Some(Event::text(
+                std::mem::take(&mut self.direct),
+                self.reasoning,
+            ));
         }
         match self.queued {
             true => self.parser.next_event(),

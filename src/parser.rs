@@ -601,7 +601,8 @@ impl Parser {
             };
             at = n;
         }
-        if at + 1 == chunk.len() && matches!(chunk[at], b'\\' | b'"') && self.in_idle_string_arg() {
+        // A run was read (`Some`): `in_string_arg` says the state still allows one.
+        if at + 1 == chunk.len() && matches!(chunk[at], b'\\' | b'"') && self.in_string_arg {
             self.byte_held = Some(chunk[at]);
             at += 1;
         }
@@ -623,10 +624,14 @@ impl Parser {
     /// The repairer's string run over `input`, written to the call; `None` when the
     /// input is not inside a string of the arguments with nothing held.
     fn string_run(&mut self, input: &[u8]) -> Option<usize> {
-        let Mode::Call { grammar, body, .. } = &mut self.mode else {
-            return None;
-        };
-        let (Grammar::Envelope(envelope), Some(work)) = (&**grammar, &mut self.rep) else {
+        if !self.in_string_arg {
+            if !self.in_idle_string_arg() {
+                return None;
+            }
+            self.in_string_arg = true;
+        }
+        debug_assert!(self.in_idle_string_arg());
+        let (Mode::Call { body, .. }, Some(work)) = (&mut self.mode, &mut self.rep) else {
             return None;
         };
         // The body limit counts raw bytes, as `feed_call` does.
@@ -638,13 +643,6 @@ impl Parser {
             config: &self.config,
             stats: &mut self.stats,
         };
-        if !self.in_string_arg {
-            if !envelope.in_args_string() || !work.rep.in_idle_string() {
-                return None;
-            }
-            self.in_string_arg = true;
-        }
-        debug_assert!(envelope.in_args_string() && work.rep.in_idle_string());
         let CallWork { rep, scratch } = &mut **work;
         // A run writes at most six bytes per byte read (a control byte as `\u00XX`):
         // straight into the call's buffer where it can; else through `scratch` and

@@ -305,12 +305,7 @@ impl Queue {
                 return None;
             }
             self.open = span.end;
-            let s = &self.text[span];
-            return Some(if self.open_reasoning {
-                Event::Reasoning(s)
-            } else {
-                Event::Text(s)
-            });
+            return Some(Event::text(&self.text[span], self.open_reasoning));
         };
         self.next_rec(rec, open())
     }

@@ -944,3 +944,32 @@ fn an_invalid_escape_on_the_string_path_is_kept_and_counted() {
         )]
     );
 }
+
+/// review (fourth session): a quote or a backslash a chunk ends with inside a string
+/// argument is held by the parser for the next chunk. When the stream ends there, the
+/// call is cut: reported as not released, with the members it completed, the same at
+/// every split (the held byte itself completes nothing: a member ends at `,` or `}`).
+#[test]
+fn a_call_cut_after_a_held_byte_is_reported_cut_at_every_split() {
+    let config = toolsift::Config::new(toolsift::Dialect::Hermes);
+    for raw in [
+        &br#"<tool_call>{"name": "f", "arguments": {"a": "x", "b": "y""#[..],
+        br#"<tool_call>{"name": "f", "arguments": {"a": "x", "b": "y"#,
+    ] {
+        let events = support::check_all_chunkings(&config, raw, toolsift::StopReason::Length)
+            .unwrap_or_else(|e| panic!("{}: {e}", String::from_utf8_lossy(raw)));
+        let completed: Vec<&str> = events
+            .iter()
+            .filter_map(|e| match e {
+                toolsift::OwnedEvent::CallNotReleased { completed, .. } => Some(completed.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            completed,
+            [r#"{"a": "x"}"#],
+            "{}",
+            String::from_utf8_lossy(raw)
+        );
+    }
+}

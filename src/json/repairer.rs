@@ -695,13 +695,7 @@ impl Repairer {
                 break;
             };
             match b {
-                b'\\'
-                    if quoted
-                        && matches!(
-                            input.get(i + 1),
-                            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't')
-                        ) =>
-                {
+                b'\\' if quoted && input.get(i + 1).is_some_and(|&c| simple_escape(c)) => {
                     i += 2;
                 }
                 // `\d`: a backslash before a plain byte that begins no escape is kept as
@@ -709,7 +703,9 @@ impl Repairer {
                 b'\\'
                     if delim == Delim::Double
                         && input.get(i + 1).is_some_and(|&c| {
-                            !DOUBLE_STOP[c as usize] && !matches!(c, b'\'' | b'u')
+                            !simple_escape(c)
+                                && !matches!(c, b'\'' | b'u')
+                                && !DOUBLE_STOP[c as usize]
                         }) =>
                 {
                     self.flag(Repair::InvalidEscape);
@@ -1397,7 +1393,7 @@ impl Repairer {
         let n = self.esc.len();
         if n == 2 {
             match b {
-                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {
+                _ if simple_escape(b) => {
                     out.extend_from_slice(&self.esc);
                     self.esc.clear();
                 }
@@ -2082,6 +2078,12 @@ pub(crate) fn escape_byte(b: u8, out: &mut Vec<u8>) {
 }
 
 const REPLACEMENT: &[u8] = "\u{fffd}".as_bytes();
+
+/// Whether a backslash followed by `c` is a whole JSON escape other than `\u`, kept as
+/// written (by `escape_byte`, and by the string run, which must agree with it).
+fn simple_escape(c: u8) -> bool {
+    matches!(c, b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't')
+}
 
 #[cfg(test)]
 mod tests {
