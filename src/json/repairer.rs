@@ -668,7 +668,6 @@ impl Repairer {
     /// and raw control bytes (escaped, as `content_byte` does): the usual content of a
     /// long string needs no `step` per byte. Anything else stops the run.
     fn string_run(&mut self, delim: Delim, key: bool, input: &[u8], out: &mut Vec<u8>) -> usize {
-        let alt0 = self.opts.alt_string.first().copied().unwrap_or(b'"');
         let quoted = matches!(delim, Delim::Double | Delim::Single);
         let mut i = 0;
         // The run is copied as it stands but for control bytes and inner quotes: one copy
@@ -679,6 +678,7 @@ impl Repairer {
             let n = if delim == Delim::Double {
                 rest.iter().position(|&b| DOUBLE_STOP[b as usize])
             } else {
+                let alt0 = self.opts.alt_string.first().copied().unwrap_or(b'"');
                 rest.iter().position(|&b| {
                     b < 0x20
                         || b == b'"'
