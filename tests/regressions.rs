@@ -973,3 +973,55 @@ fn a_call_cut_after_a_held_byte_is_reported_cut_at_every_split() {
         );
     }
 }
+
+/// chunking (`-jobs=2`, fourth session; left open then): in `hermes`,
+/// `<tool_call>\n<function=W<|n{\n</function>\n` and the end of the stream released
+/// `{}` with `missing_closers` among its repairs, and the oracle called it a call cut
+/// off by the end of stream. It is not: the model closed the function element itself
+/// (`</function>`, a body closer in a `<tool_call>` wrapper), so its begun arguments
+/// keep what was written with the closers supplied, the rule of
+/// `no_empty_arguments_for_a_call_cut_before_them`; only the wrapper's closer is
+/// missing, a repair. The oracle now counts a body's closer at the end of the output
+/// as the model's own end (`Dialect::body_closers`). The same body cut before its
+/// closer is still truncated, whatever the stop reason.
+#[test]
+fn a_body_closed_by_its_own_closer_is_not_cut_off() {
+    use toolsift::{Dialect, Event, NotReleasedReason, Repair, StopReason};
+    assert!(Dialect::Hermes
+        .body_closers()
+        .contains(&&b"</function>"[..]));
+    // Qwen3-Coder strips `</function>` in text: a marker, not only a body closer.
+    assert!(Dialect::Qwen3Coder.markers().contains(&&b"</function>"[..]));
+    assert!(!Dialect::Qwen3Coder
+        .body_closers()
+        .contains(&&b"</function>"[..]));
+    let config = toolsift::Config::new(Dialect::Hermes);
+    for stop in [StopReason::Stop, StopReason::Length] {
+        for (raw, released) in [
+            ("<tool_call>\n<function=W<|n{\n</function>\n", true),
+            ("<tool_call>\n<function=W>{\"a\": 1\n</function>\n", true),
+            ("<tool_call>\n<function=W>{\"a\": 1\n", false),
+        ] {
+            let events = support::check_all_chunkings(&config, raw.as_bytes(), stop)
+                .unwrap_or_else(|e| panic!("{raw:?}: {e}"));
+            let mut p = toolsift::Parser::with_config(config.clone());
+            p.push(raw.as_bytes());
+            p.finish(stop);
+            let mut outcome = None;
+            while let Some(ev) = p.next_event() {
+                match ev {
+                    Event::CallFinished { repairs, .. } => {
+                        assert!(repairs.contains(Repair::MissingClosers), "{raw:?}");
+                        outcome = Some(true);
+                    }
+                    Event::CallNotReleased { reason, .. } => {
+                        assert_eq!(reason, NotReleasedReason::Truncated, "{raw:?}");
+                        outcome = Some(false);
+                    }
+                    _ => {}
+                }
+            }
+            assert_eq!(outcome, Some(released), "{raw:?} {stop:?}: {events:?}");
+        }
+    }
+}

@@ -308,6 +308,34 @@ impl Dialect {
         out
     }
 
+    /// The closers of the call bodies this dialect reads inside a call (an XML body's
+    /// `</function>` or `</invoke>`) that are not [`markers`](Self::markers): outside a
+    /// call they are ordinary text. Output that ends with one ended a body the model
+    /// closed itself, so a call it closed was not cut off, even if its wrapper's
+    /// closer never came.
+    pub fn body_closers(self) -> Vec<&'static [u8]> {
+        fn walk(body: &Body, out: &mut Vec<&'static [u8]>) {
+            match body {
+                Body::Xml(xml) if !xml.func_close.is_empty() && !out.contains(&xml.func_close) => {
+                    out.push(xml.func_close);
+                }
+                Body::Sniff(bodies) => bodies.iter().for_each(|b| walk(b, out)),
+                _ => {}
+            }
+        }
+        let specs: Vec<&'static Spec> = match self {
+            Dialect::Auto => auto_specs().to_vec(),
+            d => vec![d.spec()],
+        };
+        let mut out = Vec::new();
+        for form in specs.iter().flat_map(|s| s.calls) {
+            walk(&form.body, &mut out);
+        }
+        let markers = self.markers();
+        out.retain(|c| !markers.contains(c));
+        out
+    }
+
     pub(crate) fn spec(self) -> &'static Spec {
         match self {
             Dialect::Auto | Dialect::Hermes => &hermes::SPEC,

@@ -124,8 +124,9 @@ pub struct Run {
     pub finish_at: usize,
     /// The dialect in force at the end: the configured one, or the one `auto` locked onto.
     pub dialect: Dialect,
-    /// The output ends (blanks aside) with one of the dialect's markers: the model wrote
-    /// the end of what it was writing, so a call closed by it at `finish` was not cut.
+    /// The output ends (blanks aside) with one of the dialect's markers or body closers:
+    /// the model wrote the end of what it was writing, so a call closed by it at
+    /// `finish` was not cut.
     pub ends_with_marker: bool,
 }
 
@@ -164,7 +165,14 @@ pub fn run(p: &mut Parser, raw: &[u8], chunking: &Chunking, stop: StopReason) ->
         events.push(ev.into_owned());
     }
     let end = raw.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(0, |i| i + 1);
-    let ends_with_marker = p.dialect().markers().iter().any(|m| raw[..end].ends_with(m));
+    // A body's own closer (`</function>` in a `<tool_call>` wrapper) counts too: the
+    // model closed the body, only the wrapper's closer is missing (a repair).
+    let dialect = p.dialect();
+    let ends_with_marker = dialect
+        .markers()
+        .into_iter()
+        .chain(dialect.body_closers())
+        .any(|m| raw[..end].ends_with(m));
     Run {
         events,
         finish_at,
