@@ -1025,3 +1025,29 @@ fn a_body_closed_by_its_own_closer_is_not_cut_off() {
         }
     }
 }
+
+/// chunking (fifth session): in `auto`, a DeepSeek call whose arguments
+/// (`{y": "/` and a stray byte) another marker of the dialect (`<｜tool▁sep｜>`) ended,
+/// with `>` after it, was released at `finish` with `missing_closers`, and the oracle
+/// called it cut off by the end of stream because the output does not end with a
+/// marker. The marker supplied the closers (a repair, as for any marker that ends a
+/// call's arguments), and `>` after it is shown as text: the stream went on after the
+/// call. The oracle now also accepts a call that text follows.
+#[test]
+fn a_call_ended_by_a_marker_then_text_is_not_cut_off() {
+    use toolsift::{Dialect, OwnedEvent, Repair, StopReason};
+    let raw = "<｜tool▁call▁begin｜>ger<｜tool▁sep｜>{y\": \"/\x10<｜tool▁sep｜>>";
+    let config = toolsift::Config::new(Dialect::Auto);
+    let events = support::check_all_chunkings(&config, raw.as_bytes(), StopReason::Stop)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let finished = events.iter().position(|e| {
+        matches!(e, OwnedEvent::CallFinished { repairs, .. } if repairs.contains(Repair::MissingClosers))
+    });
+    let text = events
+        .iter()
+        .position(|e| matches!(e, OwnedEvent::Text(t) if t == ">"));
+    assert!(
+        matches!((finished, text), (Some(f), Some(t)) if f < t),
+        "{events:?}"
+    );
+}

@@ -272,8 +272,17 @@ pub fn check(dialect: Dialect, run: &Run) -> Result<(), String> {
                     ));
                 }
                 // A call whose JSON the end of stream cut off is never released complete
-                // (closers a call's closing marker supplied are a repair, not a cut).
-                if by_finish && repairs.contains(Repair::MissingClosers) && !run.ends_with_marker {
+                // (closers a call's closing marker supplied are a repair, not a cut). A
+                // marker ended it if the output ends with one, or if text follows it:
+                // bytes the engine showed after the call were not part of it.
+                let text_after = events[at + 1..].iter().any(|e| {
+                    matches!(e, OwnedEvent::Text(t) | OwnedEvent::Reasoning(t) if !t.is_empty())
+                });
+                if by_finish
+                    && repairs.contains(Repair::MissingClosers)
+                    && !run.ends_with_marker
+                    && !text_after
+                {
                     return Err(format!(
                         "call {} cut off by the end of stream released as complete: {arguments:?}",
                         index.0
