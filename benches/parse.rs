@@ -88,11 +88,7 @@ fn prose(c: &mut Criterion) {
     let mut g = config(c);
     g.throughput(Throughput::Bytes(text.len() as u64));
     bench(&mut g, "prose_1mib_chunked/memmem_baseline", || {
-        let mut hits = 0;
-        for ch in &chunks {
-            hits += finder.find(black_box(ch)).is_some() as usize;
-        }
-        hits
+        memmem_chunks(&finder, &chunks)
     });
     // A reference, not a target: the least any parser does, which the baseline does
     // not (its chunks are shorter than the needle): look at every byte once.
@@ -151,6 +147,21 @@ fn prose(c: &mut Criterion) {
         drive_fed(&mut hermes, &chunks)
     });
     g.finish();
+    paired(
+        "prose: feed_hermes / memmem_baseline",
+        1.0,
+        || drive_fed(&mut hermes, &chunks),
+        || memmem_chunks(&finder, &chunks),
+    );
+}
+
+/// The prose baseline: `memmem` for the opener on each chunk.
+fn memmem_chunks(finder: &memchr::memmem::Finder, chunks: &[&[u8]]) -> usize {
+    let mut hits = 0;
+    for ch in chunks {
+        hits += finder.find(black_box(ch)).is_some() as usize;
+    }
+    hits
 }
 
 /// The floor of a push-then-drain text API: validate, copy, one event per push.
@@ -234,6 +245,19 @@ fn write_file(c: &mut Criterion) {
         drive(&mut p, &broken_chunks)
     });
     g.finish();
+    let mut q = Parser::new(Dialect::Hermes);
+    paired(
+        "19 KB call: parser_valid / scan_copy_parse_baseline",
+        1.0,
+        || drive(&mut p, &chunks),
+        || scan_copy_parse(&finder, &chunks, start..end),
+    );
+    paired(
+        "19 KB call: parser_malformed / parser_valid",
+        1.0,
+        || drive(&mut p, &broken_chunks),
+        || drive(&mut q, &chunks),
+    );
 }
 
 fn big_args(c: &mut Criterion) {
@@ -263,6 +287,29 @@ fn big_args(c: &mut Criterion) {
         drive(&mut p, &small_chunks)
     });
     g.finish();
+    let mut q = Parser::new(Dialect::Hermes);
+    paired(
+        "args 1 MiB whole (strict re-parse included) / serde_json Value",
+        1.0,
+        || drive(&mut p, &[&call]),
+        || serde_json::from_slice::<serde_json::Value>(black_box(&args)).unwrap(),
+    );
+    // Per byte: the 1 MiB call's time over the other's, times their sizes' ratio.
+    paired(
+        "per byte: args 1 MiB chunked / args 19 KB chunked (like for like)",
+        small.len() as f64 / call.len() as f64,
+        || drive(&mut p, &chunks),
+        || drive(&mut q, &small_chunks),
+    );
+    let html = inputs::write_file_call(&inputs::html(19 * 1024, 19));
+    let html_lens = inputs::chunk_lens(html.len(), 3, 1, 8);
+    let html_chunks = inputs::chunks(&html, &html_lens);
+    paired(
+        "per byte: args 1 MiB chunked / 19 KB write_file call (the literal pair)",
+        html.len() as f64 / call.len() as f64,
+        || drive(&mut p, &chunks),
+        || drive(&mut q, &html_chunks),
+    );
 }
 
 fn others(c: &mut Criterion) {
@@ -300,9 +347,17 @@ criterion_group!(benches, prose, write_file, big_args, others);
 /// `TOOLSIFT_MIN=<part of ids>` times each bench whose id has that part 200 times and
 /// prints the fastest and the median run: on a shared machine the fastest run is the
 /// steadiest figure for comparing two builds (criterion's mean moves with the noise).
+///
+/// `TOOLSIFT_PAIRED=1` times each target against its baseline in alternate runs
+/// (`paired`) and prints the ratios.
 fn main() {
     if let Ok(id) = std::env::var("TOOLSIFT_PROFILE") {
         PROFILE.with(|p| *p.borrow_mut() = Some(Run::Profile(id)));
+        benches();
+        return;
+    }
+    if std::env::var_os("TOOLSIFT_PAIRED").is_some() {
+        PROFILE.with(|p| *p.borrow_mut() = Some(Run::Paired));
         benches();
         return;
     }
@@ -320,10 +375,72 @@ fn main() {
 enum Run {
     Profile(String),
     Fastest(String),
+    Paired,
 }
 
 thread_local! {
     static PROFILE: std::cell::RefCell<Option<Run>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Under `TOOLSIFT_PAIRED`, time `target` and `baseline` in alternate runs and print
+/// the median of the ratio of each adjacent pair, with each one's median and fastest
+/// run (times `scale`: the baseline's bytes over the target's, for a ratio per byte).
+///
+/// Each pair runs within a few milliseconds, so a change in the machine's speed
+/// between pairs cancels out: this shared machine alternates between two speeds every
+/// few seconds (a loop of the 19 KB call ran at 149 or at 257 µs a run, switching
+/// within one process), and criterion times a target and its baseline seconds apart.
+fn paired<A, B>(
+    name: &str,
+    scale: f64,
+    mut target: impl FnMut() -> A,
+    mut baseline: impl FnMut() -> B,
+) {
+    if !PROFILE.with(|p| matches!(*p.borrow(), Some(Run::Paired))) {
+        return;
+    }
+    let time = |f: &mut dyn FnMut()| {
+        let start = std::time::Instant::now();
+        f();
+        start.elapsed().as_secs_f64()
+    };
+    // About three seconds of pairs, at least 15 and at most 400, after 5 unmeasured.
+    let one = time(&mut || {
+        black_box(target());
+    }) + time(&mut || {
+        black_box(baseline());
+    });
+    let rounds = ((3.0 / one) as usize).clamp(15, 400);
+    let (mut a, mut b, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds + 5 {
+        let tb = time(&mut || {
+            black_box(baseline());
+        });
+        let ta = time(&mut || {
+            black_box(target());
+        });
+        if round >= 5 {
+            a.push(ta);
+            b.push(tb);
+            ratio.push(ta / tb * scale);
+        }
+    }
+    for v in [&mut a, &mut b, &mut ratio] {
+        v.sort_by(f64::total_cmp);
+    }
+    let median = |v: &[f64]| v[v.len() / 2];
+    let us = |s: f64| s * 1e6;
+    println!(
+        "{name}: {:.2}x (median of {rounds} pairs); medians {:.1} / {:.1} us = {:.2}x; \
+         fastest {:.1} / {:.1} us = {:.2}x",
+        median(&ratio),
+        us(median(&a)),
+        us(median(&b)),
+        median(&a) / median(&b) * scale,
+        us(a[0]),
+        us(b[0]),
+        a[0] / b[0] * scale,
+    );
 }
 
 #[inline(never)]
