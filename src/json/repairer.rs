@@ -1353,7 +1353,6 @@ impl Repairer {
     }
 
     fn resolve(&mut self, verdict: Verdict, out: &mut Vec<u8>) {
-        self.la = None;
         // A quote that is content shows the string is malformed.
         self.suspect |= verdict == Verdict::Content;
         #[cfg(test)]
@@ -2140,7 +2139,9 @@ mod tests {
             }
         }
         // How often the memo fires depends on how early look-aheads decide; what must
-        // hold is that it never changes a result (checked above).
-        let _ = hits;
+        // hold is that it never changes a result (checked above), and that it fires at
+        // all: a merge once cleared the look-ahead before `resolve` could keep it, and
+        // this test, comparing the memo with itself, still passed.
+        assert!(hits > 1000, "the look-ahead memo fired {hits} times");
     }
 }
