@@ -614,6 +614,7 @@ impl Repairer {
     /// or bytes read by a look-ahead, at most `room` of them so the held limit is
     /// checked byte by byte near it); returns the bytes consumed, 0 for none, and the
     /// look-ahead's verdict if it decided (the caller resolves it).
+    #[inline]
     fn run(&mut self, input: &[u8], room: usize, out: &mut Vec<u8>) -> (usize, Option<Verdict>) {
         if !self.marker.is_empty()
             || !self.alt_hold.is_empty()
@@ -635,6 +636,7 @@ impl Repairer {
     }
 
     /// Feed bytes to the running look-ahead until it decides or the bytes run out.
+    #[inline(never)]
     fn la_run(&mut self, input: &[u8]) -> (usize, Option<Verdict>) {
         let Some(la) = self.la.as_mut() else {
             return (0, None);
@@ -799,17 +801,8 @@ impl Repairer {
 
     fn step(&mut self, b: u8, out: &mut Vec<u8>) {
         self.work += 1;
-        if let Some(la) = self.la.as_mut() {
-            self.pending.push(b);
-            let ctx = Ctx {
-                terminators: &self.opts.terminators,
-                check: &self.opts.keys,
-                suspect: self.suspect,
-                python: self.opts.python,
-            };
-            if let Some(v) = la.step(b, &ctx) {
-                self.resolve(v, out);
-            }
+        if self.la.is_some() {
+            self.la_step(b, out);
             return;
         }
         if !self.marker.is_empty() {
@@ -827,6 +820,37 @@ impl Repairer {
             St::Num => self.num_byte(b, out),
             St::Word { key } => self.word_byte(b, key, out),
             St::Bare => self.bare_byte(b, out),
+            St::Comment { .. } | St::Slash => self.comment_byte(b, out),
+            // The value ended on this byte's arrival: it belongs to whatever follows.
+            St::Done => self.requeue(&[b]),
+            _ => self.structural(b, out),
+        }
+    }
+
+    /// A byte read by the running look-ahead (held in `pending` until it decides). Out
+    /// of line, like `comment_byte`: `step` runs for every byte of structure, and the
+    /// registers what it inlines needs are saved and restored on every call.
+    #[inline(never)]
+    fn la_step(&mut self, b: u8, out: &mut Vec<u8>) {
+        let Some(la) = self.la.as_mut() else {
+            return;
+        };
+        self.pending.push(b);
+        let ctx = Ctx {
+            terminators: &self.opts.terminators,
+            check: &self.opts.keys,
+            suspect: self.suspect,
+            python: self.opts.python,
+        };
+        if let Some(v) = la.step(b, &ctx) {
+            self.resolve(v, out);
+        }
+    }
+
+    /// A byte in a comment, or after a `/` that may begin one.
+    #[inline(never)]
+    fn comment_byte(&mut self, b: u8, out: &mut Vec<u8>) {
+        match self.st {
             St::Comment { block, star } => {
                 if block {
                     if star && b == b'/' {
@@ -857,9 +881,7 @@ impl Repairer {
                     self.step(b, out);
                 }
             },
-            // The value ended on this byte's arrival: it belongs to whatever follows.
-            St::Done => self.requeue(&[b]),
-            _ => self.structural(b, out),
+            _ => {}
         }
     }
 
