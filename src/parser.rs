@@ -623,7 +623,6 @@ impl Parser {
 
     /// The repairer's string run over `input`, written to the call; `None` when the
     /// input is not inside a string of the arguments with nothing held.
-    #[inline]
     fn string_run(&mut self, input: &[u8]) -> Option<usize> {
         if !self.in_string_arg {
             if !self.in_idle_string_arg() {

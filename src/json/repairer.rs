@@ -847,9 +847,11 @@ impl Repairer {
         }
     }
 
-    /// A byte in a comment, or after a `/` that may begin one.
+    /// A byte in a comment, or after a `/` that may begin one (`step` calls it in no
+    /// other state).
     #[inline(never)]
     fn comment_byte(&mut self, b: u8, out: &mut Vec<u8>) {
+        debug_assert!(matches!(self.st, St::Comment { .. } | St::Slash));
         match self.st {
             St::Comment { block, star } => {
                 if block {
