@@ -313,6 +313,10 @@ pub struct Parser {
     /// nothing held, and nothing but string runs read since: the next run need not
     /// check again. Only `process` can leave the string, so it clears this.
     in_string_arg: bool,
+    /// Tests: never take `args_lookahead` (to compare with it), and how often it took
+    /// a chunk.
+    #[cfg(test)]
+    lookahead_pass: (bool, usize),
 }
 
 impl Parser {
@@ -344,6 +348,8 @@ impl Parser {
             plain_reasoning: false,
             byte_held: None,
             in_string_arg: false,
+            #[cfg(test)]
+            lookahead_pass: (true, 0),
         };
         p.reset();
         p
@@ -430,6 +436,9 @@ impl Parser {
                 plain = self.finish_char(chunk);
             } else if matches!(self.mode, Mode::Call { .. }) {
                 plain = self.args_string(chunk);
+                if plain == 0 {
+                    plain = self.args_lookahead(chunk);
+                }
             }
         }
         plain += self.plain_text(&chunk[plain..]);
@@ -607,6 +616,42 @@ impl Parser {
             at += 1;
         }
         at
+    }
+
+    /// The call path while a look-ahead weighs a quote in the arguments (most chunks of
+    /// structure-heavy arguments: the bytes after a string's end are read before it is
+    /// decided): the chunk goes straight to the look-ahead, which writes nothing until
+    /// it decides, so the grammar and the sink have nothing to do. When it decides, the
+    /// grammar runs at once with no input, as `process` would have at that byte, and
+    /// the rest of the chunk goes through `process`. Returns the bytes taken.
+    fn args_lookahead(&mut self, chunk: &[u8]) -> usize {
+        #[cfg(test)]
+        if !self.lookahead_pass.0 {
+            return 0;
+        }
+        let (Mode::Call { grammar, body, .. }, Some(work)) = (&mut self.mode, &mut self.rep) else {
+            return 0;
+        };
+        // Envelope grammars only: the others read bytes of their own between values.
+        // The body limit counts raw bytes, as `feed_call` does.
+        if !matches!(**grammar, Grammar::Envelope(_))
+            || chunk.len() > self.config.limits.max_args_bytes.saturating_sub(*body)
+        {
+            return 0;
+        }
+        let (n, decided) = work.rep.pass_lookahead(chunk);
+        #[cfg(test)]
+        {
+            self.lookahead_pass.1 += usize::from(n > 0);
+        }
+        *body += n;
+        self.stats.work += n as u64 + work.rep.take_work();
+        if decided {
+            let used = self.feed_call(&[]);
+            debug_assert_eq!(used, 0);
+            self.update_plain();
+        }
+        n
     }
 
     /// Whether the parser is inside a string of the arguments with nothing held: where
@@ -1274,7 +1319,8 @@ impl Parser {
         let budget = self.config.limits.max_args_bytes.saturating_sub(*body);
         let input = &whole[..whole.len().min(budget)];
         *body += input.len();
-        if input.is_empty() {
+        // (No input at all only resolves what the look-ahead decided: `args_lookahead`.)
+        if input.is_empty() && !whole.is_empty() {
             return self.abort_to_skip(Abort::TooLarge, 0);
         }
         let step = {
@@ -1755,4 +1801,86 @@ fn joinable(set: &MarkerSet, before: &[u8]) -> usize {
 /// The length of the character `lead` begins, 1 for a byte that begins none.
 fn utf8_len(lead: u8) -> usize {
     crate::ascii::char_len(lead).unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::OwnedEvent;
+
+    fn events(raw: &[u8], cuts: &[usize], fast: bool, hits: &mut usize) -> Vec<OwnedEvent> {
+        let mut p = Parser::with_config(Config::new(Dialect::Hermes));
+        p.lookahead_pass.0 = fast;
+        let mut out = Vec::new();
+        let mut at = 0;
+        for &cut in cuts.iter().chain([raw.len()].iter()) {
+            p.push(&raw[at..cut]);
+            at = cut;
+            while let Some(e) = p.next_event() {
+                out.push(e.into_owned());
+            }
+        }
+        p.finish(StopReason::Stop);
+        while let Some(e) = p.next_event() {
+            out.push(e.into_owned());
+        }
+        *hits += p.lookahead_pass.1;
+        out
+    }
+
+    /// `args_lookahead` changes no event, not even where a delta is split: the
+    /// look-ahead decides at the same byte, and the grammar runs in the same push.
+    #[test]
+    fn the_look_ahead_path_gives_the_same_events() {
+        let members = [
+            r#""n": 12345.678, "list": [1, 22, true, null, "w"], "obj": {"id": 7, "ok": false}"#,
+            // Quotes that are content (a look-ahead decides `Content`), and a raw newline.
+            r#""text": "He said "hi", then "bye": no", "code": "a
+b", "k": "v""#,
+            r#""x": "a", "y": "b""#,
+        ];
+        let mut inputs = Vec::new();
+        for m in members {
+            let args = format!("{{{m}, {m}, {m}}}");
+            let call = format!(r#"<tool_call>{{"name": "f", "arguments": {args}}}</tool_call>"#);
+            inputs.push(format!("Hi {call} after"));
+            inputs.push(format!("{call}{call}"));
+            // Cut in the middle of the arguments (truncated).
+            inputs.push(call[..call.len() * 2 / 3].to_string());
+        }
+        // A closer inside the arguments, where a look-ahead reads.
+        inputs.push(
+            r#"<tool_call>{"name": "f", "arguments": {"a": "b", "c": 1</tool_call> x"#.to_string(),
+        );
+        let mut hits = 0;
+        let mut seed = 7u64;
+        for raw in &inputs {
+            let raw = raw.as_bytes();
+            let mut chunkings: Vec<Vec<usize>> = vec![(1..raw.len()).collect()];
+            for max in [2, 4, 8, 16] {
+                for _ in 0..8 {
+                    let mut cuts = Vec::new();
+                    let mut at = 0;
+                    loop {
+                        seed = seed
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        at += 1 + (seed >> 33) as usize % max;
+                        if at >= raw.len() {
+                            break;
+                        }
+                        cuts.push(at);
+                    }
+                    chunkings.push(cuts);
+                }
+            }
+            for cuts in &chunkings {
+                let mut ignored = 0;
+                let slow = events(raw, cuts, false, &mut ignored);
+                let fast = events(raw, cuts, true, &mut hits);
+                assert_eq!(fast, slow, "{:?} {cuts:?}", String::from_utf8_lossy(raw));
+            }
+        }
+        assert!(hits > 1000, "{hits}");
+    }
 }

@@ -194,18 +194,80 @@ impl Lookahead {
         })
     }
 
-    /// How many of `bytes` can be read at once with no decision and no state change:
-    /// the plain content of a nested string, within the window. The caller counts
-    /// them as read; 0 means `step` the next byte.
-    pub(crate) fn skip(&mut self, bytes: &[u8]) -> usize {
-        let St::Str { quote, esc: false } = self.st else {
+    /// Read `bytes` until decided or read out: returns how many were read (the deciding
+    /// byte included) and the verdict if any. Like `step` on each byte, but runs that
+    /// change nothing a byte would not (a nested string's or key's plain content, the
+    /// rest of a scalar, blanks between tokens) are read in one go.
+    pub(crate) fn read_run(&mut self, bytes: &[u8], ctx: &Ctx<'_>) -> (usize, Option<Verdict>) {
+        let mut i = 0;
+        while i < bytes.len() {
+            let n = self.skip(&bytes[i..]);
+            if n > 0 {
+                i += n;
+                continue;
+            }
+            let b = bytes[i];
+            i += 1;
+            if let Some(v) = self.step(b, ctx) {
+                return (i, Some(v));
+            }
+        }
+        (i, None)
+    }
+
+    /// How many of `bytes` can be read at once with no decision and no state change
+    /// but what `step` would make byte by byte, within the window; 0 means `step` the
+    /// next byte.
+    #[inline]
+    fn skip(&mut self, bytes: &[u8]) -> usize {
+        let (Some(&first), true) = (bytes.first(), self.marker.is_empty()) else {
             return 0;
         };
+        // Most bytes of structure begin no run: decided on the first byte.
+        let runs = match self.st {
+            St::Str { quote, esc: false } | St::KeyStr { quote, esc: false } => {
+                first != quote && first != b'\\'
+            }
+            St::Scalar => is_scalar_byte(first),
+            St::After | St::Item | St::Key | St::Colon | St::Value => is_blank(first),
+            _ => false,
+        };
+        if !runs {
+            return 0;
+        }
         let room = self.window.saturating_sub(self.seen).min(bytes.len());
-        let n = bytes[..room]
-            .iter()
-            .position(|&b| b == quote || b == b'\\')
-            .unwrap_or(room);
+        let bytes = &bytes[..room];
+        let n = match self.st {
+            St::Str { quote, esc: false } => bytes
+                .iter()
+                .position(|&b| b == quote || b == b'\\')
+                .unwrap_or(room),
+            St::KeyStr { quote, esc: false } => {
+                // `step` answers `Content` at a key's 257th byte: leave that to it.
+                let room = room.min(256 - self.key.len().min(256));
+                let n = bytes[..room]
+                    .iter()
+                    .position(|&b| b == quote || b == b'\\')
+                    .unwrap_or(room);
+                self.key.extend_from_slice(&bytes[..n]);
+                n
+            }
+            St::Scalar => bytes
+                .iter()
+                .position(|&b| !is_scalar_byte(b))
+                .unwrap_or(room),
+            // A blank after the whole value decides (`structural`): not skipped.
+            St::After | St::Item | St::Key | St::Colon | St::Value
+                if !(self.closed && self.stack.is_empty() && self.base > 0) =>
+            {
+                let n = bytes.iter().position(|&b| !is_blank(b)).unwrap_or(room);
+                if n > 0 && self.st == St::After {
+                    self.blank_seen = true;
+                }
+                n
+            }
+            _ => 0,
+        };
         self.seen += n;
         n
     }
@@ -600,6 +662,135 @@ mod tests {
         let yes = |b| content_at_once(b, 64, &terminators, false);
         assert!(yes(b'U') && yes(b'>') && yes(b'=') && yes(b';') && yes(b')'));
         assert!(!yes(b' ') && !yes(b',') && !yes(b'}') && !yes(b'<') && !yes(b'/'));
+    }
+
+    /// `read_run` reads like `step` byte by byte, in pieces of any size: the same verdict at
+    /// the same byte, or the same state when undecided.
+    #[test]
+    fn skipping_reads_like_stepping() {
+        const BYTES: &[u8] = b"{}[]\",: \n\t\\ab1.-e/*#<ku'";
+        const VALUES: &[&[u8]] = &[
+            b"12345.678",
+            b"true",
+            b"\"a \\\"b\\\"\\nc\"",
+            b"[1, 22, null, \"w\"]",
+            b"{\"id\": 7, \"ok\": false}",
+        ];
+        const TOKENS: &[&[u8]] = &[
+            b"\"a\"",
+            b"\"ab\"",
+            b"\"k x\"",
+            b": ",
+            b":",
+            b", ",
+            b",",
+            b"  \n",
+            b"12.5e3",
+            b"-7",
+            b"true",
+            b"null",
+            b"{",
+            b"}",
+            b"[",
+            b"]",
+            b"\"x\\\"y\"",
+            b"'s'",
+            b"a=",
+            b"(",
+            b")",
+            b"</tool_call>",
+        ];
+        let terminators = MarkerSet::new(&[b"</tool_call>", b"<|im_end|>"]);
+        let keys = KeyCheck {
+            depth: 1,
+            keys: Some(["a", "ab"].iter().map(|s| s.to_string()).collect()),
+        };
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut decided = 0;
+        for round in 0..20_000 {
+            let len = next(40);
+            let mut input: Vec<u8> = if round % 2 == 0 {
+                (0..len).map(|_| BYTES[next(BYTES.len())]).collect()
+            } else if round % 4 == 1 {
+                // JSON-like: runs that `skip` takes, between structure.
+                (0..len / 3)
+                    .flat_map(|_| TOKENS[next(TOKENS.len())].iter().copied())
+                    .collect()
+            } else {
+                // Valid members after the value, one byte perhaps changed: undecided
+                // within a window more often.
+                let mut v = Vec::new();
+                for _ in 0..1 + next(6) {
+                    v.extend_from_slice(b", \"key\":");
+                    v.extend_from_slice(b"  \n"[..next(4)].as_ref());
+                    v.extend_from_slice(VALUES[next(VALUES.len())]);
+                }
+                if next(2) == 0 {
+                    let at = next(v.len());
+                    v[at] = BYTES[next(BYTES.len())];
+                }
+                v
+            };
+            let len = input.len();
+            if round % 7 == 0 {
+                // Long keys and long runs, about the key limit and the window.
+                let at = next(len + 1);
+                let run = vec![b'a'; 250 + next(20)];
+                input.splice(at..at, run.iter().copied());
+                if round % 3 == 0 {
+                    let key = [&b", \""[..], &run, b"\": 1"].concat();
+                    input.splice(0..0, key);
+                }
+            }
+            let stack: &[u8] = [&b""[..], b"{", b"[", b"{[", b"[{"][next(5)];
+            let window = [1, 8, 64, 256, 1024][next(5)];
+            let ctx = Ctx {
+                terminators: &terminators,
+                check: &keys,
+                suspect: next(2) == 0,
+                python: next(4) == 0,
+            };
+            let mut stepped = Lookahead::new(stack, window);
+            let by_step = input.iter().position(|&b| stepped.step(b, &ctx).is_some());
+            let verdict_step = by_step.map(|i| {
+                let mut fresh = Lookahead::new(stack, window);
+                input[..=i]
+                    .iter()
+                    .find_map(|&b| fresh.step(b, &ctx))
+                    .unwrap()
+            });
+            let mut skipped = Lookahead::new(stack, window);
+            let mut by_skip = None;
+            // In pieces, as chunks come.
+            let mut i = 0;
+            while i < input.len() && by_skip.is_none() {
+                let piece = &input[i..(i + 1 + next(12)).min(input.len())];
+                let (n, verdict) = skipped.read_run(piece, &ctx);
+                by_skip = verdict.map(|v| (i + n - 1, v));
+                i += n;
+            }
+            let case = format!("{:?} {stack:?} {window}", String::from_utf8_lossy(&input));
+            assert_eq!(by_skip.map(|d| d.0), by_step, "{case}");
+            assert_eq!(by_skip.map(|d| d.1), verdict_step, "{case}");
+            if by_step.is_none() {
+                assert_eq!(skipped.seen, stepped.seen, "{case}");
+                assert_eq!(skipped.st, stepped.st, "{case}");
+                assert_eq!(skipped.key, stepped.key, "{case}");
+                assert_eq!(skipped.blank_seen, stepped.blank_seen, "{case}");
+                assert_eq!(skipped.stack, stepped.stack, "{case}");
+                assert_eq!(skipped.ends, stepped.ends, "{case}");
+            } else {
+                decided += 1;
+            }
+        }
+        // Both outcomes are represented.
+        assert!((1_000..19_000).contains(&decided), "{decided}");
     }
 
     #[test]

@@ -171,6 +171,9 @@ pub(crate) struct Repairer {
     marker: SmallVec<[u8; 32]>,
     marker_in_string: bool,
     la: Option<Lookahead>,
+    /// The verdict the look-ahead reached in [`pass_lookahead`](Self::pass_lookahead),
+    /// resolved first thing by the next `feed` or `drain_at_eof`.
+    decided: Option<Verdict>,
     la_closer: usize,
     pending: Vec<u8>,
     replay: Vec<u8>,
@@ -247,6 +250,7 @@ impl Repairer {
             marker: SmallVec::new(),
             marker_in_string: false,
             la: None,
+            decided: None,
             la_closer: 0,
             pending: Vec::new(),
             replay: Vec::new(),
@@ -322,6 +326,7 @@ impl Repairer {
         self.marker.clear();
         self.marker_in_string = false;
         self.la = None;
+        self.decided = None;
         self.pending.clear();
         self.replay.clear();
         self.rpos = 0;
@@ -552,6 +557,9 @@ impl Repairer {
     }
 
     fn feed_bytes(&mut self, input: &[u8], out: &mut Vec<u8>) -> Status {
+        if let Some(v) = self.decided.take() {
+            self.resolve(v, out);
+        }
         if self.st == St::Done && self.stop.is_none() {
             return Status::Complete { consumed: 0 };
         }
@@ -611,10 +619,10 @@ impl Repairer {
     }
 
     /// Consume a run of bytes in bulk when the state allows it (plain string content,
-    /// or bytes read by a look-ahead, at most `room` of them so the held limit is
+    /// the rest of a number or word, or bytes read by a look-ahead, at most `room` of them so the held limit is
     /// checked byte by byte near it); returns the bytes consumed, 0 for none, and the
     /// look-ahead's verdict if it decided (the caller resolves it).
-    #[inline]
+    #[inline(always)]
     fn run(&mut self, input: &[u8], room: usize, out: &mut Vec<u8>) -> (usize, Option<Verdict>) {
         if !self.marker.is_empty()
             || !self.alt_hold.is_empty()
@@ -627,12 +635,52 @@ impl Repairer {
             let n = input.len().min(room);
             return self.la_run(&input[..n]);
         }
-        if self.esc.is_empty() && self.utf8.is_empty() {
-            if let St::Str { delim, key } = self.st {
-                return (self.string_run(delim, key, input, out), None);
+        match self.st {
+            St::Str { delim, key } if self.esc.is_empty() && self.utf8.is_empty() => {
+                (self.string_run(delim, key, input, out), None)
             }
+            // The rest of a number or a word: bytes `num_byte` and `word_byte` would only
+            // hold (ASCII words only: a wide byte may begin a structural marker).
+            St::Num => (self.hold_run(input, room, is_number_byte), None),
+            St::Word { .. } => (self.hold_run(input, room, is_ascii_word_byte), None),
+            _ => (0, None),
         }
-        (0, None)
+    }
+
+    /// Hold the bytes at the start of `input` (at most `room`) that `keep` accepts;
+    /// returns how many. Out of line: `run` stays small enough to inline.
+    #[inline(never)]
+    fn hold_run(&mut self, input: &[u8], room: usize, keep: fn(u8) -> bool) -> usize {
+        let input = &input[..input.len().min(room)];
+        let n = input.iter().position(|&b| !keep(b)).unwrap_or(input.len());
+        self.hold.extend_from_slice(&input[..n]);
+        n
+    }
+
+    /// The look-ahead fast path: while a look-ahead reads, with nothing replayed, held
+    /// apart from it or stopped on, `feed` would only hand it the bytes and write
+    /// nothing. Read `input` that way (all of it, or none when the held limit could be
+    /// reached: `feed` reports that at its byte) and return how many bytes were read
+    /// and whether the look-ahead decided; if it did, the caller runs `feed` next (with
+    /// the rest of the input, or none) to resolve it, as `feed` would have at once.
+    pub(crate) fn pass_lookahead(&mut self, input: &[u8]) -> (usize, bool) {
+        if self.la.is_none()
+            || self.decided.is_some()
+            || self.stop.is_some()
+            || self.rpos < self.replay.len()
+            || !self.marker.is_empty()
+            || !self.alt_hold.is_empty()
+            || !self.bare_hold.is_empty()
+            || self.held() + input.len() > self.opts.max_held
+        {
+            return (0, false);
+        }
+        let (n, verdict) = self.la_run(input);
+        self.pos += n as u64;
+        self.work += n as u64;
+        self.strict_skip = self.strict_skip.saturating_sub(n);
+        self.decided = verdict;
+        (n, verdict.is_some())
     }
 
     /// Feed bytes to the running look-ahead until it decides or the bytes run out.
@@ -647,22 +695,9 @@ impl Repairer {
             suspect: self.suspect,
             python: self.opts.python,
         };
-        let mut i = 0;
-        while i < input.len() {
-            let skip = la.skip(&input[i..]);
-            if skip > 0 {
-                self.pending.extend_from_slice(&input[i..i + skip]);
-                i += skip;
-                continue;
-            }
-            let b = input[i];
-            i += 1;
-            self.pending.push(b);
-            if let Some(v) = la.step(b, &ctx) {
-                return (i, Some(v));
-            }
-        }
-        (i, None)
+        let (n, verdict) = la.read_run(input, &ctx);
+        self.pending.extend_from_slice(&input[..n]);
+        (n, verdict)
     }
 
     /// Copy a run of string content; returns the bytes consumed. Plain bytes are copied
@@ -1491,7 +1526,7 @@ impl Repairer {
     // ---- numbers, words, bare strings ----
 
     fn num_byte(&mut self, b: u8, out: &mut Vec<u8>) {
-        if b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-') {
+        if is_number_byte(b) {
             self.hold.push(b);
             return;
         }
@@ -1544,7 +1579,8 @@ impl Repairer {
     }
 
     fn end_word(&mut self, key: bool, next: Option<u8>, out: &mut Vec<u8>) {
-        let word = self.hold[self.tok..].to_vec();
+        // Words are short (a literal, a bare key): kept inline, no allocation a word.
+        let word: SmallVec<[u8; 32]> = SmallVec::from_slice(&self.hold[self.tok..]);
         out.extend_from_slice(&self.hold[..self.tok]);
         self.hold.clear();
         self.tok = 0;
@@ -1699,6 +1735,9 @@ impl Repairer {
     /// closes, a partial marker is text) without closing anything. Returns `Complete`
     /// or `Terminated` when the value ended with what was held.
     pub(crate) fn drain_at_eof(&mut self, out: &mut Vec<u8>) -> Status {
+        if let Some(v) = self.decided.take() {
+            self.resolve(v, out);
+        }
         if !self.bare_hold.is_empty() {
             // The stream ended while deciding: the bare value ended before the held bytes.
             self.end_bare(out);
@@ -2074,6 +2113,16 @@ fn normalize_number(tok: &[u8], norm: &mut SmallVec<[u8; 32]>) -> NumberKind {
 
 fn is_blank(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// A byte that continues a number token.
+fn is_number_byte(b: u8) -> bool {
+    b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-')
+}
+
+/// An ASCII byte that continues a bare word (see [`is_word_byte`]).
+fn is_ascii_word_byte(b: u8) -> bool {
+    b < 0x80 && is_word_byte(b)
 }
 
 fn is_word_byte(b: u8) -> bool {
