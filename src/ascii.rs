@@ -73,9 +73,8 @@ impl TextStops {
     }
 
     /// `chunk` as text if none of its bytes may begin a marker and it is whole UTF-8
-    /// characters. Always inlined: it is the text path's whole check, and a call
-    /// would cost about as much as the check.
-    #[inline(always)]
+    /// characters.
+    #[inline]
     pub(crate) fn all_plain<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
         if let (Some(markers), 1..=8) = (&self.words, chunk.len()) {
             let word = word::gather(chunk);
@@ -93,9 +92,8 @@ impl TextStops {
         self.all_plain_by_table(chunk)
     }
 
-    /// [`all_plain`](Self::all_plain) a byte at a time, through the table (out of
-    /// line: the word check's caller stays small).
-    #[inline(never)]
+    /// [`all_plain`](Self::all_plain) a byte at a time, through the table.
+    #[inline]
     fn all_plain_by_table<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
         // Most chunks have no stop, and no branch depends on a byte or on the length
         // up to 8 (a token's size): a branch on either is mispredicted about once a

@@ -68,13 +68,6 @@ impl Table {
     /// marker with the text after a removed marker, which `scan` decides.
     #[inline]
     fn plain<'c>(&self, chunk: &'c [u8]) -> &'c str {
-        // A token-sized chunk with no stop is checked a word at a time (`all_plain`):
-        // the rest of a chunk that finished a character split by the last one.
-        if chunk.len() <= 8 {
-            if let Some(text) = self.stop.all_plain(chunk) {
-                return text;
-            }
-        }
         let mut declined = false;
         let text = self.stop.plain_prefix_where(chunk, |at| {
             let begins = self.set.match_at(chunk, at) != Found::None;
@@ -494,9 +487,6 @@ impl Parser {
 
     #[inline(never)]
     fn feed_rest<'a>(&'a mut self, chunk: &'a [u8]) -> Feed<'a> {
-        if let Some(text) = self.plain_but_cut_char(chunk) {
-            return Feed::new(self, text, self.plain_reasoning, false);
-        }
         let mut text = "";
         let mut reasoning = false;
         if let Some(table) = self.plain {
@@ -516,27 +506,6 @@ impl Parser {
             !self.queue.is_drained()
         };
         Feed::new(self, text, reasoning, queued)
-    }
-
-    /// A chunk of text that ends inside a character, the rest of it plain (prose in
-    /// small chunks splits characters often; text in scripts that are not Latin, all
-    /// the time): the plain part is borrowed and the character's first bytes are held
-    /// for the next chunk, as `feed_rest` through `push` would, with no walk through
-    /// the table. `None` when that is not what the chunk is.
-    fn plain_but_cut_char<'a>(&mut self, chunk: &'a [u8]) -> Option<&'a str> {
-        let table = self.plain?;
-        let cut = chunk.len().checked_sub(cut_char(chunk)?)?;
-        if !self.queue.is_drained() {
-            return None;
-        }
-        let (text, tail) = (table.stop.all_plain(&chunk[..cut])?, &chunk[cut..]);
-        if !begins_char(table, tail) {
-            return None;
-        }
-        self.stats.bytes += chunk.len() as u64;
-        self.took_plain(text.as_bytes());
-        self.hold_char(tail);
-        Some(text)
     }
 
     /// Count `text`, taken by the text path, as read.
@@ -791,15 +760,12 @@ impl Parser {
         let Some(table) = self.plain else {
             return 0;
         };
-        if !begins_char(table, rest) {
+        if rest.len() >= utf8_len(rest[0])
+            || rest.iter().any(|&b| table.set.starts_with_byte(b))
+            || !std::str::from_utf8(rest).is_err_and(|e| e.error_len().is_none())
+        {
             return 0;
         }
-        self.hold_char(rest);
-        rest.len()
-    }
-
-    /// Hold `rest`, the first bytes of a character ([`begins_char`]), for the next push.
-    fn hold_char(&mut self, rest: &[u8]) {
         for &b in rest {
             self.utf8.push(b);
         }
@@ -809,6 +775,7 @@ impl Parser {
         }
         self.stats.work += rest.len() as u64;
         self.plain = None;
+        rest.len()
     }
 
     /// Push one token by id. When the id is one of
@@ -1832,28 +1799,6 @@ fn joinable(set: &MarkerSet, before: &[u8]) -> usize {
 }
 
 /// The length of the character `lead` begins, 1 for a byte that begins none.
-/// Whether `rest` is the first bytes of a character cut by the chunk's end, none of
-/// them a byte that may begin a marker: the text path holds it for the next chunk.
-fn begins_char(table: &Table, rest: &[u8]) -> bool {
-    !rest.is_empty()
-        && rest.len() < utf8_len(rest[0])
-        && !rest.iter().any(|&b| table.set.starts_with_byte(b))
-        && std::str::from_utf8(rest).is_err_and(|e| e.error_len().is_none())
-}
-
-/// How many bytes at the end of `chunk` begin a character it cuts (1 to 3), if it
-/// ends inside one.
-fn cut_char(chunk: &[u8]) -> Option<usize> {
-    for back in 1..=chunk.len().min(3) {
-        let b = chunk[chunk.len() - back];
-        if b & 0xc0 != 0x80 {
-            // The last byte that is no continuation: the lead of the last character.
-            return (utf8_len(b) > back).then_some(back);
-        }
-    }
-    None
-}
-
 fn utf8_len(lead: u8) -> usize {
     crate::ascii::char_len(lead).unwrap_or(1)
 }
