@@ -1808,8 +1808,14 @@ mod tests {
     use super::*;
     use crate::OwnedEvent;
 
-    fn events(raw: &[u8], cuts: &[usize], fast: bool, hits: &mut usize) -> Vec<OwnedEvent> {
-        let mut p = Parser::with_config(Config::new(Dialect::Hermes));
+    fn events(
+        config: &Config,
+        raw: &[u8],
+        cuts: &[usize],
+        fast: bool,
+        hits: &mut usize,
+    ) -> Vec<OwnedEvent> {
+        let mut p = Parser::with_config(config.clone());
         p.lookahead_pass.0 = fast;
         let mut out = Vec::new();
         let mut at = 0;
@@ -1852,6 +1858,21 @@ b", "k": "v""#,
         inputs.push(
             r#"<tool_call>{"name": "f", "arguments": {"a": "b", "c": 1</tool_call> x"#.to_string(),
         );
+        // The limits the path must leave to `feed` at their byte: the held bytes (a
+        // small window and hold), the body size, the depth.
+        let mut configs = vec![Config::new(Dialect::Hermes)];
+        for limits in [
+            (64, 24, usize::MAX, 128),
+            (256, 4096, 90, 128),
+            (256, 4096, usize::MAX, 2),
+        ] {
+            let mut config = Config::new(Dialect::Hermes);
+            config.limits.lookahead = limits.0;
+            config.limits.max_held_bytes = limits.1;
+            config.limits.max_args_bytes = limits.2;
+            config.limits.max_depth = limits.3;
+            configs.push(config);
+        }
         let mut hits = 0;
         let mut seed = 7u64;
         for raw in &inputs {
@@ -1874,11 +1895,15 @@ b", "k": "v""#,
                     chunkings.push(cuts);
                 }
             }
-            for cuts in &chunkings {
+            for (config, cuts) in configs
+                .iter()
+                .flat_map(|c| chunkings.iter().map(move |k| (c, k)))
+            {
                 let mut ignored = 0;
-                let slow = events(raw, cuts, false, &mut ignored);
-                let fast = events(raw, cuts, true, &mut hits);
-                assert_eq!(fast, slow, "{:?} {cuts:?}", String::from_utf8_lossy(raw));
+                let slow = events(config, raw, cuts, false, &mut ignored);
+                let fast = events(config, raw, cuts, true, &mut hits);
+                let case = String::from_utf8_lossy(raw);
+                assert_eq!(fast, slow, "{case:?} {cuts:?} {:?}", config.limits);
             }
         }
         assert!(hits > 1000, "{hits}");
