@@ -619,9 +619,10 @@ impl Repairer {
     }
 
     /// Consume a run of bytes in bulk when the state allows it (plain string content,
-    /// the rest of a number or word, or bytes read by a look-ahead, at most `room` of them so the held limit is
-    /// checked byte by byte near it); returns the bytes consumed, 0 for none, and the
-    /// look-ahead's verdict if it decided (the caller resolves it).
+    /// the rest of a number or word, or bytes read by a look-ahead, at most `room` of
+    /// them so the held limit is checked byte by byte near it); returns the bytes
+    /// consumed, 0 for none, and the look-ahead's verdict if it decided (the caller
+    /// resolves it). Always inlined into `feed`'s loop, which calls it for every run.
     #[inline(always)]
     fn run(&mut self, input: &[u8], room: usize, out: &mut Vec<u8>) -> (usize, Option<Verdict>) {
         if !self.marker.is_empty()
@@ -661,8 +662,9 @@ impl Repairer {
     /// apart from it or stopped on, `feed` would only hand it the bytes and write
     /// nothing. Read `input` that way (all of it, or none when the held limit could be
     /// reached: `feed` reports that at its byte) and return how many bytes were read
-    /// and whether the look-ahead decided; if it did, the caller runs `feed` next (with
-    /// the rest of the input, or none) to resolve it, as `feed` would have at once.
+    /// and whether the look-ahead decided. If it did, the verdict is kept (`decided`)
+    /// and the caller must run `feed` next, before anything else: `feed` resolves it
+    /// first, as it would have at once.
     pub(crate) fn pass_lookahead(&mut self, input: &[u8]) -> (usize, bool) {
         if self.la.is_none()
             || self.decided.is_some()
