@@ -864,22 +864,13 @@ impl Repairer {
         }
     }
 
-    /// A byte read by the running look-ahead (held in `pending` until it decides). Out
-    /// of line, like `comment_byte`: `step` runs for every byte of structure, and the
-    /// registers what it inlines needs are saved and restored on every call.
+    /// A byte read by the running look-ahead (held in `pending` until it decides), when
+    /// `run` did not take it. Out of line, like `comment_byte`: `step` runs for every
+    /// byte of structure, and the registers what it inlines needs are saved and
+    /// restored on every call.
     #[inline(never)]
     fn la_step(&mut self, b: u8, out: &mut Vec<u8>) {
-        let Some(la) = self.la.as_mut() else {
-            return;
-        };
-        self.pending.push(b);
-        let ctx = Ctx {
-            terminators: &self.opts.terminators,
-            check: &self.opts.keys,
-            suspect: self.suspect,
-            python: self.opts.python,
-        };
-        if let Some(v) = la.step(b, &ctx) {
+        if let (_, Some(v)) = self.la_run(&[b]) {
             self.resolve(v, out);
         }
     }
