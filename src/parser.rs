@@ -487,24 +487,36 @@ impl Parser {
 
     #[inline(never)]
     fn feed_rest<'a>(&'a mut self, chunk: &'a [u8]) -> Feed<'a> {
+        if !self.queue.is_drained() {
+            // Events left unread from an earlier push: this chunk's come after them.
+            self.push(chunk);
+            return Feed::new(self, "", false, true);
+        }
+        if !self.utf8.is_empty() {
+            // A character the last chunk cut: `push` completes it (`finish_char`).
+            self.push(chunk);
+            return Feed::new(self, "", false, true);
+        }
         let mut text = "";
         let mut reasoning = false;
         if let Some(table) = self.plain {
-            if self.queue.is_drained() {
-                text = table.plain(chunk);
-                reasoning = self.plain_reasoning;
-            }
+            text = table.plain(chunk);
+            reasoning = self.plain_reasoning;
         }
         let n = text.len();
         self.stats.bytes += n as u64;
         self.took_plain(&chunk[..n]);
-        let queued = if n < chunk.len() {
-            self.push(&chunk[n..]);
-            true
-        } else {
-            // Events left unread from an earlier push (none if the text was borrowed).
-            !self.queue.is_drained()
-        };
+        let tail = &chunk[n..];
+        let mut queued = false;
+        if !tail.is_empty() {
+            // A character the chunk's end cuts is held here as `push` would hold it.
+            let cut = self.start_char(tail);
+            self.stats.bytes += cut as u64;
+            if cut < tail.len() {
+                self.push(tail);
+                queued = true;
+            }
+        }
         Feed::new(self, text, reasoning, queued)
     }
 
