@@ -140,6 +140,12 @@ impl MarkerSet {
         };
         for &id in &self.groups[group] {
             let (id, m) = (id as usize, self.markers[id as usize]);
+            // Most candidates differ at the second byte: rule those out before comparing.
+            if let (Some(a), Some(b)) = (rest.get(1), m.get(1)) {
+                if a != b {
+                    continue;
+                }
+            }
             if rest.len() >= m.len() {
                 if rest.starts_with(m) && best.is_none_or(|(_, len)| m.len() > len) {
                     best = Some((id, m.len()));
