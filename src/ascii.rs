@@ -77,19 +77,35 @@ impl TextStops {
     #[inline]
     pub(crate) fn all_plain<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
         if let (Some(markers), 1..=8) = (&self.words, chunk.len()) {
-            let word = word::gather(chunk);
-            if markers.found_in(word) {
+            // Which bytes there are decides most chunks; where they are, only a chunk
+            // with a byte that is not ASCII (`all_plain_wide`).
+            let bytes = word::gather_set(chunk);
+            if markers.found_in(bytes) {
                 return None;
             }
-            if !word::has_wide(word) || word::whole_chars(word) {
-                debug_assert!(std::str::from_utf8(chunk).is_ok());
-                // SAFETY: the word is the chunk's bytes (`gather`), all ASCII or whole
-                // characters (`whole_chars`, tested over every chunk of up to 2 bytes
-                // and every edge byte at every place of longer ones).
+            if !word::has_wide(bytes) {
+                debug_assert!(chunk.is_ascii());
+                // SAFETY: the word has every byte of the chunk (`gather_set`, tested at
+                // every place of every length) and none is over 0x7f: all ASCII.
                 return Some(unsafe { std::str::from_utf8_unchecked(chunk) });
             }
+            return Self::all_plain_wide(chunk);
         }
         self.all_plain_by_table(chunk)
+    }
+
+    /// [`all_plain`](Self::all_plain) of a chunk of 1 to 8 bytes with no marker byte
+    /// and a byte that is not ASCII: text if it is whole characters.
+    #[inline(never)]
+    fn all_plain_wide(chunk: &[u8]) -> Option<&str> {
+        if word::whole_chars(word::gather(chunk)) {
+            debug_assert!(std::str::from_utf8(chunk).is_ok());
+            // SAFETY: the word is the chunk's bytes (`gather`), whole characters
+            // (`whole_chars`, tested over every chunk of up to 2 bytes and every edge
+            // byte at every place of longer ones).
+            return Some(unsafe { std::str::from_utf8_unchecked(chunk) });
+        }
+        std::str::from_utf8(chunk).ok()
     }
 
     /// [`all_plain`](Self::all_plain) a byte at a time, through the table.
