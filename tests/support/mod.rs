@@ -37,6 +37,7 @@ pub fn run_api(
 ) -> Vec<OwnedEvent> {
     let mut events = Vec::new();
     let mut at = 0;
+    let counted = p.stats().bytes;
     for (i, &cut) in cuts.iter().chain(std::iter::once(&raw.len())).enumerate() {
         let cut = cut.clamp(at, raw.len());
         let chunk = &raw[at..cut];
@@ -60,6 +61,12 @@ pub fn run_api(
     while let Some(ev) = p.next_event() {
         events.push(ev.into_owned());
     }
+    // Every byte given is counted once, whichever path took it.
+    assert_eq!(
+        p.stats().bytes - counted,
+        raw.len() as u64,
+        "{api:?}: Stats::bytes"
+    );
     p.finish(stop);
     while let Some(ev) = p.next_event() {
         events.push(ev.into_owned());
