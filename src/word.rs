@@ -108,7 +108,7 @@ impl ByteSet {
     #[inline]
     pub(crate) fn found_in(&self, word: u64) -> bool {
         let mut found = 0;
-        for &r in &self.repeated[..self.len] {
+        for &r in self.repeated.iter().take(self.len) {
             // Has a zero byte: exact as a yes or no (the borrow that can mark a byte
             // above a zero one needs the zero one first).
             let x = word ^ r;
