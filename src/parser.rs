@@ -487,22 +487,15 @@ impl Parser {
 
     #[inline(never)]
     fn feed_rest<'a>(&'a mut self, chunk: &'a [u8]) -> Feed<'a> {
-        if !self.queue.is_drained() {
-            // Events left unread from an earlier push: this chunk's come after them.
+        // Events left unread from an earlier push come before this chunk's; off the
+        // text path (a character the last chunk cut, held bytes, a call) `push` reads
+        // the chunk.
+        let Some(table) = self.plain.filter(|_| self.queue.is_drained()) else {
             self.push(chunk);
             return Feed::new(self, "", false, true);
-        }
-        if !self.utf8.is_empty() {
-            // A character the last chunk cut: `push` completes it (`finish_char`).
-            self.push(chunk);
-            return Feed::new(self, "", false, true);
-        }
-        let mut text = "";
-        let mut reasoning = false;
-        if let Some(table) = self.plain {
-            text = table.plain(chunk);
-            reasoning = self.plain_reasoning;
-        }
+        };
+        let text = table.plain(chunk);
+        let reasoning = self.plain_reasoning;
         let n = text.len();
         self.stats.bytes += n as u64;
         self.took_plain(&chunk[..n]);
