@@ -36,21 +36,28 @@ fn bytes_where(word: u64, mask: u8, value: u8) -> u64 {
 /// the two words from zeros instead (a select, not a branch).
 #[inline]
 pub(crate) fn gather(chunk: &[u8]) -> u64 {
-    const PAD: [u8; 4] = [0; 4];
     let len = chunk.len();
     debug_assert!((1..=8).contains(&len));
     let (mid, last) = (len / 2, len - 1);
     let short =
         chunk[0] as u64 | (chunk[mid] as u64) << (8 * mid) | (chunk[last] as u64) << (8 * last);
-    let (four, end) = if len >= 4 {
-        (chunk, len)
+    let (first, back) = first_and_last_four(chunk);
+    first | back << (8 * len.saturating_sub(4)) | short
+}
+
+/// The first and the last four bytes of `chunk` (1 to 8 bytes), or zeros for a chunk of
+/// fewer than 4 (a select, not a branch). The last four begin at `len - 4`.
+#[inline]
+fn first_and_last_four(chunk: &[u8]) -> (u64, u64) {
+    const PAD: [u8; 4] = [0; 4];
+    let (four, end) = if chunk.len() >= 4 {
+        (chunk, chunk.len())
     } else {
         (&PAD[..], 4)
     };
     let first = u32::from_le_bytes([four[0], four[1], four[2], four[3]]) as u64;
     let back = [four[end - 4], four[end - 3], four[end - 2], four[end - 1]];
-    let back = (u32::from_le_bytes(back) as u64) << (8 * (end - 4));
-    first | back | short
+    (first, u32::from_le_bytes(back) as u64)
 }
 
 /// The bytes of `chunk`, 1 to 8 of them, as a word that keeps which bytes there are
@@ -63,18 +70,11 @@ pub(crate) fn gather(chunk: &[u8]) -> u64 {
 /// same bytes twice), one in each half; one of 1 to 3 is its first, middle and last.
 #[inline]
 pub(crate) fn gather_set(chunk: &[u8]) -> u64 {
-    const PAD: [u8; 4] = [0; 4];
     let len = chunk.len();
     debug_assert!((1..=8).contains(&len));
     let short = chunk[0] as u64 | (chunk[len / 2] as u64) << 8 | (chunk[len - 1] as u64) << 16;
-    let (four, end) = if len >= 4 {
-        (chunk, len)
-    } else {
-        (&PAD[..], 4)
-    };
-    let first = u32::from_le_bytes([four[0], four[1], four[2], four[3]]) as u64;
-    let back = [four[end - 4], four[end - 3], four[end - 2], four[end - 1]];
-    let long = first | (u32::from_le_bytes(back) as u64) << 32;
+    let (first, back) = first_and_last_four(chunk);
+    let long = first | back << 32;
     // A select, not a branch: `long` is zero for a short chunk.
     long | short & (((len < 4) as u64).wrapping_neg())
 }
