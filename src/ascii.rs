@@ -182,6 +182,10 @@ pub(crate) fn char_len(lead: u8) -> Option<usize> {
 /// The length of the whole, valid UTF-8 character `bytes` begins with, if it is one.
 #[inline]
 fn char_width(bytes: &[u8]) -> Option<usize> {
+    // Most stops are a marker's first byte, ASCII: no UTF-8 check needed.
+    if bytes[0].is_ascii() {
+        return Some(1);
+    }
     let width = char_len(bytes[0])?;
     let char = bytes.get(..width)?;
     std::str::from_utf8(char).ok().map(|_| width)

@@ -47,8 +47,32 @@ pub(crate) struct MarkerSet {
     firsts: smallvec::SmallVec<[u8; 4]>,
     /// The markers beginning with each byte of `firsts` (same order): a candidate is
     /// compared only with these, not with every marker.
-    groups: Vec<smallvec::SmallVec<[u16; 4]>>,
+    groups: Vec<Group>,
     max_len: usize,
+}
+
+/// The markers that begin with one byte.
+#[derive(Clone, Debug, Default)]
+struct Group {
+    /// Bit `b` is set when a marker of the group has `b` second, or is one byte long
+    /// (any byte may follow it): most candidates are ruled out by the byte after them.
+    seconds: [u64; 4],
+    members: smallvec::SmallVec<[Member; 4]>,
+}
+
+/// A marker of a group: its first eight bytes as one word ([`crate::word::gather`]),
+/// compared with the candidate's in one step rather than a byte at a time.
+#[derive(Clone, Copy, Debug)]
+struct Member {
+    head: u64,
+    id: u16,
+    len: u16,
+}
+
+impl Group {
+    fn may_follow(&self, b: u8) -> bool {
+        self.seconds[(b >> 6) as usize] >> (b & 63) & 1 != 0
+    }
 }
 
 impl Default for MarkerSet {
@@ -81,14 +105,23 @@ impl MarkerSet {
         if !self.starts_with_byte(b) {
             self.first[(b >> 6) as usize] |= 1 << (b & 63);
             self.firsts.push(b);
-            self.groups.push(smallvec::SmallVec::new());
+            self.groups.push(Group::default());
         }
         let group = self
             .firsts
             .iter()
             .position(|&f| f == b)
             .expect("just added");
-        self.groups[group].push(self.markers.len() as u16);
+        let group = &mut self.groups[group];
+        match marker.get(1) {
+            Some(&second) => group.seconds[(second >> 6) as usize] |= 1 << (second & 63),
+            None => group.seconds = [u64::MAX; 4],
+        }
+        group.members.push(Member {
+            head: crate::word::gather(&marker[..marker.len().min(8)]),
+            id: self.markers.len() as u16,
+            len: marker.len() as u16,
+        });
         self.max_len = self.max_len.max(marker.len());
         self.markers.push(marker);
         self.markers.len() - 1
@@ -138,19 +171,27 @@ impl MarkerSet {
         else {
             return Found::None;
         };
-        for &id in &self.groups[group] {
-            let (id, m) = (id as usize, self.markers[id as usize]);
-            // Most candidates differ at the second byte: rule those out before comparing.
-            if let (Some(a), Some(b)) = (rest.get(1), m.get(1)) {
-                if a != b {
-                    continue;
-                }
+        let group = &self.groups[group];
+        if rest.get(1).is_some_and(|&b| !group.may_follow(b)) {
+            return Found::None;
+        }
+        // The first eight bytes of each candidate are compared as one word: only as
+        // many as both have count (`agree`), and a marker longer than eight bytes is
+        // compared on only where they all agree.
+        let seen = rest.len().min(8);
+        let word = crate::word::gather(&rest[..seen]);
+        for member in &group.members {
+            let (id, len) = (member.id as usize, member.len as usize);
+            let agree = seen.min(len);
+            if (word ^ member.head) & (u64::MAX >> (8 * (8 - agree))) != 0 {
+                continue;
             }
-            if rest.len() >= m.len() {
-                if rest.starts_with(m) && best.is_none_or(|(_, len)| m.len() > len) {
-                    best = Some((id, m.len()));
+            if rest.len() >= len {
+                let whole = len <= 8 || rest[8..].starts_with(&self.markers[id][8..]);
+                if whole && best.is_none_or(|(_, best)| len > best) {
+                    best = Some((id, len));
                 }
-            } else if m.starts_with(rest) {
+            } else if rest.len() <= 8 || self.markers[id][8..].starts_with(&rest[8..]) {
                 partial = true;
             }
         }
