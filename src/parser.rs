@@ -491,6 +491,9 @@ impl Parser {
         // text path (a character the last chunk cut, held bytes, a call) `push` reads
         // the chunk.
         let Some(table) = self.plain.filter(|_| self.queue.is_drained()) else {
+            if !self.utf8.is_empty() && self.queue.is_drained() && !chunk.is_empty() {
+                return self.feed_after_char(chunk);
+            }
             self.push(chunk);
             return Feed::new(self, "", false, true);
         };
@@ -511,6 +514,30 @@ impl Parser {
             }
         }
         Feed::new(self, text, reasoning, queued)
+    }
+
+    /// [`feed`](Parser::feed) of a chunk that begins with the rest of a character the
+    /// last chunk cut, with nothing queued: most often the character and plain text
+    /// after it, queued as one run (the character comes first, so nothing of this chunk
+    /// can be borrowed). Anything else goes through `push`.
+    #[inline(never)]
+    fn feed_after_char<'a>(&'a mut self, chunk: &'a [u8]) -> Feed<'a> {
+        self.queue.begin(&mut self.calls.spare);
+        let used = self.finish_char(chunk);
+        self.stats.bytes += used as u64;
+        let rest = &chunk[used..];
+        if let (Some(table), false) = (self.plain.filter(|_| used > 0), rest.is_empty()) {
+            if let Some(text) = table.stop.all_plain(rest) {
+                self.stats.bytes += rest.len() as u64;
+                self.queue.text_run(self.plain_reasoning).push_str(text);
+                self.took_plain(rest);
+                return Feed::new(self, "", false, true);
+            }
+        }
+        if !rest.is_empty() {
+            self.push(rest);
+        }
+        Feed::new(self, "", false, true)
     }
 
     /// Count `text`, taken by the text path, as read.
