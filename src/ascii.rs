@@ -23,6 +23,10 @@ pub(crate) struct TextStops {
     /// (every dialect's table but `auto`'s): a chunk of up to 8 bytes is then checked a
     /// word at a time (`word`).
     words: Option<ByteSet>,
+    /// For each byte of `words` (same order), the bytes that may follow it in a marker
+    /// (bit `b`; every byte where a marker is that byte alone): a marker byte followed
+    /// in the chunk by one that may not is text where it stands (the `<` of `a < b`).
+    follow: [[u64; 4]; 4],
 }
 
 /// A byte may begin a marker.
@@ -47,8 +51,32 @@ impl TextStops {
         let markers: Vec<u8> = (0..0x80u8)
             .filter(|&b| table[b as usize] & MARKER != 0)
             .collect();
-        let words = ByteSet::new(&markers);
-        TextStops { table, words }
+        // A marker byte that is not ASCII is not in the word check: every chunk with
+        // one goes through the table.
+        let wide_marker = (0x80..=0xffu8).any(|b| table[b as usize] & MARKER != 0);
+        let words = ByteSet::new(&markers).filter(|_| !wide_marker);
+        TextStops {
+            table,
+            words,
+            follow: [[u64::MAX; 4]; 4],
+        }
+    }
+
+    /// Let [`all_plain`](Self::all_plain) take a marker byte as text when the next byte
+    /// of the chunk is one that `may_follow(marker byte, byte)` rules out (as
+    /// [`MarkerSet::match_at`](crate::scan::MarkerSet::match_at) would).
+    pub(crate) fn follow(mut self, may_follow: impl Fn(u8, u8) -> bool) -> TextStops {
+        if let Some(words) = &self.words {
+            for (follow, first) in self.follow.iter_mut().zip(words.bytes()) {
+                *follow = [0; 4];
+                for b in 0..=255u8 {
+                    if may_follow(first, b) {
+                        follow[(b >> 6) as usize] |= 1 << (b & 63);
+                    }
+                }
+            }
+        }
+        self
     }
 
     /// The text at the start of `chunk`: the bytes before the first that may begin a
@@ -92,6 +120,37 @@ impl TextStops {
             return Self::all_plain_wide(chunk);
         }
         self.all_plain_by_table(chunk)
+    }
+
+    /// An ASCII chunk of 1 to 8 bytes with a marker byte, which `all_plain` declines,
+    /// as text if the next byte of the chunk rules out a marker at each marker byte
+    /// (`follow`). A marker byte that ends the chunk is never text here: the next chunk
+    /// may go on with a marker. (Kept apart from `all_plain`: in it, the loop around it
+    /// compiled worse.)
+    pub(crate) fn all_plain_past_markers<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
+        let (Some(markers), 1..=8) = (&self.words, chunk.len()) else {
+            return None;
+        };
+        let word = word::gather(chunk);
+        if word::has_wide(word) {
+            // Most such chunks come here for a character the chunk's end cuts.
+            return None;
+        }
+        let mut seen = false;
+        for (follow, first) in self.follow.iter().zip(markers.bytes()) {
+            let mut at = word::positions(word, first);
+            seen |= at != 0;
+            while at != 0 {
+                let next = *chunk.get(at.trailing_zeros() as usize / 8 + 1)?;
+                if follow[(next >> 6) as usize] >> (next & 63) & 1 != 0 {
+                    return None;
+                }
+                at &= at - 1;
+            }
+        }
+        debug_assert!(chunk.is_ascii());
+        // SAFETY: the word is the chunk's bytes (`gather`) and none is over 0x7f.
+        seen.then(|| unsafe { std::str::from_utf8_unchecked(chunk) })
     }
 
     /// [`all_plain`](Self::all_plain) of a chunk of 1 to 8 bytes with no marker byte
@@ -265,6 +324,61 @@ mod tests {
                 assert_eq!(stops.all_plain(chunk), want, "{set:?} {chunk:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_marker_byte_the_next_byte_rules_out_is_text() {
+        // `<` may begin a marker only before `/` or `t`, `f` only before `u`, and `[`
+        // is a marker by itself.
+        let may_follow = |first: u8, next: u8| match first {
+            b'<' => matches!(next, b'/' | b't'),
+            b'f' => next == b'u',
+            _ => true,
+        };
+        let stops = TextStops::new(|b| b"<f[".contains(&b)).follow(may_follow);
+        let alphabet = b"a<ftu/[\x80\xc3\xa9";
+        let mut chunks: Vec<Vec<u8>> = Vec::new();
+        for &a in alphabet {
+            for &b in alphabet {
+                chunks.push(vec![a, b]);
+                for &c in alphabet {
+                    chunks.push(vec![a, b, c]);
+                    chunks.push(vec![b'x', a, b, b'y', c]);
+                    chunks.push(vec![a, b, b'1', b'2', b'3', b'4', b'5', c]);
+                }
+            }
+        }
+        for chunk in &chunks {
+            let ruled_out = |i: usize| {
+                !b"<f[".contains(&chunk[i])
+                    || chunk
+                        .get(i + 1)
+                        .is_some_and(|&next| !may_follow(chunk[i], next))
+            };
+            let want = std::str::from_utf8(chunk)
+                .ok()
+                .filter(|_| (0..chunk.len()).all(ruled_out));
+            let got = stops
+                .all_plain(chunk)
+                .or(stops.all_plain_past_markers(chunk));
+            let past_ascii = chunk.is_ascii() || chunk.iter().all(|b| !b"<f[".contains(b));
+            assert_eq!(got, want.filter(|_| past_ascii), "{chunk:?}");
+        }
+        let past = |chunk| stops.all_plain_past_markers(chunk);
+        assert_eq!(past(b"a < b"), Some("a < b"));
+        assert_eq!(past(b"a <b"), Some("a <b"));
+        assert_eq!(past(b"a </b"), None);
+        assert_eq!(past(b"of <"), None);
+        // A chunk of more than 8 bytes is checked by the table: every marker byte stops.
+        assert_eq!(past(b"a long < b"), None);
+    }
+
+    #[test]
+    fn a_marker_byte_that_is_not_ascii_takes_the_table() {
+        let stops = TextStops::new(|b| b == b'<' || b == 0xe2);
+        assert!(stops.words.is_none());
+        assert_eq!(stops.all_plain("a€".as_bytes()), None);
+        assert_eq!(stops.all_plain("aé".as_bytes()), Some("aé"));
     }
 
     #[test]

@@ -57,7 +57,8 @@ struct Table {
 
 impl Table {
     fn seal(&mut self) {
-        self.stop = TextStops::new(|b| self.set.starts_with_byte(b));
+        self.stop = TextStops::new(|b| self.set.starts_with_byte(b))
+            .follow(|first, next| self.set.may_follow(first, next));
     }
 
     /// The plain text at the start of `chunk`: the bytes before the first that may
@@ -497,6 +498,12 @@ impl Parser {
             self.push(chunk);
             return Feed::new(self, "", false, true);
         };
+        if let Some(text) = table.stop.all_plain_past_markers(chunk) {
+            // Each marker byte is ruled out by the byte after it (`a < b`).
+            self.stats.bytes += chunk.len() as u64;
+            self.took_plain(chunk);
+            return Feed::new(self, text, self.plain_reasoning, false);
+        }
         let text = table.plain(chunk);
         let reasoning = self.plain_reasoning;
         let n = text.len();

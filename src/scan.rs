@@ -141,6 +141,16 @@ impl MarkerSet {
         self.first[(b >> 6) as usize] >> (b & 63) & 1 != 0
     }
 
+    /// Whether a marker may begin with `first` followed by `next` (or is `first`
+    /// alone): [`match_at`](Self::match_at) finds none at a `first` followed by any
+    /// other byte.
+    pub(crate) fn may_follow(&self, first: u8, next: u8) -> bool {
+        self.firsts
+            .iter()
+            .position(|&f| f == first)
+            .is_some_and(|group| self.groups[group].may_follow(next))
+    }
+
     fn next_candidate(&self, hay: &[u8], from: usize) -> Option<usize> {
         let hay = &hay[from..];
         if hay.len() < 16 {

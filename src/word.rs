@@ -79,6 +79,13 @@ pub(crate) fn gather_set(chunk: &[u8]) -> u64 {
     long | short & (((len < 4) as u64).wrapping_neg())
 }
 
+/// The high bit of each byte of `word` that is `b`, no other bit (exact, unlike
+/// [`ByteSet::found_in`]'s test).
+#[inline]
+pub(crate) fn positions(word: u64, b: u8) -> u64 {
+    zero_bytes(word ^ repeat(b))
+}
+
 /// One to four bytes, none NUL, to find in a word.
 #[derive(Clone, Debug)]
 pub(crate) struct ByteSet {
@@ -102,6 +109,11 @@ impl ByteSet {
             repeated,
             len: bytes.len(),
         })
+    }
+
+    /// The bytes of the set.
+    pub(crate) fn bytes(&self) -> impl Iterator<Item = u8> + '_ {
+        self.repeated[..self.len].iter().map(|&r| r as u8)
     }
 
     /// Whether a byte of `word` is in the set.
