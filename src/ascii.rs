@@ -153,18 +153,54 @@ impl TextStops {
         seen.then(|| unsafe { std::str::from_utf8_unchecked(chunk) })
     }
 
+    /// A chunk of 1 to 8 bytes with no marker byte that ends inside a character (which
+    /// `all_plain` declines): the whole characters before that one, as text, and its
+    /// bytes so far, if they may still begin a character.
+    pub(crate) fn plain_then_cut<'a>(&self, chunk: &'a [u8]) -> Option<(&'a str, &'a [u8])> {
+        let (Some(markers), len @ 1..=8) = (&self.words, chunk.len()) else {
+            return None;
+        };
+        if markers.found_in(word::gather_set(chunk)) {
+            return None;
+        }
+        // The cut character begins at the last byte that is not a continuation byte.
+        let start = (len.saturating_sub(3)..len)
+            .rev()
+            .find(|&i| chunk[i] & 0xc0 != 0x80)?;
+        let (head, cut) = chunk.split_at(start);
+        if char_len(cut[0])? <= cut.len() {
+            return None;
+        }
+        // After these leads the next byte has a narrower range than any continuation.
+        if matches!(cut[0], 0xe0 | 0xed | 0xf0 | 0xf4)
+            && !std::str::from_utf8(cut).is_err_and(|e| e.error_len().is_none())
+        {
+            return None;
+        }
+        let text = match head.is_ascii() {
+            // SAFETY: every byte is ASCII (checked).
+            true => unsafe { std::str::from_utf8_unchecked(head) },
+            false => std::str::from_utf8(head).ok()?,
+        };
+        Some((text, cut))
+    }
+
     /// [`all_plain`](Self::all_plain) of a chunk of 1 to 8 bytes with no marker byte
     /// and a byte that is not ASCII: text if it is whole characters.
     #[inline(never)]
     fn all_plain_wide(chunk: &[u8]) -> Option<&str> {
-        if word::whole_chars(word::gather(chunk)) {
-            debug_assert!(std::str::from_utf8(chunk).is_ok());
-            // SAFETY: the word is the chunk's bytes (`gather`), whole characters
-            // (`whole_chars`, tested over every chunk of up to 2 bytes and every edge
-            // byte at every place of longer ones).
-            return Some(unsafe { std::str::from_utf8_unchecked(chunk) });
+        match word::whole_chars(word::gather(chunk)) {
+            Some(true) => {
+                debug_assert!(std::str::from_utf8(chunk).is_ok());
+                // SAFETY: the word is the chunk's bytes (`gather`), whole characters
+                // (`whole_chars`, tested over every chunk of up to 2 bytes and every
+                // edge byte at every place of longer ones).
+                Some(unsafe { std::str::from_utf8_unchecked(chunk) })
+            }
+            // Most often a character the chunk's end cuts.
+            Some(false) => None,
+            None => std::str::from_utf8(chunk).ok(),
         }
-        std::str::from_utf8(chunk).ok()
     }
 
     /// [`all_plain`](Self::all_plain) a byte at a time, through the table.
@@ -371,6 +407,49 @@ mod tests {
         assert_eq!(past(b"of <"), None);
         // A chunk of more than 8 bytes is checked by the table: every marker byte stops.
         assert_eq!(past(b"a long < b"), None);
+    }
+
+    #[test]
+    fn plain_then_cut_splits_before_a_character_the_end_cuts() {
+        let stops = TextStops::new(|b| b == b'<');
+        let edges = [
+            b'a', b'<', 0x80, 0x9f, 0xa0, 0xbf, 0xc0, 0xc3, 0xe0, 0xe2, 0xed, 0xf0,
+        ];
+        let edges = edges.iter().chain(&[0xf4, 0xf5, 0xff]);
+        let mut chunks: Vec<Vec<u8>> = Vec::new();
+        for &a in edges.clone() {
+            for &b in edges.clone() {
+                for &c in edges.clone() {
+                    chunks.push(vec![a, b, c]);
+                    chunks.push(vec![b'x', b'\xc3', b'\xa9', a, b, c]);
+                    chunks.push(vec![b'a', b'b', b'c', b'd', b'e', a, b, c]);
+                }
+                chunks.push(vec![a, b]);
+            }
+            chunks.push(vec![a]);
+        }
+        for chunk in &chunks {
+            // The reference: the longest valid prefix, and the rest an incomplete
+            // character (`from_utf8`'s `error_len` is `None`), no marker byte anywhere.
+            let want = match std::str::from_utf8(chunk) {
+                Err(e) if e.error_len().is_none() && !chunk.contains(&b'<') => {
+                    let (head, cut) = chunk.split_at(e.valid_up_to());
+                    Some((std::str::from_utf8(head).unwrap(), cut))
+                }
+                _ => None,
+            };
+            assert_eq!(stops.plain_then_cut(chunk), want, "{chunk:x?}");
+        }
+        assert_eq!(
+            stops.plain_then_cut(b"caf\xc3"),
+            Some(("caf", &b"\xc3"[..]))
+        );
+        assert_eq!(
+            stops.plain_then_cut(b"\xe2\x82"),
+            Some(("", &b"\xe2\x82"[..]))
+        );
+        assert_eq!(stops.plain_then_cut(b"caf\xc3\xa9"), None);
+        assert_eq!(stops.plain_then_cut(b"<caf\xc3"), None);
     }
 
     #[test]

@@ -504,6 +504,14 @@ impl Parser {
             self.took_plain(chunk);
             return Feed::new(self, text, self.plain_reasoning, false);
         }
+        if let Some((text, cut)) = table.stop.plain_then_cut(chunk) {
+            // Text, then the start of a character the chunk's end cuts.
+            let reasoning = self.plain_reasoning;
+            self.stats.bytes += chunk.len() as u64;
+            self.took_plain(text.as_bytes());
+            self.hold_char(cut);
+            return Feed::new(self, text, reasoning, false);
+        }
         let text = table.plain(chunk);
         let reasoning = self.plain_reasoning;
         let n = text.len();
@@ -805,6 +813,13 @@ impl Parser {
         {
             return 0;
         }
+        self.hold_char(rest);
+        rest.len()
+    }
+
+    /// Hold `rest`, the first bytes of a character cut by the chunk's end on the text
+    /// path (checked by the caller), for the next push.
+    fn hold_char(&mut self, rest: &[u8]) {
         for &b in rest {
             self.utf8.push(b);
         }
@@ -814,7 +829,6 @@ impl Parser {
         }
         self.stats.work += rest.len() as u64;
         self.plain = None;
-        rest.len()
     }
 
     /// Push one token by id. When the id is one of

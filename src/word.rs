@@ -137,16 +137,16 @@ pub(crate) fn has_wide(word: u64) -> bool {
 }
 
 /// Whether the bytes of `word` are whole, valid UTF-8 characters of 1 to 3 bytes (a
-/// zero byte is NUL, ASCII): `true` is always right, `false` may be (a lead byte
-/// whose next byte has a narrower range, `0xe0`, `0xed`, or a 4-byte character, asks
-/// for `str::from_utf8` instead; they are rare in text).
+/// zero byte is NUL, ASCII), or `None` for a word with a lead byte whose next byte has
+/// a narrower range (`0xe0`, `0xed`), a 4-byte character or a byte no character has
+/// (`0xc0`, `0xc1`, `0xf5`..): `str::from_utf8` decides those; they are rare in text.
 ///
 /// Every byte after a 2-byte lead, and the two after a 3-byte lead, must be a
 /// continuation byte, and every continuation byte must be one of those. A character
 /// cut by the chunk's end wants a continuation where a zero byte is, or past the
 /// word's last byte.
 #[inline]
-pub(crate) fn whole_chars(word: u64) -> bool {
+pub(crate) fn whole_chars(word: u64) -> Option<bool> {
     let narrow = bytes_where(word, 0xfe, 0xc0) // 0xc0, 0xc1: overlong
         | bytes_where(word, 0xff, 0xe0)
         | bytes_where(word, 0xff, 0xed)
@@ -157,7 +157,7 @@ pub(crate) fn whole_chars(word: u64) -> bool {
     let leads = lead2 | lead3;
     let wants = leads << 8 | lead3 << 16;
     let cut = leads >> 56 | lead3 >> 48;
-    narrow | (wants ^ cont) | cut == 0
+    (narrow == 0).then_some((wants ^ cont) | cut == 0)
 }
 
 #[cfg(test)]
@@ -177,15 +177,11 @@ mod tests {
         assert_eq!(word, u64::from_le_bytes(want), "{chunk:x?}");
         assert_eq!(has_wide(word), !chunk.is_ascii(), "{chunk:x?}");
         let valid = std::str::from_utf8(chunk).is_ok();
-        if whole_chars(word) {
-            assert!(valid, "whole_chars said yes to {chunk:x?}");
-        }
         let common = chunk
             .iter()
             .all(|&b| b < 0xf0 && !matches!(b, 0xc0 | 0xc1 | 0xe0 | 0xed));
-        if valid && common {
-            assert!(whole_chars(word), "whole_chars said no to {chunk:x?}");
-        }
+        let want = common.then_some(valid);
+        assert_eq!(whole_chars(word), want, "{chunk:x?}");
     }
 
     /// `gather_set` holds the chunk's bytes, and zeros: the same set either way.
