@@ -495,6 +495,12 @@ impl Parser {
             if !self.utf8.is_empty() && self.queue.is_drained() && !chunk.is_empty() {
                 return self.feed_after_char(chunk);
             }
+            if !self.held.is_empty() && self.queue.is_drained() && self.releases_held(chunk) {
+                // Held bytes that `chunk` shows are text: the text path reads on.
+                self.queue.begin(&mut self.calls.spare);
+                self.release_held(self.plain_reasoning_of_mode());
+                self.update_plain();
+            }
             self.push(chunk);
             return Feed::new(self, "", false, true);
         };
@@ -553,6 +559,41 @@ impl Parser {
             self.push(rest);
         }
         Feed::new(self, "", false, true)
+    }
+
+    /// Whether the held bytes are text once `chunk` follows them, and that is all there
+    /// is to decide: held bytes alone (nothing shown, no joinable end of earlier text), a
+    /// marker beginning only at their first byte and `chunk` ruling it out, and no byte
+    /// of `chunk` that may begin one (so no marker or join spans the two). `scan` would
+    /// release them and read `chunk` as text; the text path reads it the same.
+    fn releases_held(&self, chunk: &[u8]) -> bool {
+        let table = match self.mode {
+            Mode::Text if !self.at_start => &self.tables.text,
+            Mode::Reasoning(i) => &self.tables.reasoning[i as usize],
+            _ => return false,
+        };
+        let set = &table.set;
+        if self.shown != 0
+            || self.finished
+            || self.text_tail.is_some()
+            || !self.utf8.is_empty()
+            || chunk.is_empty()
+            || self.held[1..]
+                .iter()
+                .chain(chunk)
+                .any(|&b| set.starts_with_byte(b))
+        {
+            return false;
+        }
+        let take = chunk.len().min(set.max_len());
+        let mut joined: SmallVec<[u8; 64]> = SmallVec::from_slice(&self.held);
+        joined.extend_from_slice(&chunk[..take]);
+        set.match_at(&joined, 0) == Found::None
+    }
+
+    /// Whether the mode is reasoning (its text is reasoning).
+    fn plain_reasoning_of_mode(&self) -> bool {
+        matches!(self.mode, Mode::Reasoning(_))
     }
 
     /// Count `text`, taken by the text path, as read.
