@@ -108,14 +108,16 @@ impl TextStops {
             // Which bytes there are decides most chunks; where they are, only a chunk
             // with a byte that is not ASCII (`all_plain_wide`).
             let bytes = word::gather_set(chunk);
-            if markers.found_in(bytes) {
-                return None;
-            }
-            if !word::has_wide(bytes) {
+            // One test for both kinds of stop: a marker byte, a byte that is not ASCII.
+            let found = markers.found(bytes);
+            if !word::has_wide(found | bytes) {
                 debug_assert!(chunk.is_ascii());
                 // SAFETY: the word has every byte of the chunk (`gather_set`, tested at
                 // every place of every length) and none is over 0x7f: all ASCII.
                 return Some(unsafe { std::str::from_utf8_unchecked(chunk) });
+            }
+            if found != 0 {
+                return None;
             }
             return Self::all_plain_wide(chunk);
         }

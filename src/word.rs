@@ -119,14 +119,26 @@ impl ByteSet {
     /// Whether a byte of `word` is in the set.
     #[inline]
     pub(crate) fn found_in(&self, word: u64) -> bool {
-        let mut found = 0;
-        for &r in self.repeated.iter().take(self.len) {
-            // Has a zero byte: exact as a yes or no (the borrow that can mark a byte
-            // above a zero one needs the zero one first).
+        self.found(word) & HIGH != 0
+    }
+
+    /// A word whose high bits are all clear if no byte of `word` is in the set, and
+    /// not all clear if one is (which bytes it marks is not exact). Its other bits are
+    /// set only where the high bit of the same byte is: it can be combined with other
+    /// such words before one test of the high bits.
+    #[inline]
+    pub(crate) fn found(&self, word: u64) -> u64 {
+        // Has a zero byte: exact as a yes or no (the borrow that can mark a byte above
+        // a zero one needs the zero one first). The first byte is always there.
+        let has_zero = |r: u64| {
             let x = word ^ r;
-            found |= x.wrapping_sub(repeat(1)) & !x;
+            x.wrapping_sub(repeat(1)) & !x
+        };
+        let mut found = has_zero(self.repeated[0]);
+        for &r in self.repeated[1..].iter().take(self.len - 1) {
+            found |= has_zero(r);
         }
-        found & HIGH != 0
+        found & HIGH
     }
 }
 
