@@ -162,24 +162,26 @@ impl TextStops {
         let (Some(markers), len @ 1..=8) = (&self.words, chunk.len()) else {
             return None;
         };
-        if markers.found_in(word::gather_set(chunk)) {
+        let word = word::gather(chunk);
+        if markers.found_in(word) {
             return None;
         }
-        // The cut character begins at the last byte that is not a continuation byte.
-        let start = (len.saturating_sub(3)..len)
-            .rev()
-            .find(|&i| chunk[i] & 0xc0 != 0x80)?;
+        // The cut character begins at the last byte that is not a continuation byte,
+        // found a word at a time: loops over bytes mispredict on lengths this short.
+        let start = word::last_lead(word, len)?;
         let (head, cut) = chunk.split_at(start);
-        if char_len(cut[0])? <= cut.len() {
+        if cut.len() > 3 || char_len(cut[0])? <= cut.len() {
             return None;
         }
+        // Whether the text before it is ASCII. (`start` is at most 7.)
+        let head_wide = word::has_wide(word & ((1 << (8 * start)) - 1));
         // After these leads the next byte has a narrower range than any continuation.
         if matches!(cut[0], 0xe0 | 0xed | 0xf0 | 0xf4)
             && !std::str::from_utf8(cut).is_err_and(|e| e.error_len().is_none())
         {
             return None;
         }
-        let text = match head.is_ascii() {
+        let text = match !head_wide {
             // SAFETY: every byte is ASCII (checked).
             true => unsafe { std::str::from_utf8_unchecked(head) },
             false => std::str::from_utf8(head).ok()?,

@@ -86,6 +86,16 @@ pub(crate) fn positions(word: u64, b: u8) -> u64 {
     zero_bytes(word ^ repeat(b))
 }
 
+/// The place of the last byte of the first `len` (1 to 8) of `word` that is not a
+/// UTF-8 continuation byte, if there is one.
+#[inline]
+pub(crate) fn last_lead(word: u64, len: usize) -> Option<usize> {
+    debug_assert!((1..=8).contains(&len));
+    let within = u64::MAX >> (8 * (8 - len));
+    let leads = !bytes_where(word, 0xc0, 0x80) & HIGH & within;
+    (leads != 0).then(|| (63 - leads.leading_zeros() as usize) / 8)
+}
+
 /// One to four bytes, none NUL, to find in a word.
 #[derive(Clone, Debug)]
 pub(crate) struct ByteSet {
@@ -203,6 +213,26 @@ mod tests {
             assert_eq!(word.contains(&b), chunk.contains(&b), "{chunk:x?}: {b:x}");
         }
         assert_eq!(has_wide(gather_set(chunk)), !chunk.is_ascii(), "{chunk:x?}");
+    }
+
+    #[test]
+    fn last_lead_is_the_last_byte_that_is_not_a_continuation() {
+        for len in 1..=8 {
+            for mask in 0..1u32 << len {
+                // Each place a continuation byte or not.
+                let chunk: Vec<u8> = (0..len)
+                    .map(|i| {
+                        if mask >> i & 1 == 1 {
+                            0x80
+                        } else {
+                            b'a' + i as u8
+                        }
+                    })
+                    .collect();
+                let want = chunk.iter().rposition(|&b| b & 0xc0 != 0x80);
+                assert_eq!(last_lead(gather(&chunk), len), want, "{chunk:x?}");
+            }
+        }
     }
 
     #[test]
