@@ -5,10 +5,12 @@
 //! (`<[u8]>::is_ascii`, a word at a time) costs a tenth of it, and a stop table that
 //! always stops at bytes over 0x7f costs nothing more. Each item here keeps its own
 //! guarantee (a check, or a table only this module builds), so no caller can break it.
-//! The one guarantee from elsewhere: `TextStops::all_plain` takes a chunk of up to 8
-//! bytes as whole characters where `word::whole_chars` says so, a pure function of the
-//! chunk's bytes whose tests compare it with `str::from_utf8` over every chunk of up to
-//! two bytes and every UTF-8 edge byte at every place of longer ones.
+//! The guarantees from elsewhere are the word functions of `word`, pure functions of a
+//! chunk's bytes: `TextStops::all_plain` takes a chunk of up to 8 bytes as whole
+//! characters where `word::whole_chars` says so (its tests compare it with
+//! `str::from_utf8` over every chunk of up to two bytes and every UTF-8 edge byte at
+//! every place of longer ones), and as ASCII where the `gather_set` or `gather` word has
+//! no high bit (tested to hold every byte of the chunk at every place of every length).
 #![allow(unsafe_code)]
 
 use crate::word::{self, ByteSet};
