@@ -490,15 +490,16 @@ impl Parser {
     fn feed_rest<'a>(&'a mut self, chunk: &'a [u8]) -> Feed<'a> {
         // Events left unread from an earlier push come before this chunk's; off the
         // text path (a character the last chunk cut, held bytes, a call) `push` reads
-        // the chunk.
-        let Some(table) = self.plain.filter(|_| self.queue.is_drained()) else {
-            if !self.utf8.is_empty() && self.queue.is_drained() && !chunk.is_empty() {
+        // the chunk, after the two cases of those that this chunk may settle at once.
+        let drained = self.queue.is_drained();
+        let Some(table) = self.plain.filter(|_| drained) else {
+            if drained && !self.utf8.is_empty() && !chunk.is_empty() {
                 return self.feed_after_char(chunk);
             }
-            if !self.held.is_empty() && self.queue.is_drained() && self.releases_held(chunk) {
+            if drained && !self.held.is_empty() && self.releases_held(chunk) {
                 // Held bytes that `chunk` shows are text: the text path reads on.
                 self.queue.begin(&mut self.calls.spare);
-                self.release_held(self.plain_reasoning_of_mode());
+                self.release_held(matches!(self.mode, Mode::Reasoning(_)));
                 self.update_plain();
             }
             self.push(chunk);
@@ -566,7 +567,7 @@ impl Parser {
     /// marker beginning only at their first byte and `chunk` ruling it out, and no byte
     /// of `chunk` that may begin one (so no marker or join spans the two). `scan` would
     /// release them and read `chunk` as text; the text path reads it the same.
-    fn releases_held(&self, chunk: &[u8]) -> bool {
+    fn releases_held(&mut self, chunk: &[u8]) -> bool {
         let table = match self.mode {
             Mode::Text if !self.at_start => &self.tables.text,
             Mode::Reasoning(i) => &self.tables.reasoning[i as usize],
@@ -588,12 +589,8 @@ impl Parser {
         let take = chunk.len().min(set.max_len());
         let mut joined: SmallVec<[u8; 64]> = SmallVec::from_slice(&self.held);
         joined.extend_from_slice(&chunk[..take]);
+        self.stats.work += joined.len() as u64;
         set.match_at(&joined, 0) == Found::None
-    }
-
-    /// Whether the mode is reasoning (its text is reasoning).
-    fn plain_reasoning_of_mode(&self) -> bool {
-        matches!(self.mode, Mode::Reasoning(_))
     }
 
     /// Count `text`, taken by the text path, as read.
