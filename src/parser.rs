@@ -530,12 +530,28 @@ impl Parser {
             // A character the chunk's end cuts is held here as `push` would hold it.
             let cut = self.start_char(tail);
             self.stats.bytes += cut as u64;
-            if cut < tail.len() {
+            if cut < tail.len() && !self.hold_marker_start(table, tail) {
                 self.push(tail);
                 queued = true;
             }
         }
         Feed::new(self, text, reasoning, queued)
+    }
+
+    /// Hold `tail`, the end of a chunk on the text path, if a marker may still begin at
+    /// its first byte (`a <`, `</`): `scan` finds that first (a partial match at its
+    /// first candidate) and holds the whole tail, with no text before it to join (the
+    /// text path stopped there) and nothing to emit. Returns whether it did.
+    fn hold_marker_start(&mut self, table: &Table, tail: &[u8]) -> bool {
+        if table.set.match_at(tail, 0) != (Found::Partial { start: 0 }) {
+            return false;
+        }
+        self.held = SmallVec::from_slice(tail);
+        self.shown = 0;
+        self.stats.bytes += tail.len() as u64;
+        self.stats.work += tail.len() as u64;
+        self.update_plain();
+        true
     }
 
     /// [`feed`](Parser::feed) of a chunk that begins with the rest of a character the
@@ -1923,6 +1939,42 @@ mod tests {
         }
         *hits += p.lookahead_pass.1;
         out
+    }
+
+    /// A chunk that ends with what a marker can no longer change (a whole marker, a byte
+    /// no character begins with) is decided with that chunk through `feed`, as through
+    /// `push`: only the start of a marker waits for the next chunk.
+    #[test]
+    fn feed_decides_a_chunk_end_that_cannot_wait() {
+        for api_feed in [true, false] {
+            let mut p = Parser::new(Dialect::Hermes);
+            let mut texts = Vec::new();
+            for chunk in [&b"Hi "[..], b"a \xff", b"b <think>", b"c <"] {
+                texts.clear();
+                if api_feed {
+                    let mut fed = p.feed(chunk);
+                    while let Some(e) = fed.next_event() {
+                        texts.push(e.into_owned());
+                    }
+                } else {
+                    p.push(chunk);
+                    while let Some(e) = p.next_event() {
+                        texts.push(e.into_owned());
+                    }
+                }
+                match chunk {
+                    b"a \xff" => assert!(
+                        texts
+                            .iter()
+                            .any(|e| matches!(e, OwnedEvent::Text(t) if t.contains('\u{fffd}'))),
+                        "{texts:?}"
+                    ),
+                    b"b <think>" => assert!(matches!(p.mode, Mode::Reasoning(_)), "{texts:?}"),
+                    b"c <" => assert_eq!(&p.held[..], b"<"),
+                    _ => {}
+                }
+            }
+        }
     }
 
     /// `args_lookahead` changes no event, not even where a delta is split: the
