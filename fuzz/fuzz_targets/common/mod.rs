@@ -164,7 +164,10 @@ pub fn run(p: &mut Parser, raw: &[u8], chunking: &Chunking, stop: StopReason) ->
     while let Some(ev) = p.next_event() {
         events.push(ev.into_owned());
     }
-    let end = raw.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(0, |i| i + 1);
+    let end = raw
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(0, |i| i + 1);
     // A body's own closer (`</function>` in a `<tool_call>` wrapper) counts too: the
     // model closed the body, only the wrapper's closer is missing (a repair).
     let dialect = p.dialect();
@@ -274,12 +277,16 @@ pub fn check(dialect: Dialect, run: &Run) -> Result<(), String> {
                 // A call whose JSON the end of stream cut off is never released complete
                 // (closers a call's closing marker supplied are a repair, not a cut). A
                 // marker ended it if the output ends with one, or if text follows it:
-                // bytes the engine showed after the call were not part of it.
+                // bytes the engine showed after the call were not part of it. Arguments
+                // written as one JSON string (`arguments_string`) were written whole when
+                // the string closed: closers its content lacks are a repair of the content
+                // (a string the stream cut is reported truncated; `tests/truncation.rs`).
                 let text_after = events[at + 1..].iter().any(|e| {
                     matches!(e, OwnedEvent::Text(t) | OwnedEvent::Reasoning(t) if !t.is_empty())
                 });
                 if by_finish
                     && repairs.contains(Repair::MissingClosers)
+                    && !repairs.contains(Repair::ArgumentsString)
                     && !run.ends_with_marker
                     && !text_after
                 {
