@@ -13,7 +13,7 @@
 //! no high bit (tested to hold every byte of the chunk at every place of every length).
 #![allow(unsafe_code)]
 
-use crate::word::{self, ByteSet};
+use crate::word::{self, ByteBits, ByteSet};
 
 /// The bytes plain text stops at: those that may begin a marker, and every byte that
 /// is not ASCII (it is passed only as part of a whole character, checked): the text
@@ -26,9 +26,9 @@ pub(crate) struct TextStops {
     /// word at a time (`word`).
     words: Option<ByteSet>,
     /// For each byte of `words` (same order), the bytes that may follow it in a marker
-    /// (bit `b`; every byte where a marker is that byte alone): a marker byte followed
-    /// in the chunk by one that may not is text where it stands (the `<` of `a < b`).
-    follow: [[u64; 4]; 4],
+    /// (every byte where a marker is that byte alone): a marker byte followed in the
+    /// chunk by one that may not is text where it stands (the `<` of `a < b`).
+    follow: [ByteBits; 4],
 }
 
 /// A byte may begin a marker.
@@ -60,22 +60,17 @@ impl TextStops {
         TextStops {
             table,
             words,
-            follow: [[u64::MAX; 4]; 4],
+            follow: [ByteBits::ALL; 4],
         }
     }
 
-    /// Let [`all_plain`](Self::all_plain) take a marker byte as text when the next byte
-    /// of the chunk is one that `may_follow(marker byte, byte)` rules out (as
-    /// [`MarkerSet::match_at`](crate::scan::MarkerSet::match_at) would).
-    pub(crate) fn follow(mut self, may_follow: impl Fn(u8, u8) -> bool) -> TextStops {
+    /// Let [`all_plain_past_markers`](Self::all_plain_past_markers) take a marker byte
+    /// as text when the next byte of the chunk is not in `seconds(marker byte)` (as
+    /// [`MarkerSet::match_at`](crate::scan::MarkerSet::match_at) would rule it out).
+    pub(crate) fn follow(mut self, seconds: impl Fn(u8) -> ByteBits) -> TextStops {
         if let Some(words) = &self.words {
             for (follow, first) in self.follow.iter_mut().zip(words.bytes()) {
-                *follow = [0; 4];
-                for b in 0..=255u8 {
-                    if may_follow(first, b) {
-                        follow[(b >> 6) as usize] |= 1 << (b & 63);
-                    }
-                }
+                *follow = seconds(first);
             }
         }
         self
@@ -146,7 +141,7 @@ impl TextStops {
             seen |= at != 0;
             while at != 0 {
                 let next = *chunk.get(at.trailing_zeros() as usize / 8 + 1)?;
-                if follow[(next >> 6) as usize] >> (next & 63) & 1 != 0 {
+                if follow.contains(next) {
                     return None;
                 }
                 at &= at - 1;
@@ -377,7 +372,13 @@ mod tests {
             b'f' => next == b'u',
             _ => true,
         };
-        let stops = TextStops::new(|b| b"<f[".contains(&b)).follow(may_follow);
+        let stops = TextStops::new(|b| b"<f[".contains(&b)).follow(|first| {
+            let mut seconds = ByteBits::default();
+            (0..=255)
+                .filter(|&b| may_follow(first, b))
+                .for_each(|b| seconds.insert(b));
+            seconds
+        });
         let alphabet = b"a<ftu/[\x80\xc3\xa9";
         let mut chunks: Vec<Vec<u8>> = Vec::new();
         for &a in alphabet {

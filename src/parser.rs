@@ -58,7 +58,7 @@ struct Table {
 impl Table {
     fn seal(&mut self) {
         self.stop = TextStops::new(|b| self.set.starts_with_byte(b))
-            .follow(|first, next| self.set.may_follow(first, next));
+            .follow(|first| self.set.seconds(first));
     }
 
     /// The plain text at the start of `chunk`: the bytes before the first that may
@@ -496,10 +496,10 @@ impl Parser {
             if drained && !self.utf8.is_empty() && !chunk.is_empty() {
                 return self.feed_after_char(chunk);
             }
-            if drained && !self.held.is_empty() && self.releases_held(chunk) {
+            if let Some(reasoning) = drained.then(|| self.releases_held(chunk)).flatten() {
                 // Held bytes that `chunk` shows are text: the text path reads on.
                 self.queue.begin(&mut self.calls.spare);
-                self.release_held(matches!(self.mode, Mode::Reasoning(_)));
+                self.release_held(reasoning);
                 self.update_plain();
             }
             self.push(chunk);
@@ -564,7 +564,8 @@ impl Parser {
         let used = self.finish_char(chunk);
         self.stats.bytes += used as u64;
         let rest = &chunk[used..];
-        if let (Some(table), false) = (self.plain.filter(|_| used > 0), rest.is_empty()) {
+        // `plain` is back only if the character was finished (`finish_char`).
+        if let (Some(table), false) = (self.plain, rest.is_empty()) {
             if let Some(text) = table.stop.all_plain(rest) {
                 self.stats.bytes += rest.len() as u64;
                 self.queue.text_run(self.plain_reasoning).push_str(text);
@@ -582,17 +583,13 @@ impl Parser {
     /// is to decide: held bytes alone (nothing shown, no joinable end of earlier text), a
     /// marker beginning only at their first byte and `chunk` ruling it out, and no byte
     /// of `chunk` that may begin one (so no marker or join spans the two). `scan` would
-    /// release them and read `chunk` as text; the text path reads it the same.
-    fn releases_held(&mut self, chunk: &[u8]) -> bool {
-        let table = match self.mode {
-            Mode::Text if !self.at_start => &self.tables.text,
-            Mode::Reasoning(i) => &self.tables.reasoning[i as usize],
-            _ => return false,
-        };
+    /// release them and read `chunk` as text; the text path reads it the same. Returns
+    /// whether the held bytes are reasoning when they are text.
+    fn releases_held(&mut self, chunk: &[u8]) -> Option<bool> {
+        let (table, reasoning) = self.text_table_held()?;
         let set = &table.set;
-        if self.shown != 0
-            || self.finished
-            || self.text_tail.is_some()
+        if self.held.is_empty()
+            || self.shown != 0
             || !self.utf8.is_empty()
             || chunk.is_empty()
             || self.held[1..]
@@ -600,13 +597,13 @@ impl Parser {
                 .chain(chunk)
                 .any(|&b| set.starts_with_byte(b))
         {
-            return false;
+            return None;
         }
         let take = chunk.len().min(set.max_len());
         let mut joined: SmallVec<[u8; 64]> = SmallVec::from_slice(&self.held);
         joined.extend_from_slice(&chunk[..take]);
         self.stats.work += joined.len() as u64;
-        set.match_at(&joined, 0) == Found::None
+        (set.match_at(&joined, 0) == Found::None).then_some(reasoning)
     }
 
     /// Count `text`, taken by the text path, as read.
@@ -632,16 +629,18 @@ impl Parser {
 
     /// Like [`plain_table`](Self::plain_table), whatever partial character is held.
     fn text_table(&self) -> Option<(&'static Table, bool)> {
+        self.text_table_held().filter(|_| self.held.is_empty())
+    }
+
+    /// Like [`text_table`](Self::text_table), whatever bytes are held.
+    fn text_table_held(&self) -> Option<(&'static Table, bool)> {
         let found = match self.mode {
             // Until visible text begins, start-only openers still count: slow path.
             Mode::Text if !self.at_start => (&self.tables.text, false),
             Mode::Reasoning(i) => (&self.tables.reasoning[i as usize], true),
             _ => return None,
         };
-        if self.finished || !self.held.is_empty() || self.text_tail.is_some() {
-            return None;
-        }
-        Some(found)
+        (!self.finished && self.text_tail.is_none()).then_some(found)
     }
 
     fn update_plain(&mut self) {

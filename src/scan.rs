@@ -7,6 +7,8 @@
 //! those bytes back (they are at most `max_len - 1` long) and releases them the moment
 //! they cannot begin a marker: this is the pending-buffer rule for markers.
 
+use crate::word::ByteBits;
+
 /// The first `a` or `b` in `hay`. Token-sized slices are searched with a plain loop:
 /// on them `memchr`'s setup costs more than the search.
 #[inline]
@@ -41,9 +43,9 @@ pub(crate) enum Found {
 #[derive(Clone, Debug)]
 pub(crate) struct MarkerSet {
     markers: Vec<&'static [u8]>,
-    /// Bit `b` is set when a marker begins with byte `b` (a bitset keeps the set small:
-    /// a parser holds several).
-    first: [u64; 4],
+    /// The bytes a marker begins with (a bitset keeps the set small: a parser holds
+    /// several).
+    first: ByteBits,
     firsts: smallvec::SmallVec<[u8; 4]>,
     /// The markers beginning with each byte of `firsts` (same order): a candidate is
     /// compared only with these, not with every marker.
@@ -54,9 +56,9 @@ pub(crate) struct MarkerSet {
 /// The markers that begin with one byte.
 #[derive(Clone, Debug, Default)]
 struct Group {
-    /// Bit `b` is set when a marker of the group has `b` second, or is one byte long
-    /// (any byte may follow it): most candidates are ruled out by the byte after them.
-    seconds: [u64; 4],
+    /// The bytes a marker of the group has second (every byte when one is that byte
+    /// alone): most candidates are ruled out by the byte after them.
+    seconds: ByteBits,
     members: smallvec::SmallVec<[Member; 4]>,
 }
 
@@ -69,12 +71,6 @@ struct Member {
     len: u16,
 }
 
-impl Group {
-    fn may_follow(&self, b: u8) -> bool {
-        self.seconds[(b >> 6) as usize] >> (b & 63) & 1 != 0
-    }
-}
-
 impl Default for MarkerSet {
     fn default() -> MarkerSet {
         MarkerSet::new(&[])
@@ -85,7 +81,7 @@ impl MarkerSet {
     pub(crate) fn new(markers: &[&'static [u8]]) -> MarkerSet {
         let mut set = MarkerSet {
             markers: Vec::with_capacity(markers.len()),
-            first: [0; 4],
+            first: ByteBits::default(),
             firsts: smallvec::SmallVec::new(),
             groups: Vec::new(),
             max_len: 0,
@@ -103,7 +99,7 @@ impl MarkerSet {
         }
         let b = marker[0];
         if !self.starts_with_byte(b) {
-            self.first[(b >> 6) as usize] |= 1 << (b & 63);
+            self.first.insert(b);
             self.firsts.push(b);
             self.groups.push(Group::default());
         }
@@ -114,8 +110,8 @@ impl MarkerSet {
             .expect("just added");
         let group = &mut self.groups[group];
         match marker.get(1) {
-            Some(&second) => group.seconds[(second >> 6) as usize] |= 1 << (second & 63),
-            None => group.seconds = [u64::MAX; 4],
+            Some(&second) => group.seconds.insert(second),
+            None => group.seconds = ByteBits::ALL,
         }
         group.members.push(Member {
             head: crate::word::gather(&marker[..marker.len().min(8)]),
@@ -138,17 +134,17 @@ impl MarkerSet {
 
     /// Whether `b` can begin a marker.
     pub(crate) fn starts_with_byte(&self, b: u8) -> bool {
-        self.first[(b >> 6) as usize] >> (b & 63) & 1 != 0
+        self.first.contains(b)
     }
 
-    /// Whether a marker may begin with `first` followed by `next` (or is `first`
-    /// alone): [`match_at`](Self::match_at) finds none at a `first` followed by any
-    /// other byte.
-    pub(crate) fn may_follow(&self, first: u8, next: u8) -> bool {
+    /// The bytes that may follow `first` in a marker (every byte when one is `first`
+    /// alone; none when no marker begins with it): [`match_at`](Self::match_at) finds
+    /// none at a `first` followed by any other byte.
+    pub(crate) fn seconds(&self, first: u8) -> ByteBits {
         self.firsts
             .iter()
             .position(|&f| f == first)
-            .is_some_and(|group| self.groups[group].may_follow(next))
+            .map_or(ByteBits::default(), |group| self.groups[group].seconds)
     }
 
     fn next_candidate(&self, hay: &[u8], from: usize) -> Option<usize> {
@@ -182,7 +178,7 @@ impl MarkerSet {
             return Found::None;
         };
         let group = &self.groups[group];
-        if rest.get(1).is_some_and(|&b| !group.may_follow(b)) {
+        if rest.get(1).is_some_and(|&b| !group.seconds.contains(b)) {
             return Found::None;
         }
         // The first eight bytes of each candidate are compared as one word: only as

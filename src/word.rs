@@ -96,6 +96,24 @@ pub(crate) fn last_lead(word: u64, len: usize) -> Option<usize> {
     (leads != 0).then(|| (63 - leads.leading_zeros() as usize) / 8)
 }
 
+/// Any set of bytes, a bit each (256 bits).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ByteBits([u64; 4]);
+
+impl ByteBits {
+    /// Every byte.
+    pub(crate) const ALL: ByteBits = ByteBits([u64::MAX; 4]);
+
+    pub(crate) fn insert(&mut self, b: u8) {
+        self.0[(b >> 6) as usize] |= 1 << (b & 63);
+    }
+
+    #[inline]
+    pub(crate) fn contains(&self, b: u8) -> bool {
+        self.0[(b >> 6) as usize] >> (b & 63) & 1 != 0
+    }
+}
+
 /// One to four bytes, none NUL, to find in a word.
 #[derive(Clone, Debug)]
 pub(crate) struct ByteSet {
@@ -129,7 +147,7 @@ impl ByteSet {
     /// Whether a byte of `word` is in the set.
     #[inline]
     pub(crate) fn found_in(&self, word: u64) -> bool {
-        self.found(word) & HIGH != 0
+        self.found(word) != 0
     }
 
     /// A word whose high bits are all clear if no byte of `word` is in the set, and
