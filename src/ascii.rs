@@ -101,24 +101,42 @@ impl TextStops {
     /// characters.
     #[inline]
     pub(crate) fn all_plain<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
-        if let (Some(markers), 1..=8) = (&self.words, chunk.len()) {
-            // Which bytes there are decides most chunks; where they are, only a chunk
-            // with a byte that is not ASCII (`all_plain_wide`).
-            let bytes = word::gather_set(chunk);
-            // One test for both kinds of stop: a marker byte, a byte that is not ASCII.
-            let found = markers.found(bytes);
-            if !word::has_wide(found | bytes) {
-                debug_assert!(chunk.is_ascii());
-                // SAFETY: the word has every byte of the chunk (`gather_set`, tested at
-                // every place of every length) and none is over 0x7f: all ASCII.
-                return Some(unsafe { std::str::from_utf8_unchecked(chunk) });
-            }
-            if found != 0 {
-                return None;
-            }
-            return Self::all_plain_wide(chunk);
+        if let (true, 1..=8) = (self.words.is_some(), chunk.len()) {
+            return self.all_plain_short(chunk);
         }
         self.all_plain_by_table(chunk)
+    }
+
+    /// Whether chunks of up to 8 bytes are checked a word at a time
+    /// ([`all_plain_short`](Self::all_plain_short)).
+    pub(crate) fn has_word_check(&self) -> bool {
+        self.words.is_some()
+    }
+
+    /// [`all_plain`](Self::all_plain) by the word check: `chunk` as text if it has 1
+    /// to 8 bytes, none may begin a marker, and it is whole UTF-8 characters. `None` for
+    /// any other chunk (empty, longer, with a marker byte, cutting a character) and
+    /// without a word check.
+    #[inline]
+    pub(crate) fn all_plain_short<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
+        let (Some(markers), 1..=8) = (&self.words, chunk.len()) else {
+            return None;
+        };
+        // Which bytes there are decides most chunks; where they are, only a chunk with
+        // a byte that is not ASCII (`all_plain_wide`).
+        let bytes = word::gather_set(chunk);
+        // One test for both kinds of stop: a marker byte, a byte that is not ASCII.
+        let found = markers.found(bytes);
+        if !word::has_wide(found | bytes) {
+            debug_assert!(chunk.is_ascii());
+            // SAFETY: the word has every byte of the chunk (`gather_set`, tested at every
+            // place of every length) and none is over 0x7f: all ASCII.
+            return Some(unsafe { std::str::from_utf8_unchecked(chunk) });
+        }
+        if found != 0 {
+            return None;
+        }
+        Self::all_plain_wide(chunk)
     }
 
     /// An ASCII chunk of 1 to 8 bytes with a marker byte, which `all_plain` declines,

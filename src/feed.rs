@@ -52,7 +52,7 @@ impl<'a> Feed<'a> {
             ));
         }
         match self.queued {
-            true => self.parser.next_event(),
+            true => self.parser.queued_event(),
             false => None,
         }
     }

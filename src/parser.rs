@@ -255,6 +255,17 @@ struct CallWork {
     scratch: Vec<u8>,
 }
 
+/// Which text path [`Parser::feed`] may take a chunk by with one test.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum FastLane {
+    /// Neither: `feed_rest` decides.
+    Off,
+    /// Text's table (`Tables::text`); the chunk's last byte sets `line_start`.
+    Text,
+    /// Reasoning's table (`plain`).
+    Reasoning,
+}
+
 /// A call whose body ended, waiting for its closer.
 struct AfterCall {
     form: &'static CallForm,
@@ -307,6 +318,10 @@ pub struct Parser {
     plain: Option<&'static Table>,
     /// Whether the text path's table is reasoning's.
     plain_reasoning: bool,
+    /// Whether `feed` may take a chunk by the word check of `plain`'s table alone, and
+    /// whether that table is text's or reasoning's (see [`Parser::refresh_fast`]). One
+    /// byte: it fits the struct's padding.
+    fast: FastLane,
     /// A backslash or a quote that ended the last chunk inside a string of the
     /// arguments, not read yet (see [`Parser::args_string`]).
     byte_held: Option<u8>,
@@ -347,6 +362,7 @@ impl Parser {
             finished: false,
             plain: None,
             plain_reasoning: false,
+            fast: FastLane::Off,
             byte_held: None,
             in_string_arg: false,
             #[cfg(test)]
@@ -394,6 +410,7 @@ impl Parser {
             _ => Mode::Text,
         };
         self.update_plain();
+        self.refresh_fast();
     }
 
     /// The tables of the configured dialect, or of the one `auto` locked on with the
@@ -426,6 +443,8 @@ impl Parser {
     /// Push the next chunk of model output.
     #[inline]
     pub fn push(&mut self, chunk: &[u8]) {
+        // It may queue events (`refresh_fast`).
+        self.fast = FastLane::Off;
         if self.finished {
             return;
         }
@@ -475,12 +494,17 @@ impl Parser {
     #[inline]
     pub fn feed<'a>(&'a mut self, chunk: &'a [u8]) -> Feed<'a> {
         // Most chunks of prose: all of it is text, with no byte that could begin a
-        // marker. Kept small enough to inline; the rest is `feed_rest`.
-        if let (Some(table), false) = (self.plain, chunk.is_empty()) {
-            if let (Some(text), true) = (table.stop.all_plain(chunk), self.queue.is_drained()) {
+        // marker. One test of `fast` stands for the text path's conditions (see
+        // `refresh_fast`); kept small enough to inline, the rest is `feed_rest`.
+        if self.fast == FastLane::Text {
+            debug_assert!(self
+                .plain
+                .is_some_and(|t| std::ptr::eq(t, &self.tables.text)));
+            if let Some(text) = self.tables.text.stop.all_plain_short(chunk) {
                 self.stats.bytes += chunk.len() as u64;
-                self.took_plain(chunk);
-                return Feed::new(self, text, self.plain_reasoning, false);
+                self.stats.work += chunk.len() as u64;
+                self.line_start = chunk.last() == Some(&b'\n');
+                return Feed::new(self, text, false, false);
             }
         }
         self.feed_rest(chunk)
@@ -488,13 +512,66 @@ impl Parser {
 
     #[inline(never)]
     fn feed_rest<'a>(&'a mut self, chunk: &'a [u8]) -> Feed<'a> {
+        if self.fast == FastLane::Reasoning {
+            if let Some(text) = self.plain.and_then(|t| t.stop.all_plain_short(chunk)) {
+                self.stats.bytes += chunk.len() as u64;
+                self.stats.work += chunk.len() as u64;
+                return Feed::new(self, text, true, false);
+            }
+        }
+        let (text, reasoning, queued) = self.feed_slow(chunk);
+        if !queued {
+            self.refresh_fast();
+        }
+        Feed::new(self, text, reasoning, queued)
+    }
+
+    /// The next queued event, for [`Feed::next_event`]. Once every event was read,
+    /// `feed` may take the next chunk by its fast test (`fast`, set here). Out of line:
+    /// `feed`'s loop stays small for the chunks that queue nothing.
+    #[inline(never)]
+    pub(crate) fn queued_event(&mut self) -> Option<Event<'_>> {
+        if self.queue.is_drained() {
+            self.fast = self.lane();
+            return None;
+        }
+        self.next_event()
+    }
+
+    /// Where `fast` may stand for the text path: its table checks chunks of up to 8
+    /// bytes a word at a time (`TextStops::all_plain_short`), and every event was read.
+    /// Set only here (after a `feed` that queued nothing, and `reset`) and when a
+    /// [`Feed`] finds every event read (`queued_event`); cleared by every call
+    /// that may queue an event.
+    fn refresh_fast(&mut self) {
+        self.fast = match self.queue.is_drained() {
+            true => self.lane(),
+            false => FastLane::Off,
+        };
+    }
+
+    /// `fast` with every event read.
+    fn lane(&self) -> FastLane {
+        match self.plain {
+            Some(table) if table.stop.has_word_check() => match self.plain_reasoning {
+                false => FastLane::Text,
+                true => FastLane::Reasoning,
+            },
+            _ => FastLane::Off,
+        }
+    }
+
+    /// [`feed`](Parser::feed) of a chunk the fast test declined: the text and whether
+    /// it is reasoning (borrowed from `chunk`), and whether events were queued.
+    fn feed_slow<'a>(&mut self, chunk: &'a [u8]) -> (&'a str, bool, bool) {
         // Events left unread from an earlier push come before this chunk's; off the
         // text path (a character the last chunk cut, held bytes, a call) `push` reads
         // the chunk, after the two cases of those that this chunk may settle at once.
         let drained = self.queue.is_drained();
         let Some(table) = self.plain.filter(|_| drained) else {
             if drained && !self.utf8.is_empty() && !chunk.is_empty() {
-                return self.feed_after_char(chunk);
+                self.feed_after_char(chunk);
+                return ("", false, true);
             }
             if let Some(reasoning) = drained.then(|| self.releases_held(chunk)).flatten() {
                 // Held bytes that `chunk` shows are text: the text path reads on.
@@ -503,13 +580,21 @@ impl Parser {
                 self.update_plain();
             }
             self.push(chunk);
-            return Feed::new(self, "", false, true);
+            return ("", false, true);
         };
+        // Unless `feed`'s fast test already declined it (1 to 8 bytes with `fast` set):
+        // longer chunks, other tables, the first chunk after events were read.
+        let declined = self.fast != FastLane::Off && (1..=8).contains(&chunk.len());
+        if let Some(text) = (!declined).then(|| table.stop.all_plain(chunk)).flatten() {
+            self.stats.bytes += chunk.len() as u64;
+            self.took_plain(chunk);
+            return (text, self.plain_reasoning, false);
+        }
         if let Some(text) = table.stop.all_plain_past_markers(chunk) {
             // Each marker byte is ruled out by the byte after it (`a < b`).
             self.stats.bytes += chunk.len() as u64;
             self.took_plain(chunk);
-            return Feed::new(self, text, self.plain_reasoning, false);
+            return (text, self.plain_reasoning, false);
         }
         if let Some((text, cut)) = table.stop.plain_then_cut(chunk) {
             // Text, then the start of a character the chunk's end cuts.
@@ -517,7 +602,7 @@ impl Parser {
             self.stats.bytes += chunk.len() as u64;
             self.took_plain(text.as_bytes());
             self.hold_char(cut);
-            return Feed::new(self, text, reasoning, false);
+            return (text, reasoning, false);
         }
         let text = table.plain(chunk);
         let reasoning = self.plain_reasoning;
@@ -535,7 +620,7 @@ impl Parser {
                 queued = true;
             }
         }
-        Feed::new(self, text, reasoning, queued)
+        (text, reasoning, queued)
     }
 
     /// Hold `tail`, the end of a chunk on the text path, if a marker may still begin at
@@ -559,7 +644,7 @@ impl Parser {
     /// after it, queued as one run (the character comes first, so nothing of this chunk
     /// can be borrowed). Anything else goes through `push`.
     #[inline(never)]
-    fn feed_after_char<'a>(&'a mut self, chunk: &'a [u8]) -> Feed<'a> {
+    fn feed_after_char(&mut self, chunk: &[u8]) {
         self.queue.begin(&mut self.calls.spare);
         let used = self.finish_char(chunk);
         self.stats.bytes += used as u64;
@@ -570,13 +655,12 @@ impl Parser {
                 self.stats.bytes += rest.len() as u64;
                 self.queue.text_run(self.plain_reasoning).push_str(text);
                 self.took_plain(rest);
-                return Feed::new(self, "", false, true);
+                return;
             }
         }
         if !rest.is_empty() {
             self.push(rest);
         }
-        Feed::new(self, "", false, true)
     }
 
     /// Whether the held bytes are text once `chunk` follows them, and that is all there
@@ -617,6 +701,7 @@ impl Parser {
 
     /// Put text a [`Feed`] borrowed back into the queue, ahead of its other events.
     pub(crate) fn unread_text(&mut self, text: &str, reasoning: bool) {
+        self.fast = FastLane::Off;
         self.queue.unread(text, reasoning);
     }
 
@@ -915,6 +1000,7 @@ impl Parser {
 
     /// End the stream. Open calls are reported as truncated; an `End` event follows.
     pub fn finish(&mut self, stop: StopReason) {
+        self.fast = FastLane::Off;
         if self.finished {
             return;
         }
@@ -1973,6 +2059,36 @@ mod tests {
                     _ => {}
                 }
             }
+        }
+    }
+
+    /// After `finish`, a chunk is ignored by `feed` as by `push`, even when the chunks
+    /// before it took `feed`'s fast test.
+    #[test]
+    fn feed_after_finish_shows_nothing() {
+        for reasoning in [false, true] {
+            let mut p = Parser::new(Dialect::Hermes);
+            let mut shown = String::new();
+            let start: &[&[u8]] = match reasoning {
+                true => &[b"<think>", b"hm"],
+                false => &[b"Hi", b" there"],
+            };
+            for chunk in start.iter().chain([&&b"more"[..], &&b" text"[..]]) {
+                let mut fed = p.feed(chunk);
+                while let Some(e) = fed.next_event() {
+                    if let Event::Text(t) | Event::Reasoning(t) = e {
+                        shown.push_str(t);
+                    }
+                }
+            }
+            assert_ne!(p.fast, FastLane::Off, "the test must reach the fast test");
+            p.finish(StopReason::Stop);
+            while p.next_event().is_some() {}
+            for chunk in [&b"late"[..], b" words"] {
+                let mut fed = p.feed(chunk);
+                assert!(fed.next_event().is_none(), "{chunk:?} after finish");
+            }
+            assert!(!shown.contains("late"), "{shown:?}");
         }
     }
 
