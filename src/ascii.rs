@@ -25,6 +25,10 @@ pub(crate) struct TextStops {
     /// (every dialect's table but `auto`'s): a chunk of up to 8 bytes is then checked a
     /// word at a time (`word`).
     words: Option<ByteSet>,
+    /// `words`, or a set no chunk of text needs when there is none: the word check
+    /// without the test for it, for a caller that knows there is one
+    /// ([`all_plain_checked`](Self::all_plain_checked)).
+    checked_words: ByteSet,
     /// For each byte of `words` (same order), the bytes that may follow it in a marker
     /// (every byte where a marker is that byte alone): a marker byte followed in the
     /// chunk by one that may not is text where it stands (the `<` of `a < b`).
@@ -57,8 +61,11 @@ impl TextStops {
         // one goes through the table.
         let wide_marker = (0x80..=0xffu8).any(|b| table[b as usize] & MARKER != 0);
         let words = ByteSet::new(&markers).filter(|_| !wide_marker);
+        // Only the high bit: a byte that is not ASCII stops every word check anyway.
+        let never = ByteSet::new(&[0x80]).expect("one byte, not NUL");
         TextStops {
             table,
+            checked_words: words.clone().unwrap_or(never),
             words,
             follow: [ByteBits::ALL; 4],
         }
@@ -119,9 +126,27 @@ impl TextStops {
     /// without a word check.
     #[inline]
     pub(crate) fn all_plain_short<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
-        let (Some(markers), 1..=8) = (&self.words, chunk.len()) else {
+        match &self.words {
+            Some(markers) => Self::all_plain_by(markers, chunk),
+            None => None,
+        }
+    }
+
+    /// [`all_plain_short`](Self::all_plain_short) of a table with a word check
+    /// ([`has_word_check`](Self::has_word_check)), with no test for it: `feed`'s fast
+    /// test, which checked once for every chunk it takes.
+    #[inline]
+    pub(crate) fn all_plain_checked<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
+        debug_assert!(self.words.is_some());
+        Self::all_plain_by(&self.checked_words, chunk)
+    }
+
+    /// [`all_plain_short`](Self::all_plain_short) by the word check `markers`.
+    #[inline]
+    fn all_plain_by<'a>(markers: &ByteSet, chunk: &'a [u8]) -> Option<&'a str> {
+        if !(1..=8).contains(&chunk.len()) {
             return None;
-        };
+        }
         // Which bytes there are decides most chunks; where they are, only a chunk with
         // a byte that is not ASCII (`all_plain_wide`).
         let bytes = word::gather_set(chunk);

@@ -500,7 +500,7 @@ impl Parser {
             debug_assert!(self
                 .plain
                 .is_some_and(|t| std::ptr::eq(t, &self.tables.text)));
-            if let Some(text) = self.tables.text.stop.all_plain_short(chunk) {
+            if let Some(text) = self.tables.text.stop.all_plain_checked(chunk) {
                 self.stats.bytes += chunk.len() as u64;
                 self.stats.work += chunk.len() as u64;
                 self.line_start = chunk.last() == Some(&b'\n');
