@@ -673,10 +673,16 @@ impl Repairer {
             || !self.marker.is_empty()
             || !self.alt_hold.is_empty()
             || !self.bare_hold.is_empty()
-            || self.held() + input.len() > self.opts.max_held
+            // `held()` with the three tested empty above left out.
+            || self.hold.len() + self.pending.len() + self.esc.len() + input.len()
+                > self.opts.max_held
         {
             return (0, false);
         }
+        debug_assert_eq!(
+            self.held(),
+            self.hold.len() + self.pending.len() + self.esc.len()
+        );
         let (n, verdict) = self.la_run(input);
         self.pos += n as u64;
         self.work += n as u64;
