@@ -443,8 +443,11 @@ impl Parser {
     /// Push the next chunk of model output.
     #[inline]
     pub fn push(&mut self, chunk: &[u8]) {
-        // It may queue events (`refresh_fast`).
-        self.fast = FastLane::Off;
+        // It may queue events (`refresh_fast`). Stored only when set: `push` users
+        // never set it, and a byte stored on every push slowed the call path.
+        if self.fast != FastLane::Off {
+            self.fast = FastLane::Off;
+        }
         if self.finished {
             return;
         }
