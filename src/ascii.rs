@@ -6,11 +6,13 @@
 //! always stops at bytes over 0x7f costs nothing more. Each item here keeps its own
 //! guarantee (a check, or a table only this module builds), so no caller can break it.
 //! The guarantees from elsewhere are the word functions of `word`, pure functions of a
-//! chunk's bytes: `TextStops::all_plain` takes a chunk of up to 8 bytes as whole
-//! characters where `word::whole_chars` says so (its tests compare it with
-//! `str::from_utf8` over every chunk of up to two bytes and every UTF-8 edge byte at
-//! every place of longer ones), and as ASCII where the `gather_set` or `gather` word has
-//! no high bit (tested to hold every byte of the chunk at every place of every length).
+//! chunk's bytes: `TextStops::all_plain_by` (behind `all_plain` and `feed`'s
+//! `all_plain_checked`, whatever marker bytes they give it) takes a chunk of up to 8
+//! bytes as whole characters where `word::whole_chars` says so (its tests compare it
+//! with `str::from_utf8` over every chunk of up to two bytes and every UTF-8 edge byte
+//! at every place of longer ones), and as ASCII where the `gather_set` or `gather` word
+//! has no high bit (tested to hold every byte of the chunk at every place of every
+//! length).
 #![allow(unsafe_code)]
 
 use crate::word::{self, ByteBits, ByteSet};
@@ -108,8 +110,8 @@ impl TextStops {
     /// characters.
     #[inline]
     pub(crate) fn all_plain<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
-        if let (true, 1..=8) = (self.words.is_some(), chunk.len()) {
-            return self.all_plain_short(chunk);
+        if let (Some(markers), 1..=8) = (&self.words, chunk.len()) {
+            return Self::all_plain_by(markers, chunk);
         }
         self.all_plain_by_table(chunk)
     }
