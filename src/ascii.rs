@@ -25,12 +25,10 @@ pub(crate) struct TextStops {
     table: [u8; 256],
     /// The ASCII bytes that may begin a marker when there are one to four of them
     /// (every dialect's table but `auto`'s): a chunk of up to 8 bytes is then checked a
-    /// word at a time (`word`).
-    words: Option<ByteSet>,
-    /// `words`, or a set no chunk of text needs when there is none: the word check
-    /// without the test for it, for a caller that knows there is one
-    /// ([`all_plain_checked`](Self::all_plain_checked)).
-    checked_words: ByteSet,
+    /// word at a time (`word`). Else a set of the high bit alone, never read.
+    words: ByteSet,
+    /// Whether `words` is that check.
+    word_check: bool,
     /// For each byte of `words` (same order), the bytes that may follow it in a marker
     /// (every byte where a marker is that byte alone): a marker byte followed in the
     /// chunk by one that may not is text where it stands (the `<` of `a < b`).
@@ -64,11 +62,11 @@ impl TextStops {
         let wide_marker = (0x80..=0xffu8).any(|b| table[b as usize] & MARKER != 0);
         let words = ByteSet::new(&markers).filter(|_| !wide_marker);
         // Only the high bit: a byte that is not ASCII stops every word check anyway.
-        let never = ByteSet::new(&[0x80]).expect("one byte, not NUL");
+        let never = || ByteSet::new(&[0x80]).expect("one byte, not NUL");
         TextStops {
             table,
-            checked_words: words.clone().unwrap_or(never),
-            words,
+            word_check: words.is_some(),
+            words: words.unwrap_or_else(never),
             follow: [ByteBits::ALL; 4],
         }
     }
@@ -77,8 +75,8 @@ impl TextStops {
     /// as text when the next byte of the chunk is not in `seconds(marker byte)` (as
     /// [`MarkerSet::match_at`](crate::scan::MarkerSet::match_at) would rule it out).
     pub(crate) fn follow(mut self, seconds: impl Fn(u8) -> ByteBits) -> TextStops {
-        if let Some(words) = &self.words {
-            for (follow, first) in self.follow.iter_mut().zip(words.bytes()) {
+        if self.word_check {
+            for (follow, first) in self.follow.iter_mut().zip(self.words.bytes()) {
                 *follow = seconds(first);
             }
         }
@@ -110,40 +108,30 @@ impl TextStops {
     /// characters.
     #[inline]
     pub(crate) fn all_plain<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
-        if let (Some(markers), 1..=8) = (&self.words, chunk.len()) {
-            return Self::all_plain_by(markers, chunk);
+        if let (true, 1..=8) = (self.word_check, chunk.len()) {
+            return Self::all_plain_by(&self.words, chunk);
         }
         self.all_plain_by_table(chunk)
     }
 
     /// Whether chunks of up to 8 bytes are checked a word at a time
-    /// ([`all_plain_short`](Self::all_plain_short)).
+    /// ([`all_plain_checked`](Self::all_plain_checked)).
     pub(crate) fn has_word_check(&self) -> bool {
-        self.words.is_some()
+        self.word_check
     }
 
-    /// [`all_plain`](Self::all_plain) by the word check: `chunk` as text if it has 1
-    /// to 8 bytes, none may begin a marker, and it is whole UTF-8 characters. `None` for
-    /// any other chunk (empty, longer, with a marker byte, cutting a character) and
-    /// without a word check.
-    #[inline]
-    pub(crate) fn all_plain_short<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
-        match &self.words {
-            Some(markers) => Self::all_plain_by(markers, chunk),
-            None => None,
-        }
-    }
-
-    /// [`all_plain_short`](Self::all_plain_short) of a table with a word check
+    /// [`all_plain`](Self::all_plain) by the word check of a table that has one
     /// ([`has_word_check`](Self::has_word_check)), with no test for it: `feed`'s fast
-    /// test, which checked once for every chunk it takes.
+    /// test, whose flag says so. `chunk` as text if it has 1 to 8 bytes, none may begin
+    /// a marker, and it is whole UTF-8 characters; `None` for any other chunk (empty,
+    /// longer, with a marker byte, cutting a character).
     #[inline]
     pub(crate) fn all_plain_checked<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
-        debug_assert!(self.words.is_some());
-        Self::all_plain_by(&self.checked_words, chunk)
+        debug_assert!(self.word_check);
+        Self::all_plain_by(&self.words, chunk)
     }
 
-    /// [`all_plain_short`](Self::all_plain_short) by the word check `markers`.
+    /// [`all_plain_checked`](Self::all_plain_checked) by the word check `markers`.
     #[inline]
     fn all_plain_by<'a>(markers: &ByteSet, chunk: &'a [u8]) -> Option<&'a str> {
         if !(1..=8).contains(&chunk.len()) {
@@ -172,7 +160,7 @@ impl TextStops {
     /// may go on with a marker. (Kept apart from `all_plain`: in it, the loop around it
     /// compiled worse.)
     pub(crate) fn all_plain_past_markers<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
-        let (Some(markers), 1..=8) = (&self.words, chunk.len()) else {
+        let (true, 1..=8) = (self.word_check, chunk.len()) else {
             return None;
         };
         let word = word::gather(chunk);
@@ -181,7 +169,7 @@ impl TextStops {
             return None;
         }
         let mut seen = false;
-        for (follow, first) in self.follow.iter().zip(markers.bytes()) {
+        for (follow, first) in self.follow.iter().zip(self.words.bytes()) {
             let mut at = word::positions(word, first);
             seen |= at != 0;
             while at != 0 {
@@ -201,11 +189,11 @@ impl TextStops {
     /// `all_plain` declines): the whole characters before that one, as text, and its
     /// bytes so far, if they may still begin a character.
     pub(crate) fn plain_then_cut<'a>(&self, chunk: &'a [u8]) -> Option<(&'a str, &'a [u8])> {
-        let (Some(markers), len @ 1..=8) = (&self.words, chunk.len()) else {
+        let (true, len @ 1..=8) = (self.word_check, chunk.len()) else {
             return None;
         };
         let word = word::gather(chunk);
-        if markers.found_in(word) {
+        if self.words.found_in(word) {
             return None;
         }
         // The cut character begins at the last byte that is not a continuation byte,
@@ -400,7 +388,7 @@ mod tests {
         }
         for set in sets {
             let stops = TextStops::new(|b| set.contains(&b));
-            assert_eq!(stops.words.is_some(), (1..=4).contains(&set.len()));
+            assert_eq!(stops.has_word_check(), (1..=4).contains(&set.len()));
             for chunk in &chunks {
                 let want = stops.all_plain_by_table(chunk);
                 assert_eq!(stops.all_plain(chunk), want, "{set:?} {chunk:?}");
@@ -507,7 +495,7 @@ mod tests {
     #[test]
     fn a_marker_byte_that_is_not_ascii_takes_the_table() {
         let stops = TextStops::new(|b| b == b'<' || b == 0xe2);
-        assert!(stops.words.is_none());
+        assert!(!stops.has_word_check());
         assert_eq!(stops.all_plain("a€".as_bytes()), None);
         assert_eq!(stops.all_plain("aé".as_bytes()), Some("aé"));
     }

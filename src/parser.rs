@@ -516,16 +516,14 @@ impl Parser {
     #[inline(never)]
     fn feed_rest<'a>(&'a mut self, chunk: &'a [u8]) -> Feed<'a> {
         if self.fast == FastLane::Reasoning {
-            if let Some(text) = self.plain.and_then(|t| t.stop.all_plain_short(chunk)) {
+            if let Some(text) = self.plain.and_then(|t| t.stop.all_plain_checked(chunk)) {
                 self.stats.bytes += chunk.len() as u64;
-                self.stats.work += chunk.len() as u64;
+                self.took_plain(chunk);
                 return Feed::new(self, text, true, false);
             }
         }
         let (text, reasoning, queued) = self.feed_slow(chunk);
-        if !queued {
-            self.refresh_fast();
-        }
+        self.refresh_fast();
         Feed::new(self, text, reasoning, queued)
     }
 
@@ -542,9 +540,9 @@ impl Parser {
     }
 
     /// Where `fast` may stand for the text path: its table checks chunks of up to 8
-    /// bytes a word at a time (`TextStops::all_plain_short`), and every event was read.
-    /// Set only here (after a `feed` that queued nothing, and `reset`) and when a
-    /// [`Feed`] finds every event read (`queued_event`); cleared by every call
+    /// bytes a word at a time (`TextStops::all_plain_checked`), and every event was
+    /// read. Set only here (after every chunk `feed_rest` reads, and at `reset`) and
+    /// when a [`Feed`] finds every event read (`queued_event`); cleared by every call
     /// that may queue an event.
     fn refresh_fast(&mut self) {
         self.fast = match self.queue.is_drained() {

@@ -90,10 +90,7 @@ pub(crate) struct Lookahead {
     blank_seen: bool,
     /// Where a comment returns to.
     resume: St,
-    /// The key being read, kept only where a schema's keys are checked (`key_push`).
     key: SmallVec<[u8; 32]>,
-    /// Its length so far, kept or not (a key over 256 bytes decides `Content`).
-    key_len: usize,
     marker: SmallVec<[u8; 32]>,
     /// Where a nested `"` string ended (`seen` after its quote, stack depth then),
     /// kept only while the structure has not gone shallower than that depth since:
@@ -139,7 +136,6 @@ impl Lookahead {
             blank_seen: false,
             resume: St::After,
             key: SmallVec::new(),
-            key_len: 0,
             marker: SmallVec::new(),
             ends: SmallVec::new(),
             last_end: 0,
@@ -185,7 +181,6 @@ impl Lookahead {
             window: self.window,
             closed: false,
             key: self.key.clone(),
-            key_len: self.key_len,
             marker: self.marker.clone(),
             ends: self
                 .ends
@@ -206,7 +201,7 @@ impl Lookahead {
     pub(crate) fn read_run(&mut self, bytes: &[u8], ctx: &Ctx<'_>) -> (usize, Option<Verdict>) {
         let mut i = 0;
         while i < bytes.len() {
-            let n = self.skip(&bytes[i..], ctx);
+            let n = self.skip(&bytes[i..]);
             if n > 0 {
                 i += n;
                 continue;
@@ -224,7 +219,7 @@ impl Lookahead {
     /// but what `step` would make byte by byte, within the window; 0 means `step` the
     /// next byte.
     #[inline]
-    fn skip(&mut self, bytes: &[u8], ctx: &Ctx<'_>) -> usize {
+    fn skip(&mut self, bytes: &[u8]) -> usize {
         let (Some(&first), true) = (bytes.first(), self.marker.is_empty()) else {
             return 0;
         };
@@ -249,12 +244,12 @@ impl Lookahead {
                 .unwrap_or(room),
             St::KeyStr { quote, esc: false } => {
                 // `step` answers `Content` at a key's 257th byte: leave that to it.
-                let room = room.min(256 - self.key_len.min(256));
+                let room = room.min(256 - self.key.len().min(256));
                 let n = bytes[..room]
                     .iter()
                     .position(|&b| b == quote || b == b'\\')
                     .unwrap_or(room);
-                self.key_push(&bytes[..n], ctx);
+                self.key.extend_from_slice(&bytes[..n]);
                 n
             }
             St::Scalar => bytes
@@ -300,8 +295,8 @@ impl Lookahead {
                 } else if b == quote {
                     return self.key_done(ctx);
                 } else {
-                    self.key_push(&[b], ctx);
-                    if self.key_len > 256 {
+                    self.key.push(b);
+                    if self.key.len() > 256 {
                         return Some(Verdict::Content);
                     }
                 }
@@ -339,11 +334,11 @@ impl Lookahead {
             }
             St::KeyWord => {
                 if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'-' {
-                    self.key_push(&[b], ctx);
+                    self.key.push(b);
                     None
                 } else if ctx.python && matches!(b, b',' | b')') && self.stack.len() == 1 {
                     // `f('a', True)`: the word was a positional value, not a key.
-                    self.key_clear();
+                    self.key.clear();
                     self.st = St::After;
                     self.structural(b, ctx)
                 } else {
@@ -390,21 +385,6 @@ impl Lookahead {
         }
     }
 
-    /// Read `bytes` of a key: counted, and kept only when keys are checked (`key_done`
-    /// compares them; a copy per key cost a tenth of a structure-heavy look-ahead).
-    #[inline]
-    fn key_push(&mut self, bytes: &[u8], ctx: &Ctx<'_>) {
-        self.key_len += bytes.len();
-        if ctx.check.keys.is_some() {
-            self.key.extend_from_slice(bytes);
-        }
-    }
-
-    fn key_clear(&mut self) {
-        self.key.clear();
-        self.key_len = 0;
-    }
-
     fn key_done(&mut self, ctx: &Ctx<'_>) -> Option<Verdict> {
         if ctx.suspect && self.stack.len() == ctx.check.depth {
             if let Some(keys) = &ctx.check.keys {
@@ -413,7 +393,7 @@ impl Lookahead {
                 }
             }
         }
-        self.key_clear();
+        self.key.clear();
         self.st = St::Colon;
         None
     }
@@ -460,20 +440,20 @@ impl Lookahead {
                 Found::None => {
                     self.marker.clear();
                     if ctx.python {
-                        return self.python_token(b, ctx);
+                        return self.python_token(b);
                     }
-                    self.structural_token(b, ctx)
+                    self.structural_token(b)
                 }
             };
         }
         if ctx.python {
-            return self.python_token(b, ctx);
+            return self.python_token(b);
         }
-        self.structural_token(b, ctx)
+        self.structural_token(b)
     }
 
     /// A structural byte of Python call arguments, read as its JSON counterpart.
-    fn python_token(&mut self, b: u8, ctx: &Ctx<'_>) -> Option<Verdict> {
+    fn python_token(&mut self, b: u8) -> Option<Verdict> {
         if self.closed && self.stack.is_empty() {
             // After the call's `)`: the next call, the list's end or the next line.
             return Some(if matches!(b, b',' | b']' | b';' | b')') {
@@ -494,10 +474,10 @@ impl Lookahead {
             // A positional argument after the comma.
             self.st = St::Value;
         }
-        self.structural_token(b, ctx)
+        self.structural_token(b)
     }
 
-    fn structural_token(&mut self, b: u8, ctx: &Ctx<'_>) -> Option<Verdict> {
+    fn structural_token(&mut self, b: u8) -> Option<Verdict> {
         if self.closed && self.stack.is_empty() {
             // After the whole value only a redundant closer is structure.
             return Some(if matches!(b, b'}' | b']') {
@@ -549,7 +529,7 @@ impl Lookahead {
                     if blank_seen && !self.closed =>
                 {
                     self.st = St::Item;
-                    self.structural_token(b, ctx)
+                    self.structural_token(b)
                 }
                 _ => Some(Verdict::Content),
             },
@@ -573,7 +553,7 @@ impl Lookahead {
                     return self.close(b);
                 }
                 self.st = if in_object { St::Key } else { St::Value };
-                self.structural_token(b, ctx)
+                self.structural_token(b)
             }
             St::Key => match b {
                 b'"' | b'\'' => {
@@ -585,7 +565,7 @@ impl Lookahead {
                 }
                 b'}' => self.close(b),
                 _ if b.is_ascii_alphabetic() || b == b'_' || b == b'$' => {
-                    self.key_push(&[b], ctx);
+                    self.key.push(b);
                     self.st = St::KeyWord;
                     None
                 }
@@ -795,7 +775,6 @@ mod tests {
                 assert_eq!(skipped.seen, stepped.seen, "{case}");
                 assert_eq!(skipped.st, stepped.st, "{case}");
                 assert_eq!(skipped.key, stepped.key, "{case}");
-                assert_eq!(skipped.key_len, stepped.key_len, "{case}");
                 assert_eq!(skipped.blank_seen, stepped.blank_seen, "{case}");
                 assert_eq!(skipped.stack, stepped.stack, "{case}");
                 assert_eq!(skipped.ends, stepped.ends, "{case}");
