@@ -195,6 +195,9 @@ pub(crate) struct Repairer {
     memo_off: bool,
     /// Tests: never take the strict fast path (to compare with it).
     pub(crate) strict_off: bool,
+    /// Tests: never read structure in bulk (`strict_run`), to compare with it.
+    #[cfg(test)]
+    pub(crate) bulk_off: bool,
     /// Input bytes a failed strict attempt may have read that are not fed yet: no new
     /// attempt starts among them, so each byte is read by at most one failed attempt
     /// (kept across calls: a push of many broken calls stays linear).
@@ -263,6 +266,8 @@ impl Repairer {
             #[cfg(test)]
             memo_off: false,
             strict_off: false,
+            #[cfg(test)]
+            bulk_off: false,
             strict_skip: 0,
             #[cfg(test)]
             memo_hits: 0,
@@ -644,8 +649,200 @@ impl Repairer {
             // hold (ASCII words only: a wide byte may begin a structural marker).
             St::Num => (self.hold_run(input, room, is_number_byte), None),
             St::Word { .. } => (self.hold_run(input, room, is_ascii_word_byte), None),
+            // Structure between strings: strict JSON in bulk.
+            St::After | St::KeyOrEnd | St::Colon | St::Value | St::Comma
+                if self.esc.is_empty() && self.utf8.is_empty() && !self.opts.python =>
+            {
+                (self.strict_run(input, room, out), None)
+            }
             _ => (0, None),
         }
+    }
+
+    /// Structure that is strict JSON, read in bulk: blanks, commas, colons, brackets,
+    /// whole keys, the openings of value strings and their content, whole numbers and
+    /// literals, each with exactly the effects `step` has on its bytes (the same
+    /// output, state, held bytes and flags; no repair applies to them). Stops before
+    /// anything else: a byte that may begin a marker, a token the input ends inside, a
+    /// value string's closing quote (the look-ahead's), a repair, the value's end, a
+    /// limit. Returns the bytes read; `step` reads the next one. Out of line: `run`
+    /// stays small enough to inline.
+    #[inline(never)]
+    fn strict_run(&mut self, input: &[u8], room: usize, out: &mut Vec<u8>) -> usize {
+        #[cfg(test)]
+        if self.bulk_off {
+            return 0;
+        }
+        let mut i = 0;
+        while let Some(&b) = input.get(i) {
+            let n = match self.st {
+                St::Str {
+                    delim: Delim::Double,
+                    key,
+                } => {
+                    let n = self.string_run(Delim::Double, key, &input[i..], out);
+                    if !key || input.get(i + n) != Some(&b'"') {
+                        // A value string goes on, or `step` decides its quote.
+                        i += n;
+                        if n == 0 || i == input.len() {
+                            break;
+                        }
+                        continue;
+                    }
+                    // A key's closing quote, as `candidate_close` takes it.
+                    self.capture_close(out);
+                    out.push(b'"');
+                    self.st = St::Colon;
+                    n + 1
+                }
+                St::After | St::KeyOrEnd | St::Colon | St::Value if is_blank(b) => {
+                    out.push(b);
+                    1
+                }
+                _ if self.structural.starts_with_byte(b) => break,
+                St::After => match b {
+                    b',' => self.strict_comma(&input[i..], room, out),
+                    b'}' | b']' => self.strict_close(b, out),
+                    _ => 0,
+                },
+                St::KeyOrEnd => match b {
+                    b'"' => {
+                        self.open_string(Delim::Double, out);
+                        1
+                    }
+                    b'}' => self.strict_close(b, out),
+                    _ => 0,
+                },
+                St::Colon if b == b':' => {
+                    self.started = true;
+                    out.push(b':');
+                    self.st = St::Value;
+                    1
+                }
+                St::Value => match b {
+                    b'"' => {
+                        self.open_string(Delim::Double, out);
+                        1
+                    }
+                    b'{' | b'[' => self.strict_open(b, out),
+                    b']' => self.strict_close(b, out),
+                    _ => match strict_scalar(&input[i..]).filter(|&n| n <= room) {
+                        Some(n) if !self.stack.is_empty() => {
+                            // As `token_start` and `end_number` / `end_word` leave it.
+                            self.started = true;
+                            self.hold.clear();
+                            self.tok = 0;
+                            out.extend_from_slice(&input[i..i + n]);
+                            self.st = St::After;
+                            n
+                        }
+                        _ => 0,
+                    },
+                },
+                // After a comma `step` held: a string begins the next item.
+                St::Comma if b == b'"' => {
+                    self.open_string(Delim::Double, out);
+                    1
+                }
+                _ => 0,
+            };
+            if n == 0 {
+                break;
+            }
+            i += n;
+        }
+        i
+    }
+
+    /// A comma after a value, its blanks and the first token of the next item (a key,
+    /// or in an array a string, container, number or literal), read as `step` reads
+    /// them: the comma and blanks held, then written when the token begins. 0 when the
+    /// input ends first, the token is another or needs a repair, or the held limit is
+    /// near (`room`).
+    fn strict_comma(&mut self, input: &[u8], room: usize, out: &mut Vec<u8>) -> usize {
+        debug_assert_eq!((self.st, input[0]), (St::After, b','));
+        let Some(blanks) = input[1..].iter().position(|&c| !is_blank(c)) else {
+            return 0;
+        };
+        let head = 1 + blanks;
+        let t = input[head];
+        let in_object = self.stack.last() == Some(&b'{');
+        if head > room || self.structural.starts_with_byte(t) {
+            return 0;
+        }
+        let (n, tok) = match t {
+            b'"' => (head, 1),
+            b'{' | b'[' if !in_object && self.stack.len() < self.opts.max_depth => (head, 1),
+            _ if !in_object => match strict_scalar(&input[head..]) {
+                // `token_start` after a comma keeps the comma and blanks before the
+                // token (`tok`); `end_word` starts over.
+                Some(len) if head + len <= room => {
+                    let tok = if matches!(t, b't' | b'f' | b'n') {
+                        0
+                    } else {
+                        head
+                    };
+                    (head + len, tok)
+                }
+                _ => return 0,
+            },
+            _ => return 0,
+        };
+        self.started = true;
+        out.extend_from_slice(&input[..n]);
+        self.hold.clear();
+        self.tok = tok;
+        match t {
+            b'"' => {
+                out.push(b'"');
+                self.suspect = false;
+                self.capture_open(in_object, out);
+                self.st = St::Str {
+                    delim: Delim::Double,
+                    key: in_object,
+                };
+                n + 1
+            }
+            b'{' | b'[' => {
+                self.stack.push(t);
+                out.push(t);
+                self.st = if t == b'{' { St::KeyOrEnd } else { St::Value };
+                n + 1
+            }
+            _ => {
+                self.st = St::After;
+                n
+            }
+        }
+    }
+
+    /// A container opening where a value belongs, as `structural_token` opens it; 0 at
+    /// the depth limit.
+    fn strict_open(&mut self, b: u8, out: &mut Vec<u8>) -> usize {
+        debug_assert_eq!(self.st, St::Value);
+        if self.stack.len() >= self.opts.max_depth {
+            return 0;
+        }
+        self.started = true;
+        self.stack.push(b);
+        out.push(b);
+        self.st = if b == b'{' { St::KeyOrEnd } else { St::Value };
+        1
+    }
+
+    /// A closer of the innermost container where nothing is missing before it (after a
+    /// value, `{}`, `[]`), as `structural_token` and `close` take it; 0 for any other
+    /// closer, and for the value's last (`step` ends the value).
+    fn strict_close(&mut self, b: u8, out: &mut Vec<u8>) -> usize {
+        let open = if b == b'}' { b'{' } else { b'[' };
+        if self.stack.len() < 2 || self.stack.last() != Some(&open) {
+            return 0;
+        }
+        self.started = true;
+        self.stack.pop();
+        out.push(b);
+        self.st = St::After;
+        1
     }
 
     /// Hold the bytes at the start of `input` (at most `room`) that `keep` accepts;
@@ -2040,6 +2237,67 @@ enum NumberKind {
     NotANumber,
 }
 
+/// The length of the strict JSON number or literal (`true`, `false`, `null`) at the start
+/// of `input`, when a byte follows it that ends it as `num_byte` / `word_byte` end it
+/// with no repair (`None` when the input ends first).
+fn strict_scalar(input: &[u8]) -> Option<usize> {
+    let first = *input.first()?;
+    if first.is_ascii_digit() || first == b'-' {
+        let n = input.iter().position(|&b| !is_number_byte(b))?;
+        let next = input[n];
+        let strict = !(next.is_ascii_alphabetic() || next == b'_') && is_strict_number(&input[..n]);
+        debug_assert!(
+            !strict
+                || matches!(
+                    normalize_number(&input[..n], &mut SmallVec::new()),
+                    NumberKind::Valid
+                )
+        );
+        return strict.then_some(n);
+    }
+    let n = input.iter().position(|&b| !is_ascii_word_byte(b))?;
+    let word = &input[..n];
+    // A byte over 0x7f would go on with the word (`word_byte`).
+    let literal = matches!(word, b"true" | b"false" | b"null") && input[n] < 0x80;
+    literal.then_some(n)
+}
+
+/// Whether `tok` is a number as JSON's grammar spells it (what `normalize_number`
+/// calls valid).
+fn is_strict_number(tok: &[u8]) -> bool {
+    let digits = |from: usize| {
+        tok[from.min(tok.len())..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count()
+    };
+    let mut i = usize::from(tok.first() == Some(&b'-'));
+    let int = digits(i);
+    if int == 0 || (int > 1 && tok[i] == b'0') {
+        return false;
+    }
+    i += int;
+    if tok.get(i) == Some(&b'.') {
+        let frac = digits(i + 1);
+        if frac == 0 {
+            return false;
+        }
+        i += 1 + frac;
+    }
+    if matches!(tok.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(tok.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let exp = digits(i);
+        if exp == 0 {
+            return false;
+        }
+        i += exp;
+    }
+    i == tok.len()
+}
+
 /// Check a number token against JSON's grammar and normalize the spellings models use.
 fn normalize_number(tok: &[u8], norm: &mut SmallVec<[u8; 32]>) -> NumberKind {
     let mut i = 0;
@@ -2215,5 +2473,217 @@ mod tests {
         // all: a merge once cleared the look-ahead before `resolve` could keep it, and
         // this test, comparing the memo with itself, still passed.
         assert!(hits > 1000, "the look-ahead memo fired {hits} times");
+    }
+
+    /// What a repairer shows after each feed: the output so far, the status, and the
+    /// state `strict_run` must leave exactly as `step` does.
+    fn observe(r: &Repairer, out: &[u8], status: Status) -> String {
+        format!(
+            "{:?} {status:?} st={:?} stack={:?} hold={:?} tok={} held={} started={} suspect={} pos={}",
+            String::from_utf8_lossy(out),
+            r.st,
+            r.stack,
+            r.hold,
+            r.tok,
+            r.held(),
+            r.started,
+            r.suspect,
+            r.pos,
+        )
+    }
+
+    fn run_bulk(input: &[u8], chunk: usize, opts: &Options, bulk_off: bool) -> Vec<String> {
+        let mut r = Repairer::new(opts.clone());
+        r.bulk_off = bulk_off;
+        let mut out = Vec::new();
+        let mut seen = Vec::new();
+        for piece in input.chunks(chunk.max(1)) {
+            let status = r.feed(piece, &mut out);
+            seen.push(observe(&r, &out, status));
+            if status != Status::NeedMore {
+                break;
+            }
+        }
+        let status = r.finish(&mut out);
+        seen.push(observe(&r, &out, status));
+        seen.push(format!("{:?}", r.repairs()));
+        seen
+    }
+
+    struct Gen(u64);
+
+    impl Gen {
+        fn next(&mut self) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 >> 11) as usize
+        }
+
+        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+            items[self.next() % items.len()]
+        }
+
+        fn blank(&mut self, s: &mut String) {
+            s.push_str(self.pick(&["", "", " ", "\n  ", "\t", "\n          "]));
+        }
+
+        /// A JSON value, mostly well formed.
+        fn value(&mut self, s: &mut String, depth: usize) {
+            match self.next() % if depth > 4 { 3 } else { 5 } {
+                0 => s.push_str(self.pick(&[
+                    "\"v\"",
+                    "\"a\\nb\"",
+                    "\"\\u00e9\"",
+                    "\"\\d\"",
+                    "\"caf\u{e9}\"",
+                    "\"q\\\"q\"",
+                    "\"\"",
+                    "\"a \"b\" c\"",
+                ])),
+                1 => s.push_str(self.pick(&[
+                    "0", "12", "-3.5", "1e5", "2E-7", "-0", "0.25", "01", "1.", ".5", "+1", "1e",
+                ])),
+                2 => s.push_str(self.pick(&["true", "false", "null", "True", "nul", "None"])),
+                3 => {
+                    s.push('[');
+                    for i in 0..self.next() % 4 {
+                        if i > 0 {
+                            s.push(',');
+                        }
+                        self.blank(s);
+                        self.value(s, depth + 1);
+                        self.blank(s);
+                    }
+                    s.push(']');
+                }
+                _ => {
+                    s.push('{');
+                    for i in 0..self.next() % 4 {
+                        if i > 0 {
+                            s.push(',');
+                        }
+                        self.blank(s);
+                        s.push_str(self.pick(&["\"k\"", "\"key two\"", "\"\"", "\"k\\n\""]));
+                        self.blank(s);
+                        s.push(':');
+                        self.blank(s);
+                        self.value(s, depth + 1);
+                    }
+                    self.blank(s);
+                    s.push('}');
+                }
+            }
+        }
+    }
+
+    /// Reading structure in bulk (`strict_run`) changes nothing `step` would do, after
+    /// any chunk: output, status, state and repairs, on valid and broken structure
+    /// (generated values with bytes inserted and cut out), near the held and depth
+    /// limits and with a terminator.
+    #[test]
+    fn bulk_structure_reads_like_stepping() {
+        const BREAKS: &[&str] = &[
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ":",
+            " ",
+            "\"",
+            "k",
+            "1",
+            "</tool_call>",
+            "<",
+            "/* c */",
+            "#",
+            "'",
+            "\u{a0}",
+            "\u{201c}",
+            ", }",
+            ": }",
+            "tru",
+            "\\",
+            "}END",
+            "\u{1}",
+        ];
+        let plain = Options {
+            lookahead: 24,
+            ..Options::default()
+        };
+        let tight = Options {
+            lookahead: 24,
+            max_held: 6,
+            max_depth: 3,
+            terminators: MarkerSet::new(&[b"</tool_call>"]),
+            ..Options::default()
+        };
+        // A terminator that begins with a closer: `}` may not be read as one.
+        let closer = Options {
+            lookahead: 24,
+            terminators: MarkerSet::new(&[b"}END", b"</tool_call>"]),
+            ..Options::default()
+        };
+        let mut gen = Gen(0x2545_f491_4f6c_dd1d);
+        for case in 0..3000 {
+            let mut input = String::new();
+            gen.value(&mut input, 0);
+            if !input.starts_with(['{', '[']) {
+                input = format!("[{input}]");
+            }
+            for _ in 0..case % 4 {
+                let mut at = gen.next() % (input.len() + 1);
+                while !input.is_char_boundary(at) {
+                    at -= 1;
+                }
+                if gen.next() % 2 == 0 {
+                    input.insert_str(at, gen.pick(BREAKS));
+                } else if let Some(c) = input[at..].chars().next() {
+                    input.replace_range(at..at + c.len_utf8(), "");
+                }
+            }
+            for opts in [&plain, &tight, &closer] {
+                for chunk in [1, 3, 7, input.len()] {
+                    let got = run_bulk(input.as_bytes(), chunk, opts, false);
+                    let want = run_bulk(input.as_bytes(), chunk, opts, true);
+                    assert_eq!(got, want, "{input:?} in {chunk}");
+                }
+            }
+        }
+    }
+
+    /// `is_strict_number` is `normalize_number`'s valid, over every token of up to five
+    /// number bytes.
+    #[test]
+    fn strict_numbers_are_the_valid_ones() {
+        const BYTES: &[u8] = b"0123456789.eE+-";
+        let mut tokens: Vec<Vec<u8>> = vec![Vec::new()];
+        for _ in 0..5 {
+            let longer: Vec<Vec<u8>> = tokens
+                .iter()
+                .filter(|t| t.len() == tokens.last().map_or(0, |l| l.len()))
+                .flat_map(|t| {
+                    BYTES.iter().map(move |&b| {
+                        let mut t = t.clone();
+                        t.push(b);
+                        t
+                    })
+                })
+                .collect();
+            tokens.extend(longer);
+        }
+        for tok in &tokens {
+            let valid = matches!(
+                normalize_number(tok, &mut SmallVec::new()),
+                NumberKind::Valid
+            );
+            assert_eq!(
+                is_strict_number(tok),
+                valid,
+                "{:?}",
+                String::from_utf8_lossy(tok)
+            );
+        }
     }
 }
