@@ -201,6 +201,14 @@ impl Lookahead {
     pub(crate) fn read_run(&mut self, bytes: &[u8], ctx: &Ctx<'_>) -> (usize, Option<Verdict>) {
         let mut i = 0;
         while i < bytes.len() {
+            let n = match self.bulk_may(bytes[i]) {
+                true => self.bulk(&bytes[i..], ctx),
+                false => 0,
+            };
+            if n > 0 {
+                i += n;
+                continue;
+            }
             let n = self.skip(&bytes[i..]);
             if n > 0 {
                 i += n;
@@ -213,6 +221,180 @@ impl Lookahead {
             }
         }
         (i, None)
+    }
+
+    /// Whether `bulk` may read `b` next: a cheap test first, so that bytes `step`
+    /// decides on (most of a broken string's look-aheads) pay no call.
+    #[inline]
+    fn bulk_may(&self, b: u8) -> bool {
+        let go = match self.st {
+            St::Str { esc: false, .. } | St::KeyStr { esc: false, .. } | St::Scalar => true,
+            St::After | St::StrQuote { .. } => matches!(b, b',' | b'}' | b']'),
+            St::Item | St::Key | St::Value => matches!(b, b'"' | b'{' | b'[') || is_scalar_byte(b),
+            St::Colon => b == b':',
+            _ => false,
+        };
+        (go || is_blank(b)) && self.marker.is_empty() && !self.closed
+    }
+
+    /// Strict JSON structure read in bulk, within the window: string and key content,
+    /// blanks, commas, colons, openers, closers of the innermost container, scalars,
+    /// each with the effects `step` has on its bytes and no decision among them.
+    /// Returns the bytes read; 0 before anything else (a possible marker, a byte that
+    /// decides, a comment, a dropped comma, the closed container, Python, a long key or
+    /// a checked one), which `skip` or `step` read. `read_run_reads_like_stepping`
+    /// compares the two.
+    fn bulk(&mut self, bytes: &[u8], ctx: &Ctx<'_>) -> usize {
+        if !self.marker.is_empty() || self.closed || ctx.python {
+            return 0;
+        }
+        let room = self.window.saturating_sub(self.seen).min(bytes.len());
+        let bytes = &bytes[..room];
+        let mut i = 0;
+        while let Some(&b) = bytes.get(i) {
+            let structure = !matches!(
+                self.st,
+                St::Str { .. } | St::KeyStr { .. } | St::Scalar | St::Comment { .. }
+            );
+            if structure && !is_blank(b) && ctx.terminators.starts_with_byte(b) {
+                break;
+            }
+            match self.st {
+                St::Str {
+                    quote: b'"',
+                    esc: false,
+                } => {
+                    let rest = &bytes[i..];
+                    let Some(n) = rest.iter().position(|&c| c == b'"' || c == b'\\') else {
+                        i = bytes.len();
+                        break;
+                    };
+                    if rest[n] == b'\\' {
+                        // The escape and the byte it escapes.
+                        if n + 1 >= rest.len() {
+                            i += n;
+                            break;
+                        }
+                        i += n + 2;
+                        continue;
+                    }
+                    i += n + 1;
+                    let seen = self.seen + i;
+                    self.st = St::StrQuote { quote: b'"' };
+                    self.last_end = seen;
+                    if self.ends.len() < self.ends.inline_size() {
+                        self.ends.push((seen, self.stack.len()));
+                    }
+                }
+                St::KeyStr {
+                    quote: b'"',
+                    esc: false,
+                } => {
+                    let rest = &bytes[i..];
+                    let Some(n) = rest.iter().position(|&c| c == b'"' || c == b'\\') else {
+                        break;
+                    };
+                    // `step` answers `Content` past 256 bytes, and checks keys itself.
+                    if rest[n] != b'"'
+                        || self.key.len() + n > 256
+                        || (ctx.suspect
+                            && self.stack.len() == ctx.check.depth
+                            && ctx.check.keys.is_some())
+                    {
+                        break;
+                    }
+                    self.key.clear();
+                    self.st = St::Colon;
+                    i += n + 1;
+                }
+                St::Scalar => {
+                    let n = bytes[i..].iter().position(|&c| !is_scalar_byte(c));
+                    let Some(n) = n else {
+                        i = bytes.len();
+                        break;
+                    };
+                    i += n;
+                    // The byte after it is read as right after a value.
+                    self.st = St::After;
+                }
+                _ if is_blank(b) => {
+                    match self.st {
+                        St::After => self.blank_seen = true,
+                        St::StrQuote { .. } | St::Item | St::Key | St::Colon | St::Value => {}
+                        _ => break,
+                    }
+                    i += 1;
+                }
+                St::After | St::StrQuote { .. } if matches!(b, b',' | b'}' | b']') => {
+                    if b == b',' {
+                        self.st = St::Item;
+                    } else if !self.close_innermost(b) {
+                        break;
+                    }
+                    self.blank_seen = false;
+                    i += 1;
+                    if self.closed {
+                        // What may follow the enclosing container is `step`'s to read.
+                        break;
+                    }
+                }
+                St::Item | St::Key | St::Value => {
+                    // A blank is seen only after a value, and the token after it took it.
+                    debug_assert!(!self.blank_seen);
+                    let in_object = self.stack.last() == Some(&b'{');
+                    let (key, value) = match self.st {
+                        St::Item => (in_object, !in_object),
+                        St::Key => (true, false),
+                        _ => (false, true),
+                    };
+                    self.st = match b {
+                        b'"' if key => St::KeyStr {
+                            quote: b,
+                            esc: false,
+                        },
+                        b'"' if value => St::Str {
+                            quote: b,
+                            esc: false,
+                        },
+                        b'{' | b'[' if value && self.stack.len() < 64 => {
+                            self.stack.push(b);
+                            if b == b'{' {
+                                St::Key
+                            } else {
+                                St::Value
+                            }
+                        }
+                        _ if value && is_scalar_byte(b) => St::Scalar,
+                        _ => break,
+                    };
+                    i += 1;
+                }
+                St::Colon if b == b':' && !self.blank_seen => {
+                    self.st = St::Value;
+                    i += 1;
+                }
+                _ => break,
+            }
+        }
+        self.seen += i;
+        i
+    }
+
+    /// `close` of the innermost container when `b` closes it (and the enclosing
+    /// container is not closed yet); false, with nothing changed, for any other closer.
+    fn close_innermost(&mut self, b: u8) -> bool {
+        let open = if b == b'}' { b'{' } else { b'[' };
+        if self.closed || self.stack.last() != Some(&open) {
+            return false;
+        }
+        self.stack.pop();
+        let depth = self.stack.len();
+        self.ends.retain(|e| e.1 <= depth);
+        if depth < self.base {
+            self.closed = true;
+        }
+        self.st = St::After;
+        true
     }
 
     /// How many of `bytes` can be read at once with no decision and no state change
@@ -700,7 +882,9 @@ mod tests {
             b")",
             b"</tool_call>",
         ];
-        let terminators = MarkerSet::new(&[b"</tool_call>", b"<|im_end|>"]);
+        // Terminators that begin with structure and with a scalar's byte too: those
+        // bytes may not be read as structure.
+        let terminators = MarkerSet::new(&[b"</tool_call>", b"<|im_end|>", b"}]<", b"ab<"]);
         let keys = KeyCheck {
             depth: 1,
             keys: Some(["a", "ab"].iter().map(|s| s.to_string()).collect()),
@@ -778,6 +962,8 @@ mod tests {
                 assert_eq!(skipped.blank_seen, stepped.blank_seen, "{case}");
                 assert_eq!(skipped.stack, stepped.stack, "{case}");
                 assert_eq!(skipped.ends, stepped.ends, "{case}");
+                assert_eq!(skipped.last_end, stepped.last_end, "{case}");
+                assert_eq!(skipped.closed, stepped.closed, "{case}");
             } else {
                 decided += 1;
             }
