@@ -458,10 +458,11 @@ impl Parser {
             if !self.utf8.is_empty() {
                 plain = self.finish_char(chunk);
             } else if matches!(self.mode, Mode::Call { .. }) {
-                plain = self.args_string(chunk);
-                if plain == 0 {
-                    plain = self.args_lookahead(chunk);
-                }
+                // One of the two at most: a string run needs no look-ahead reading.
+                plain = match self.rep.as_ref().is_some_and(|w| w.rep.looking_ahead()) {
+                    true => self.args_lookahead(chunk),
+                    false => self.args_string(chunk),
+                };
             }
         }
         plain += self.plain_text(&chunk[plain..]);

@@ -9,15 +9,18 @@
 
 use crate::word::ByteBits;
 
-/// The first `a` or `b` in `hay`. Token-sized slices are searched with a plain loop:
-/// on them `memchr`'s setup costs more than the search.
+/// The first `a` or `b` in `hay`. The first 16 bytes are searched with a plain loop:
+/// on token-sized slices, and on the short strings of structure-heavy JSON found at
+/// the start of a long slice, `memchr`'s setup costs more than the search.
 #[inline]
 pub(crate) fn find2(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
-    if hay.len() < 16 {
-        hay.iter().position(|&c| c == a || c == b)
-    } else {
-        memchr::memchr2(a, b, hay)
+    const HEAD: usize = 16;
+    let head = &hay[..hay.len().min(HEAD)];
+    if let Some(at) = head.iter().position(|&c| c == a || c == b) {
+        return Some(at);
     }
+    let rest = hay.get(HEAD..).filter(|rest| !rest.is_empty())?;
+    memchr::memchr2(a, b, rest).map(|at| at + HEAD)
 }
 
 /// Identifies a marker within its set (its position in the list it was built from).

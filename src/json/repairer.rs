@@ -855,6 +855,12 @@ impl Repairer {
         n
     }
 
+    /// Whether a look-ahead is reading (`pass_lookahead` may apply).
+    #[inline]
+    pub(crate) fn looking_ahead(&self) -> bool {
+        self.la.is_some()
+    }
+
     /// The look-ahead fast path: while a look-ahead reads, with nothing replayed, held
     /// apart from it or stopped on, `feed` would only hand it the bytes and write
     /// nothing. Read `input` that way (all of it, or none when the held limit could be
