@@ -261,6 +261,15 @@ impl Envelope {
                 i += skip;
                 continue;
             }
+            if self.depth > self.base && self.nested_byte(out[i]) {
+                // Below the call object's level, a byte changes only the nesting and
+                // whether a string is open: `project_byte` without its other tests.
+                if self.streams_args() {
+                    run.get_or_insert(i);
+                }
+                i += 1;
+                continue;
+            }
             self.project_byte(out, i, out[i], &mut run, sink)?;
             i += 1;
         }
@@ -274,6 +283,27 @@ impl Envelope {
             }
         }
         Ok(())
+    }
+
+    /// A byte inside a container below the call object's level, read as `project_byte`
+    /// reads it there (a string's quote or backslash, an opener, a closer that does not
+    /// return to that level); false, with nothing changed, for the others.
+    #[inline]
+    fn nested_byte(&mut self, b: u8) -> bool {
+        debug_assert!(self.depth > self.base);
+        match (self.in_str, b) {
+            (true, _) if self.esc => self.esc = false,
+            (true, b'\\') => self.esc = true,
+            (true, b'"') => self.in_str = false,
+            (false, b'"') => {
+                self.in_str = true;
+                self.esc = false;
+            }
+            (false, b'{' | b'[') => self.depth += 1,
+            (false, b'}' | b']') if self.depth > self.base + 1 => self.depth -= 1,
+            _ => return false,
+        }
+        true
     }
 
     /// Whether the input is inside a string of the arguments, after no backslash: its
