@@ -242,6 +242,18 @@ impl Envelope {
         let mut run: Option<usize> = None; // start of an argument run in `out`
         let mut i = 0;
         while i < out.len() {
+            if self.depth > self.base {
+                // Below the call object's level only the nesting and whether a string
+                // is open change: read on with them in registers (`nested_run`).
+                let n = self.nested_run(&out[i..]);
+                if n > 0 {
+                    if self.streams_args() {
+                        run.get_or_insert(i);
+                    }
+                    i += n;
+                    continue;
+                }
+            }
             // Bulk paths: inside a string that is not captured, only `"` and `\` matter;
             // inside a container below the call object's level, only quotes and
             // brackets do. Argument bytes are sent as runs, so skipping is exact.
@@ -261,15 +273,6 @@ impl Envelope {
                 i += skip;
                 continue;
             }
-            if self.depth > self.base && self.nested_byte(out[i]) {
-                // Below the call object's level, a byte changes only the nesting and
-                // whether a string is open: `project_byte` without its other tests.
-                if self.streams_args() {
-                    run.get_or_insert(i);
-                }
-                i += 1;
-                continue;
-            }
             self.project_byte(out, i, out[i], &mut run, sink)?;
             i += 1;
         }
@@ -285,25 +288,49 @@ impl Envelope {
         Ok(())
     }
 
-    /// A byte inside a container below the call object's level, read as `project_byte`
-    /// reads it there (a string's quote or backslash, an opener, a closer that does not
-    /// return to that level); false, with nothing changed, for the others.
-    #[inline]
-    fn nested_byte(&mut self, b: u8) -> bool {
+    /// The bytes at the start of `bytes`, inside a container below the call object's
+    /// level, read as `project_byte` reads them there: only a string's quotes and
+    /// backslashes and the brackets change anything (whether a string is open, the
+    /// nesting), and nothing is routed. Stops before a closer back to that level, which
+    /// `project_byte` reads; returns the bytes read.
+    fn nested_run(&mut self, bytes: &[u8]) -> usize {
         debug_assert!(self.depth > self.base);
-        match (self.in_str, b) {
-            (true, _) if self.esc => self.esc = false,
-            (true, b'\\') => self.esc = true,
-            (true, b'"') => self.in_str = false,
-            (false, b'"') => {
-                self.in_str = true;
-                self.esc = false;
+        let (mut in_str, mut esc, mut depth) = (self.in_str, self.esc, self.depth);
+        let mut i = 0;
+        while i < bytes.len() {
+            if in_str {
+                if esc {
+                    esc = false;
+                    i += 1;
+                    continue;
+                }
+                let Some(k) = crate::scan::find2(b'"', b'\\', &bytes[i..]) else {
+                    i = bytes.len();
+                    break;
+                };
+                i += k;
+                match bytes[i] {
+                    b'"' => in_str = false,
+                    _ => esc = true,
+                }
+                i += 1;
+                continue;
             }
-            (false, b'{' | b'[') => self.depth += 1,
-            (false, b'}' | b']') if self.depth > self.base + 1 => self.depth -= 1,
-            _ => return false,
+            let Some(k) = bytes[i..].iter().position(|&c| NESTED[c as usize]) else {
+                i = bytes.len();
+                break;
+            };
+            i += k;
+            match bytes[i] {
+                b'"' => (in_str, esc) = (true, false),
+                b'{' | b'[' => depth += 1,
+                _ if depth > self.base + 1 => depth -= 1,
+                _ => break,
+            }
+            i += 1;
         }
-        true
+        (self.in_str, self.esc, self.depth) = (in_str, esc, depth);
+        i
     }
 
     /// Whether the input is inside a string of the arguments, after no backslash: its
