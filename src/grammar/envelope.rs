@@ -254,14 +254,12 @@ impl Envelope {
                     continue;
                 }
             }
-            // Bulk paths: inside a string that is not captured, only `"` and `\` matter;
-            // inside a container below the call object's level, only quotes and
-            // brackets do. Argument bytes are sent as runs, so skipping is exact.
+            // Bulk path at the call object's level: inside a string that is not
+            // captured, only `"` and `\` matter. Argument bytes are sent as runs, so
+            // skipping is exact.
             let rest = &out[i..];
             let skip = if self.in_str && !self.esc && !self.captures_string() {
                 crate::scan::find2(b'"', b'\\', rest)
-            } else if !self.in_str && self.depth > self.base {
-                rest.iter().position(|&c| NESTED[c as usize])
             } else {
                 Some(0)
             }
