@@ -242,28 +242,18 @@ impl Envelope {
         let mut run: Option<usize> = None; // start of an argument run in `out`
         let mut i = 0;
         while i < out.len() {
-            if self.depth > self.base {
-                // Below the call object's level only the nesting and whether a string
-                // is open change: read on with them in registers (`nested_run`).
-                let n = self.nested_run(&out[i..]);
-                if n > 0 {
-                    if self.streams_args() {
-                        run.get_or_insert(i);
-                    }
-                    i += n;
-                    continue;
-                }
-            }
-            // Bulk path at the call object's level: inside a string that is not
+            // Bulk paths: below the call object's level only the nesting and whether a
+            // string is open change (`nested_run`); at it, inside a string that is not
             // captured, only `"` and `\` matter. Argument bytes are sent as runs, so
             // skipping is exact.
             let rest = &out[i..];
-            let skip = if self.in_str && !self.esc && !self.captures_string() {
-                crate::scan::find2(b'"', b'\\', rest)
+            let skip = if self.depth > self.base {
+                self.nested_run(rest)
+            } else if self.in_str && !self.esc && !self.captures_string() {
+                crate::scan::find2(b'"', b'\\', rest).unwrap_or(rest.len())
             } else {
-                Some(0)
-            }
-            .unwrap_or(rest.len());
+                0
+            };
             if skip > 0 {
                 if self.streams_args() {
                     run.get_or_insert(i);

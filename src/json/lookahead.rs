@@ -393,7 +393,8 @@ impl Lookahead {
                     };
                     i += 1;
                 }
-                St::Colon if b == b':' && !self.blank_seen => {
+                St::Colon if b == b':' => {
+                    debug_assert!(!self.blank_seen);
                     st = St::Value;
                     i += 1;
                 }

@@ -792,6 +792,9 @@ impl Repairer {
         out.extend_from_slice(&input[..n]);
         self.hold.clear();
         self.tok = tok;
+        // What `open_string` and `strict_open` do where `begin_item` has nothing left to
+        // write, inline: a key after a comma is the commonest token of structure-heavy
+        // arguments, and calling them cost about 1 % of `args_19k`.
         match t {
             b'"' => {
                 out.push(b'"');
@@ -2631,6 +2634,13 @@ mod tests {
             terminators: MarkerSet::new(&[b"}END", b"</tool_call>"]),
             ..Options::default()
         };
+        // Python call arguments: `step` reads their structure its own way (positional
+        // values, `=`, tuples), and the bulk read must leave it to it.
+        let python = Options {
+            lookahead: 24,
+            python: true,
+            ..Options::default()
+        };
         let mut gen = Gen(0x2545_f491_4f6c_dd1d);
         for case in 0..3000 {
             let mut input = String::new();
@@ -2649,7 +2659,7 @@ mod tests {
                     input.replace_range(at..at + c.len_utf8(), "");
                 }
             }
-            for opts in [&plain, &tight, &closer] {
+            for opts in [&plain, &tight, &closer, &python] {
                 for chunk in [1, 3, 7, input.len()] {
                     let got = run_bulk(input.as_bytes(), chunk, opts, false);
                     let want = run_bulk(input.as_bytes(), chunk, opts, true);
