@@ -14,6 +14,10 @@ use crate::stats::Stats;
 use serde_json::value::RawValue;
 
 /// Tracks the end of the last complete top-level member of an arguments object.
+///
+/// Read only when a call is not released (its completed members are reported), so
+/// the scan is lazy: [`catch_up`](Members::catch_up) reads the bytes written since the
+/// last one, each byte once, instead of every write scanning its own bytes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Members {
     depth: u32,
@@ -22,9 +26,17 @@ pub(crate) struct Members {
     /// Offset just past the last complete member (or just past the opening `{`).
     pub last_end: usize,
     pub is_object: Option<bool>,
+    /// How many bytes of the arguments were scanned.
+    scanned: usize,
 }
 
 impl Members {
+    /// Scan the arguments written since the last call.
+    fn catch_up(&mut self, args: &[u8]) {
+        let from = std::mem::replace(&mut self.scanned, args.len());
+        self.scan(args, from);
+    }
+
     fn scan(&mut self, args: &[u8], from: usize) {
         let mut at = from;
         while at < args.len() {
@@ -336,8 +348,11 @@ impl Sink<'_> {
     pub(crate) fn string_buffer(&mut self, more: usize) -> Option<&mut Vec<u8>> {
         let max = self.max_args();
         let call = self.calls.current.as_mut()?;
-        let direct = call.conformer.is_none() && call.members.in_string && !call.members.escape;
-        if !direct || call.args.len() + more > max {
+        // Debug builds keep the member scan current, for this check to be cheap.
+        #[cfg(debug_assertions)]
+        call.members.catch_up(&call.args);
+        debug_assert!(call.conformer.is_some() || in_string(call));
+        if call.conformer.is_some() || call.args.len() + more > max {
             return None;
         }
         reserve_args(&mut call.args, more);
@@ -376,6 +391,9 @@ impl Sink<'_> {
             return Err(Abort::TooLarge);
         }
         let from = call.args.len();
+        // Debug builds keep the member scan current, for the checks below to be cheap.
+        #[cfg(debug_assertions)]
+        call.members.catch_up(&call.args);
         reserve_args(&mut call.args, bytes.len());
         // The tool is looked up only for a call that conforms to a schema.
         match call.conformer.as_mut().and_then(|c| {
@@ -383,15 +401,12 @@ impl Sink<'_> {
             Some((c, tool))
         }) {
             Some((conformer, tool)) => conformer.push(tool, bytes, &mut call.args),
-            None if string_run && call.members.in_string && !call.members.escape => {
+            None => {
+                debug_assert!(!string_run || in_string(call));
                 call.args.extend_from_slice(bytes);
-                debug_assert!(scan_skips(call, from));
-                self.flush();
-                return Ok(());
+                debug_assert!(!string_run || scan_skips(call, from));
             }
-            None => call.args.extend_from_slice(bytes),
         }
-        call.members.scan(&call.args, from);
         self.flush();
         Ok(())
     }
@@ -427,9 +442,7 @@ impl Sink<'_> {
         let index = CallIndex(call.index);
         if let Some(mut conformer) = call.conformer.take() {
             if let Some(tool) = call.name.as_deref().and_then(|n| self.config.tools.get(n)) {
-                let from = call.args.len();
                 conformer.finish(tool, &mut call.args);
-                call.members.scan(&call.args, from);
                 call.repairs = call.repairs.union(conformer.repairs);
             }
         }
@@ -439,7 +452,11 @@ impl Sink<'_> {
         if call.args.iter().all(u8::is_ascii_whitespace) && !call.cut {
             call.args.clear();
             call.args.extend_from_slice(b"{}");
-            call.members.is_object = Some(true);
+            call.members = Members {
+                is_object: Some(true),
+                scanned: call.args.len(),
+                ..Members::default()
+            };
             call.repairs.insert(Repair::MissingArguments);
         }
         if call.heuristic && (call.name.is_none() || call.undeclared) {
@@ -569,7 +586,8 @@ impl Sink<'_> {
         self.not_released(call, reason, feedback);
     }
 
-    fn not_released(&mut self, call: Box<Call>, reason: NotReleasedReason, feedback: String) {
+    fn not_released(&mut self, mut call: Box<Call>, reason: NotReleasedReason, feedback: String) {
+        call.members.catch_up(&call.args);
         let completed = completed_members(&call);
         self.stats.count_not_released(reason, call.repairs);
         self.queue.not_released(
@@ -593,9 +611,19 @@ impl Sink<'_> {
 /// is: true of a string run's bytes inside a string, whose scan is skipped (checked in
 /// debug builds).
 fn scan_skips(call: &Call, from: usize) -> bool {
-    let mut scanned = call.members.clone();
-    scanned.scan(&call.args, from);
-    scanned == call.members
+    let mut before = call.members.clone();
+    before.catch_up(&call.args[..from]);
+    let mut after = before.clone();
+    after.catch_up(&call.args);
+    after.scanned = before.scanned;
+    after == before
+}
+
+/// Whether the arguments written so far end inside a string, after no backslash.
+fn in_string(call: &Call) -> bool {
+    let mut members = call.members.clone();
+    members.catch_up(&call.args);
+    members.in_string && !members.escape
 }
 
 /// Make room for `more` argument bytes, growing by half the capacity rather than
@@ -629,8 +657,10 @@ fn whole_chars(bytes: &[u8]) -> usize {
     n
 }
 
-/// `{` + the complete top-level members + `}`, as strict JSON; `{}` when none is.
+/// `{` + the complete top-level members + `}`, as strict JSON; `{}` when none is. The
+/// member scan must be caught up.
 fn completed_members(call: &Call) -> String {
+    debug_assert_eq!(call.members.scanned, call.args.len());
     if call.members.is_object != Some(true) || call.members.last_end == 0 {
         return "{}".to_owned();
     }
