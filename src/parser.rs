@@ -255,15 +255,19 @@ struct CallWork {
     scratch: Vec<u8>,
 }
 
-/// Which text path [`Parser::feed`] may take a chunk by with one test.
+/// Which path [`Parser::feed`] or [`Parser::push`] may take a chunk by with one test.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum FastLane {
-    /// Neither: `feed_rest` decides.
+    /// None: `feed_rest` and `push` decide.
     Off,
     /// Text's table (`Tables::text`); the chunk's last byte sets `line_start`.
     Text,
     /// Reasoning's table (`plain`).
     Reasoning,
+    /// The running look-ahead of a call's arguments, with nothing else to do
+    /// ([`Parser::lookahead_ready`]): `push` hands it the chunk
+    /// ([`Parser::lookahead_lane`]).
+    Lookahead,
 }
 
 /// A call whose body ended, waiting for its closer.
@@ -410,6 +414,7 @@ impl Parser {
             _ => Mode::Text,
         };
         self.update_plain();
+        self.fast = FastLane::Off;
         self.refresh_fast();
     }
 
@@ -443,25 +448,48 @@ impl Parser {
     /// Push the next chunk of model output.
     #[inline]
     pub fn push(&mut self, chunk: &[u8]) {
-        // It may queue events (`refresh_fast`). Stored only when set: `push` users
-        // never set it, and a byte stored on every push slowed the call path.
-        if self.fast != FastLane::Off {
-            self.fast = FastLane::Off;
-        }
-        if self.finished {
-            return;
-        }
-        self.queue.begin(&mut self.calls.spare);
-        self.stats.bytes += chunk.len() as u64;
         let mut plain = 0;
-        if self.plain.is_none() {
+        let mut decided = false;
+        if self.fast == FastLane::Lookahead {
+            // Set only where nothing finished the stream.
+            self.stats.bytes += chunk.len() as u64;
+            match self.lookahead_lane(chunk) {
+                // Read, undecided: the lane stays.
+                None => return,
+                Some((n, d)) => (plain, decided) = (n, d),
+            }
+        } else {
+            // It may queue events (`refresh_fast`). Stored only when set: `push`
+            // users never set it, and a byte stored on every push slowed the call path.
+            if self.fast != FastLane::Off {
+                self.fast = FastLane::Off;
+            }
+            if self.finished {
+                return;
+            }
+            self.stats.bytes += chunk.len() as u64;
+        }
+        // Whether the look-ahead lane is known to be closed after this push.
+        let mut settled = false;
+        self.queue.begin(&mut self.calls.spare);
+        if decided {
+            // The look-ahead decided: `feed` resolves it first, in this push.
+            let used = self.feed_call(&[]);
+            debug_assert_eq!(used, 0);
+            self.update_plain();
+        } else if plain == 0 && self.plain.is_none() {
             if !self.utf8.is_empty() {
                 plain = self.finish_char(chunk);
             } else if matches!(self.mode, Mode::Call { .. }) {
                 // One of the two at most: a string run needs no look-ahead reading.
                 plain = match self.rep.as_ref().is_some_and(|w| w.rep.looking_ahead()) {
                     true => self.args_lookahead(chunk),
-                    false => self.args_string(chunk),
+                    false => {
+                        // A string run starts no look-ahead: the lane stays closed
+                        // unless `process` reads on.
+                        settled = true;
+                        self.args_string(chunk)
+                    }
                 };
             }
         }
@@ -472,6 +500,68 @@ impl Parser {
         if plain < chunk.len() {
             self.process(&chunk[plain..]);
             self.update_plain();
+            settled = false;
+        }
+        if !settled
+            && self.rep.as_ref().is_some_and(|w| w.rep.looking_ahead())
+            && self.lookahead_ready()
+        {
+            self.fast = FastLane::Lookahead;
+        }
+    }
+
+    /// The look-ahead lane: a chunk read by the running look-ahead, as `args_lookahead`
+    /// reads it, without the checks `FastLane::Lookahead` stands for. `None` when it
+    /// read the whole chunk undecided; else how many bytes it read (0: the limits were
+    /// near, and the chunk takes the usual path) and whether it decided, with the lane
+    /// closed. A decided look-ahead must be resolved next (`feed_call`), before
+    /// anything else.
+    #[inline]
+    fn lookahead_lane(&mut self, chunk: &[u8]) -> Option<(usize, bool)> {
+        debug_assert!(self.lookahead_ready());
+        let (Mode::Call { body, .. }, Some(work)) = (&mut self.mode, &mut self.rep) else {
+            unreachable!("the look-ahead lane opens only in a call with a repairer")
+        };
+        // The body limit counts raw bytes, as `feed_call` does.
+        let fits = chunk.len() <= self.config.limits.max_args_bytes.saturating_sub(*body);
+        let (n, decided) = match fits {
+            true => work.rep.lane_lookahead(chunk),
+            false => (0, false),
+        };
+        *body += n;
+        self.stats.work += n as u64 + work.rep.take_work();
+        #[cfg(test)]
+        {
+            self.lookahead_pass.1 += usize::from(n > 0);
+        }
+        if n == chunk.len() && !decided {
+            return None;
+        }
+        self.fast = FastLane::Off;
+        Some((n, decided))
+    }
+
+    /// Whether the next chunk may go straight to the look-ahead (the lane): in an
+    /// envelope's arguments, with a look-ahead reading and nothing held, replayed or
+    /// decided around it (`Repairer::lookahead_clean`), and nothing the text path or
+    /// the string run holds. What `args_lookahead` checks on every chunk but the limits.
+    #[inline(never)]
+    fn lookahead_ready(&self) -> bool {
+        #[cfg(test)]
+        if !self.lookahead_pass.0 {
+            return false;
+        }
+        match (&self.mode, &self.rep) {
+            (Mode::Call { grammar, .. }, Some(work)) => {
+                work.rep.looking_ahead()
+                    && !self.finished
+                    && self.plain.is_none()
+                    && self.utf8.is_empty()
+                    && self.byte_held.is_none()
+                    && matches!(**grammar, Grammar::Envelope(_))
+                    && work.rep.lookahead_clean()
+            }
+            _ => false,
         }
     }
 
@@ -534,7 +624,10 @@ impl Parser {
     #[inline(never)]
     pub(crate) fn queued_event(&mut self) -> Option<Event<'_>> {
         if self.queue.is_drained() {
-            self.fast = self.lane();
+            // The look-ahead lane stands whatever the queue holds: kept as it is.
+            if self.fast != FastLane::Lookahead {
+                self.fast = self.lane();
+            }
             return None;
         }
         self.next_event()
@@ -544,11 +637,13 @@ impl Parser {
     /// bytes a word at a time (`TextStops::all_plain_checked`), and every event was
     /// read. Set only here (after every chunk `feed_rest` reads, and at `reset`) and
     /// when a [`Feed`] finds every event read (`queued_event`); cleared by every call
-    /// that may queue an event.
+    /// that may queue an event. The look-ahead lane does not depend on the queue: `push`
+    /// opens it, and it is kept.
     fn refresh_fast(&mut self) {
-        self.fast = match self.queue.is_drained() {
-            true => self.lane(),
-            false => FastLane::Off,
+        self.fast = match (self.fast, self.queue.is_drained()) {
+            (FastLane::Lookahead, _) => FastLane::Lookahead,
+            (_, true) => self.lane(),
+            (_, false) => FastLane::Off,
         };
     }
 
@@ -559,7 +654,11 @@ impl Parser {
                 false => FastLane::Text,
                 true => FastLane::Reasoning,
             },
-            _ => FastLane::Off,
+            Some(_) => FastLane::Off,
+            None => match self.lookahead_ready() {
+                true => FastLane::Lookahead,
+                false => FastLane::Off,
+            },
         }
     }
 

@@ -118,7 +118,7 @@ fn text(bytes: &[u8]) -> &str {
 impl Queue {
     /// Reuse the buffers if every event was drained (an ended call's arguments buffer
     /// goes to `spare`, for the next call).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn begin(&mut self, spare: &mut Vec<u8>) {
         if self.is_drained() {
             self.arena.clear();

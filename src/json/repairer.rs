@@ -872,16 +872,32 @@ impl Repairer {
     /// and the caller must run `feed` next, before anything else: `feed` resolves it
     /// first, as it would have at once.
     pub(crate) fn pass_lookahead(&mut self, input: &[u8]) -> (usize, bool) {
-        if self.la.is_none()
-            || self.decided.is_some()
-            || self.stop.is_some()
-            || self.rpos < self.replay.len()
-            || !self.marker.is_empty()
-            || !self.alt_hold.is_empty()
-            || !self.bare_hold.is_empty()
-            // `held()` with the three tested empty above left out.
-            || self.hold.len() + self.pending.len() + self.esc.len() + input.len()
-                > self.opts.max_held
+        if !self.lookahead_clean() {
+            return (0, false);
+        }
+        self.lane_lookahead(input)
+    }
+
+    /// Whether a look-ahead reads with nothing replayed, held apart from it, decided or
+    /// stopped on: what [`pass_lookahead`](Self::pass_lookahead) needs but the held
+    /// limit. Reading bytes with it keeps it so; only `feed` can change it.
+    pub(crate) fn lookahead_clean(&self) -> bool {
+        self.la.is_some()
+            && self.decided.is_none()
+            && self.stop.is_none()
+            && self.rpos >= self.replay.len()
+            && self.marker.is_empty()
+            && self.alt_hold.is_empty()
+            && self.bare_hold.is_empty()
+    }
+
+    /// [`pass_lookahead`](Self::pass_lookahead) where
+    /// [`lookahead_clean`](Self::lookahead_clean) is known to hold.
+    #[inline]
+    pub(crate) fn lane_lookahead(&mut self, input: &[u8]) -> (usize, bool) {
+        debug_assert!(self.lookahead_clean());
+        // `held()` with the three that `lookahead_clean` has empty left out.
+        if self.hold.len() + self.pending.len() + self.esc.len() + input.len() > self.opts.max_held
         {
             return (0, false);
         }
