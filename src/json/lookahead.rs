@@ -163,6 +163,25 @@ impl Lookahead {
         }
     }
 
+    /// Start over as [`new`](Lookahead::new) would, in place: the repairer keeps one
+    /// look-ahead's storage from quote to quote instead of moving a new one (a few
+    /// hundred bytes) in and out of its fields.
+    pub(crate) fn restart(&mut self, stack: &[u8], window: usize) {
+        self.stack.clear();
+        self.stack.extend_from_slice(stack);
+        self.base = stack.len();
+        self.st = St::After;
+        self.seen = 0;
+        self.window = window;
+        self.closed = stack.is_empty();
+        self.blank_seen = false;
+        self.resume = St::After;
+        self.key.clear();
+        self.marker.clear();
+        self.ends.clear();
+        self.last_end = 0;
+    }
+
     /// Whether the window ran out with no contradiction (the verdict was `Close` by
     /// exhaustion, so every byte read so far was read without a decision).
     pub(crate) fn exhausted(&self) -> bool {
@@ -174,12 +193,14 @@ impl Lookahead {
         self.seen
     }
 
-    /// After an exhausted run, the look-ahead that a candidate quote ending the nested
-    /// string at `at` (a `seen` count) in `stack` would be once it has read the rest of
-    /// this run's bytes: same transitions, so the same state, with its own base and
-    /// count. `None` unless that quote ended a nested string here at that same depth
-    /// and nothing went shallower since (so neither run closed its container).
-    pub(crate) fn resume_at(&self, at: usize, stack: &[u8]) -> Option<Lookahead> {
+    /// After an exhausted run, become the look-ahead that a candidate quote ending the
+    /// nested string at `at` (a `seen` count) in `stack` would be once it has read the
+    /// rest of this run's bytes: same transitions, so the same state, with its own base
+    /// and count. Returns how many bytes that one has read (`read`). `None`, and nothing
+    /// changed, unless that quote ended a nested string here at that same depth and
+    /// nothing went shallower since (so neither run closed its container), and at most
+    /// `available` bytes were read after it (the bytes the caller still has).
+    pub(crate) fn resume_at(&mut self, at: usize, stack: &[u8], available: usize) -> Option<usize> {
         if self.closed || stack.is_empty() || !self.exhausted() {
             return None;
         }
@@ -187,32 +208,22 @@ impl Lookahead {
         if !self.ends.contains(&(at, depth)) || self.stack.get(..depth) != Some(stack) {
             return None;
         }
-        let read = self.window - at;
+        let read = self.window.checked_sub(at).filter(|&r| r <= available)?;
         // Right after the quote (blanks aside) this run waits for a delimiter; one
         // started there is simply after a value.
-        let st = match self.st {
-            St::StrQuote { .. } if self.last_end == at => St::After,
-            st => st,
-        };
-        Some(Lookahead {
-            stack: self.stack.clone(),
-            base: depth,
-            st,
-            seen: read,
-            window: self.window,
-            closed: false,
-            key: self.key.clone(),
-            marker: self.marker.clone(),
-            ends: self
-                .ends
-                .iter()
-                .filter(|&&(e, _)| e > at)
-                .map(|&(e, d)| (e - at, d))
-                .collect(),
-            last_end: self.last_end.saturating_sub(at),
-            blank_seen: false,
-            resume: St::After,
-        })
+        if matches!(self.st, St::StrQuote { .. }) && self.last_end == at {
+            self.st = St::After;
+        }
+        self.base = depth;
+        self.seen = read;
+        self.ends.retain(|e| e.0 > at);
+        for e in &mut self.ends {
+            e.0 -= at;
+        }
+        self.last_end = self.last_end.saturating_sub(at);
+        self.blank_seen = false;
+        self.resume = St::After;
+        Some(read)
     }
 
     /// Read `bytes` until decided or read out: returns how many were read (the deciding

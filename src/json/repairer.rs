@@ -170,7 +170,10 @@ pub(crate) struct Repairer {
     /// Bytes of a possible multi-byte marker being matched.
     marker: SmallVec<[u8; 32]>,
     marker_in_string: bool,
-    la: Option<Lookahead>,
+    /// The running look-ahead, boxed: it moves between here, `memo` and `la_spare`.
+    la: Option<Box<Lookahead>>,
+    /// A look-ahead's storage not in use, for the next quote's.
+    la_spare: Option<Box<Lookahead>>,
     /// The verdict the look-ahead reached in [`pass_lookahead`](Self::pass_lookahead),
     /// resolved first thing by the next `feed` or `drain_at_eof`.
     decided: Option<Verdict>,
@@ -189,7 +192,7 @@ pub(crate) struct Repairer {
     la_start: u64,
     /// The last look-ahead that ran out its window, and where it started: the next
     /// candidate quote inside its window resumes from it instead of reading again.
-    memo: Option<(Lookahead, u64)>,
+    memo: Option<(Box<Lookahead>, u64)>,
     /// Tests turn the memo off to check it never changes a verdict.
     #[cfg(test)]
     memo_off: bool,
@@ -253,6 +256,7 @@ impl Repairer {
             marker: SmallVec::new(),
             marker_in_string: false,
             la: None,
+            la_spare: None,
             decided: None,
             la_closer: 0,
             pending: Vec::new(),
@@ -330,7 +334,9 @@ impl Repairer {
         self.utf8.clear();
         self.marker.clear();
         self.marker_in_string = false;
-        self.la = None;
+        if let Some(la) = self.la.take() {
+            self.la_spare = Some(la);
+        }
         self.decided = None;
         self.pending.clear();
         self.replay.clear();
@@ -1600,28 +1606,42 @@ impl Repairer {
         self.pending.clear();
         self.pending.extend_from_slice(closer);
         self.la_start = self.pos;
-        if let Some(la) = self.resume(delim) {
-            self.la = Some(la);
+        if self.resume(delim) {
             return;
         }
-        self.la = Some(Lookahead::new(&self.stack, self.opts.lookahead));
+        let la = match self.la_spare.take() {
+            Some(mut la) => {
+                la.restart(&self.stack, self.opts.lookahead);
+                la
+            }
+            None => Box::new(Lookahead::new(&self.stack, self.opts.lookahead)),
+        };
+        self.la = Some(la);
     }
 
-    /// A look-ahead for the quote just read, taken over from the last exhausted one if
+    /// The look-ahead for the quote just read taken over from the last exhausted one, if
     /// that one read past this quote as the end of a nested string at this depth: the
     /// bytes it read after the quote move from the replay buffer to `pending` unread.
-    fn resume(&mut self, delim: Delim) -> Option<Lookahead> {
-        let (prev, start) = self.memo.as_ref()?;
+    /// Returns whether it was.
+    fn resume(&mut self, delim: Delim) -> bool {
+        let Some((prev, start)) = self.memo.as_mut() else {
+            return false;
+        };
         if delim != Delim::Double || self.pos <= *start {
-            return None;
+            return false;
         }
-        let at = usize::try_from(self.pos - start).ok()?;
+        let Ok(at) = usize::try_from(self.pos - *start) else {
+            return false;
+        };
         // A miss keeps the memo: a later quote at this depth may still be in it.
-        let la = prev.resume_at(at, &self.stack)?;
-        let read = la.read();
-        let rest = self.replay.get(self.rpos..self.rpos + read)?;
-        self.pending.extend_from_slice(rest);
-        self.memo = None;
+        let available = self.replay.len().saturating_sub(self.rpos);
+        let Some(read) = prev.resume_at(at, &self.stack, available) else {
+            return false;
+        };
+        debug_assert_eq!(prev.read(), read);
+        self.la = self.memo.take().map(|(la, _)| la);
+        self.pending
+            .extend_from_slice(&self.replay[self.rpos..self.rpos + read]);
         #[cfg(test)]
         {
             self.memo_hits += 1;
@@ -1629,7 +1649,7 @@ impl Repairer {
         self.rpos += read;
         self.pos += read as u64;
         self.work += read as u64;
-        Some(la)
+        true
     }
 
     fn resolve(&mut self, verdict: Verdict, out: &mut Vec<u8>) {
@@ -1640,9 +1660,11 @@ impl Repairer {
         #[cfg(not(test))]
         let memo_off = false;
         if let Some(la) = self.la.take() {
-            if verdict == Verdict::Close && la.exhausted() && !memo_off {
-                self.memo = Some((la, self.la_start));
-            }
+            let spare = match verdict == Verdict::Close && la.exhausted() && !memo_off {
+                true => self.memo.replace((la, self.la_start)).map(|(old, _)| old),
+                false => Some(la),
+            };
+            self.la_spare = spare.or(self.la_spare.take());
         }
         let pending = std::mem::take(&mut self.pending);
         let St::Str { delim, .. } = self.st else {
