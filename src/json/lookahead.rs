@@ -78,7 +78,9 @@ pub(crate) struct Ctx<'a> {
 }
 
 pub(crate) struct Lookahead {
-    stack: SmallVec<[u8; 32]>,
+    // Vectors, not small vectors: their length is one field, read at nearly every
+    // token, and the repairer reuses one look-ahead's storage from quote to quote.
+    stack: Vec<u8>,
     base: usize,
     st: St,
     seen: usize,
@@ -90,8 +92,8 @@ pub(crate) struct Lookahead {
     blank_seen: bool,
     /// Where a comment returns to.
     resume: St,
-    key: SmallVec<[u8; 32]>,
-    marker: SmallVec<[u8; 32]>,
+    key: Vec<u8>,
+    marker: Vec<u8>,
     /// Where a nested `"` string ended (`seen` after its quote, stack depth then),
     /// kept only while the structure has not gone shallower than that depth since:
     /// a look-ahead started at one of them would have read the same bytes the same way
@@ -148,7 +150,7 @@ impl Lookahead {
     /// Start after a candidate closing quote of a string in the container `stack`.
     pub(crate) fn new(stack: &[u8], window: usize) -> Lookahead {
         Lookahead {
-            stack: SmallVec::from_slice(stack),
+            stack: stack.to_vec(),
             base: stack.len(),
             st: St::After,
             seen: 0,
@@ -156,8 +158,8 @@ impl Lookahead {
             closed: stack.is_empty(),
             blank_seen: false,
             resume: St::After,
-            key: SmallVec::new(),
-            marker: SmallVec::new(),
+            key: Vec::new(),
+            marker: Vec::new(),
             ends: SmallVec::new(),
             last_end: 0,
         }

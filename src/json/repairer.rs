@@ -158,17 +158,17 @@ pub(crate) struct Repairer {
     structural: MarkerSet,
     st: St,
     comment_prev: St,
-    stack: SmallVec<[u8; 32]>,
+    stack: Vec<u8>,
     /// Held structural bytes: a comma and its blanks (`hold[..tok]`), then the current
     /// token (`hold[tok..]`); in `Bare`, the trailing blanks.
     hold: Vec<u8>,
     tok: usize,
     /// A held escape sequence, starting with `\`.
-    esc: SmallVec<[u8; 16]>,
+    esc: Vec<u8>,
     /// A partial UTF-8 sequence.
     utf8: SmallVec<[u8; 4]>,
     /// Bytes of a possible multi-byte marker being matched.
-    marker: SmallVec<[u8; 32]>,
+    marker: Vec<u8>,
     marker_in_string: bool,
     /// The running look-ahead, boxed: it moves between here, `memo` and `la_spare`.
     la: Option<Box<Lookahead>>,
@@ -218,14 +218,14 @@ pub(crate) struct Repairer {
     positional: usize,
     /// Inside a dialect string: a held `,KEY:` + opener or `}` + closer that would show
     /// the string's closing delimiter was lost (see [`alt_probe`]).
-    alt_hold: SmallVec<[u8; 72]>,
+    alt_hold: Vec<u8>,
     /// Capture of the call object's keys and name (see [`Options::tool_by_name`]).
     capture: Capture,
     /// The string being read already needed a repair (see [`Ctx::suspect`]).
     suspect: bool,
     /// In a dialect with a string token: the bytes after a bare value's possible end
     /// (`,`, `}`, `<`), held while what follows decides (see [`bare_probe`]).
-    bare_hold: SmallVec<[u8; 72]>,
+    bare_hold: Vec<u8>,
 }
 
 /// Bytes held at most while deciding whether a dialect string's closer was lost.
@@ -248,12 +248,12 @@ impl Repairer {
             structural: MarkerSet::default(),
             st: St::Value,
             comment_prev: St::Value,
-            stack: SmallVec::new(),
+            stack: Vec::new(),
             hold: Vec::new(),
             tok: 0,
-            esc: SmallVec::new(),
+            esc: Vec::new(),
             utf8: SmallVec::new(),
-            marker: SmallVec::new(),
+            marker: Vec::new(),
             marker_in_string: false,
             la: None,
             la_spare: None,
@@ -281,10 +281,10 @@ impl Repairer {
             terminated_by: None,
             closed_by_terminator: 0,
             positional: 0,
-            alt_hold: SmallVec::new(),
+            alt_hold: Vec::new(),
             capture: Capture::default(),
             suspect: false,
-            bare_hold: SmallVec::new(),
+            bare_hold: Vec::new(),
         };
         r.rebuild();
         r
