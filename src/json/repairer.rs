@@ -2290,9 +2290,11 @@ enum NumberKind {
 fn strict_scalar(input: &[u8]) -> Option<usize> {
     let first = *input.first()?;
     if first.is_ascii_digit() || first == b'-' {
-        let n = input.iter().position(|&b| !is_number_byte(b))?;
-        let next = input[n];
-        let strict = !(next.is_ascii_alphabetic() || next == b'_') && is_strict_number(&input[..n]);
+        // One pass: the number as JSON spells it, then a byte that ends the token (not
+        // one more number byte, which would make the token another).
+        let n = strict_number_prefix(input)?;
+        let next = *input.get(n)?;
+        let strict = !(is_number_byte(next) || next.is_ascii_alphabetic() || next == b'_');
         debug_assert!(
             !strict
                 || matches!(
@@ -2311,38 +2313,46 @@ fn strict_scalar(input: &[u8]) -> Option<usize> {
 
 /// Whether `tok` is a number as JSON's grammar spells it (what `normalize_number`
 /// calls valid).
+#[cfg(test)]
 fn is_strict_number(tok: &[u8]) -> bool {
+    strict_number_prefix(tok) == Some(tok.len())
+}
+
+/// The length of the number JSON's grammar spells at the start of `bytes` (`-`, then
+/// an integer part with no leading zero, an optional fraction and an optional
+/// exponent), read as far as it goes; `None` if none begins there or it breaks off
+/// (`-`, `1.`, `1e+`) or the integer part has a leading zero.
+fn strict_number_prefix(bytes: &[u8]) -> Option<usize> {
     let digits = |from: usize| {
-        tok[from.min(tok.len())..]
-            .iter()
-            .take_while(|b| b.is_ascii_digit())
-            .count()
+        bytes.get(from..).map_or(0, |rest| {
+            rest.iter().take_while(|b| b.is_ascii_digit()).count()
+        })
     };
-    let mut i = usize::from(tok.first() == Some(&b'-'));
+    let mut i = usize::from(bytes.first() == Some(&b'-'));
     let int = digits(i);
-    if int == 0 || (int > 1 && tok[i] == b'0') {
-        return false;
+    if int == 0 || (int > 1 && bytes[i] == b'0') {
+        return None;
     }
     i += int;
-    if tok.get(i) == Some(&b'.') {
+    if bytes.get(i) == Some(&b'.') {
         let frac = digits(i + 1);
         if frac == 0 {
-            return false;
+            return None;
         }
         i += 1 + frac;
     }
-    if matches!(tok.get(i), Some(b'e' | b'E')) {
+    if matches!(bytes.get(i), Some(b'e' | b'E')) {
         i += 1;
-        if matches!(tok.get(i), Some(b'+' | b'-')) {
+        if matches!(bytes.get(i), Some(b'+' | b'-')) {
             i += 1;
         }
         let exp = digits(i);
         if exp == 0 {
-            return false;
+            return None;
         }
         i += exp;
     }
-    i == tok.len()
+    Some(i)
 }
 
 /// Check a number token against JSON's grammar and normalize the spellings models use.
@@ -2708,7 +2718,9 @@ mod tests {
     }
 
     /// `is_strict_number` is `normalize_number`'s valid, over every token of up to five
-    /// number bytes.
+    /// number bytes; and `strict_scalar` takes a number token exactly when the whole
+    /// token (every number byte up to the next byte) is one and that byte ends it as
+    /// `num_byte` ends it with no repair.
     #[test]
     fn strict_numbers_are_the_valid_ones() {
         const BYTES: &[u8] = b"0123456789.eE+-";
@@ -2738,6 +2750,26 @@ mod tests {
                 "{:?}",
                 String::from_utf8_lossy(tok)
             );
+            if !tok
+                .first()
+                .is_some_and(|&b| b.is_ascii_digit() || b == b'-')
+            {
+                continue;
+            }
+            for &next in b" ,}]\"a_1.eX\xc3" {
+                let input = [&tok[..], &[next]].concat();
+                let whole = input.iter().position(|&b| !is_number_byte(b));
+                let want = whole.filter(|&n| {
+                    let b = input[n];
+                    !(b.is_ascii_alphabetic() || b == b'_') && is_strict_number(&input[..n])
+                });
+                assert_eq!(
+                    strict_scalar(&input),
+                    want,
+                    "{:?}",
+                    String::from_utf8_lossy(&input)
+                );
+            }
         }
     }
 }
