@@ -67,7 +67,7 @@ impl Table {
     /// unless the text would then end with bytes that could still begin one (`a<` +
     /// `<|im_end|>`), or would after backing off such an end: that end could join a
     /// marker with the text after a removed marker, which `scan` decides.
-    #[inline]
+    #[inline(always)]
     fn plain<'c>(&self, chunk: &'c [u8]) -> &'c str {
         let mut declined = false;
         let text = self.stop.plain_prefix_where(chunk, |at| {
@@ -450,65 +450,80 @@ impl Parser {
     }
 
     /// Push the next chunk of model output.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, chunk: &[u8]) {
         // The look-ahead lane, inlined: most chunks of structure-heavy arguments take
         // it whole, and `push_rest` is large (its entry alone cost a tenth of them).
-        let read = match self.fast {
-            FastLane::Lookahead => {
-                // Set only where nothing finished the stream.
-                self.stats.bytes += chunk.len() as u64;
-                match self.lookahead_lane(chunk) {
-                    // Read, undecided: the lane stays.
-                    None => return,
-                    read => read,
+        if self.fast == FastLane::Lookahead {
+            // Set only where nothing finished the stream.
+            match self.lookahead_lane(chunk) {
+                // Read, undecided: the lane stays.
+                None => {
+                    self.stats.bytes += chunk.len() as u64;
+                    return;
                 }
+                // Declined at the limits: the usual path.
+                Some((0, false)) => {}
+                Some((n, decided)) => return self.push_after_lane(chunk, n, decided),
             }
-            _ => None,
-        };
-        self.push_rest(chunk, read);
+        }
+        self.push_rest(chunk);
     }
 
-    /// [`push`](Parser::push) of a chunk the look-ahead lane did not take whole: `read`
-    /// says how much of it the lane read and whether its look-ahead decided.
+    /// [`push`](Parser::push) of a chunk the look-ahead lane did not take.
     #[inline(never)]
-    fn push_rest(&mut self, chunk: &[u8], read: Option<(usize, bool)>) {
-        let (mut plain, decided) = read.unwrap_or((0, false));
-        if read.is_none() {
-            // It may queue events (`refresh_fast`). Stored only when set: `push`
-            // users never set it, and a byte stored on every push slowed the call path.
-            if self.fast != FastLane::Off {
-                self.fast = FastLane::Off;
-            }
-            if self.finished {
-                return;
-            }
-            self.stats.bytes += chunk.len() as u64;
+    fn push_rest(&mut self, chunk: &[u8]) {
+        // It may queue events (`refresh_fast`). Stored only when set: `push` users
+        // never set it, and a byte stored on every push slowed the call path.
+        if self.fast != FastLane::Off {
+            self.fast = FastLane::Off;
         }
-        // Whether the look-ahead lane is known to be closed after this push.
-        let mut settled = false;
+        if self.finished {
+            return;
+        }
         self.queue.begin(&mut self.calls.spare);
-        if decided {
-            // The look-ahead decided: `feed` resolves it first, in this push.
-            let used = self.feed_call(&[]);
-            debug_assert_eq!(used, 0);
-            self.update_plain();
-        } else if plain == 0 && self.plain.is_none() {
+        self.stats.bytes += chunk.len() as u64;
+        let mut plain = 0;
+        // Whether the look-ahead lane is known to stay closed after this push: only a
+        // look-ahead reading and `process` can open it.
+        let mut settled = true;
+        if self.plain.is_none() {
             if !self.utf8.is_empty() {
                 plain = self.finish_char(chunk);
             } else if matches!(self.mode, Mode::Call { .. }) {
                 // One of the two at most: a string run needs no look-ahead reading.
                 plain = match self.rep.as_ref().is_some_and(|w| w.rep.looking_ahead()) {
-                    true => self.args_lookahead(chunk),
-                    false => {
-                        // A string run starts no look-ahead: the lane stays closed
-                        // unless `process` reads on.
-                        settled = true;
-                        self.args_string(chunk)
+                    true => {
+                        settled = false;
+                        self.args_lookahead(chunk)
                     }
+                    false => self.args_string(chunk),
                 };
             }
         }
+        self.push_tail(chunk, plain, settled);
+    }
+
+    /// [`push`](Parser::push) of a chunk the look-ahead lane read `n` bytes of (1 or
+    /// more), deciding or not.
+    #[inline(never)]
+    fn push_after_lane(&mut self, chunk: &[u8], n: usize, decided: bool) {
+        self.queue.begin(&mut self.calls.spare);
+        self.stats.bytes += chunk.len() as u64;
+        if decided {
+            // `feed` resolves the verdict first, in this push.
+            let used = self.feed_call(&[]);
+            debug_assert_eq!(used, 0);
+            self.update_plain();
+        }
+        self.push_tail(chunk, n, false);
+    }
+
+    /// The rest of a push once `plain` bytes of `chunk` were read: the text path, a
+    /// character it cuts, then `process`; then the look-ahead lane opens if it may
+    /// (unless `settled`: nothing read could have opened it).
+    #[inline(always)]
+    fn push_tail(&mut self, chunk: &[u8], mut plain: usize, mut settled: bool) {
         plain += self.plain_text(&chunk[plain..]);
         if plain < chunk.len() {
             plain += self.start_char(&chunk[plain..]);
@@ -856,7 +871,7 @@ impl Parser {
     /// or is not a whole UTF-8 character are text as they stand ([`Table::plain`]),
     /// appended to the open text run with no record. Returns how many bytes it took;
     /// `process` reads the rest.
-    #[inline]
+    #[inline(always)]
     fn plain_text(&mut self, chunk: &[u8]) -> usize {
         let Some(table) = self.plain else {
             return 0;
