@@ -510,12 +510,14 @@ impl Parser {
     fn push_after_lane(&mut self, chunk: &[u8], n: usize, decided: bool) {
         self.queue.begin(&mut self.calls.spare);
         self.stats.bytes += chunk.len() as u64;
-        if decided {
+        if decided && n == chunk.len() {
             // `feed` resolves the verdict first, in this push.
             let used = self.feed_call(&[]);
             debug_assert_eq!(used, 0);
             self.update_plain();
         }
+        // Otherwise the rest of the chunk goes to `feed`, which resolves the verdict
+        // before reading it.
         self.push_tail(chunk, n, false);
     }
 
