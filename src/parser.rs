@@ -333,7 +333,7 @@ pub struct Parser {
     /// nothing held, and nothing but string runs read since: the next run need not
     /// check again. Only `process` can leave the string, so it clears this.
     in_string_arg: bool,
-    /// Tests: never take `args_lookahead` (to compare with it), and how often it took
+    /// Tests: never take the look-ahead path (to compare with it), and how often it took
     /// a chunk.
     #[cfg(test)]
     lookahead_pass: (bool, usize),
@@ -510,14 +510,7 @@ impl Parser {
     fn push_after_lane(&mut self, chunk: &[u8], n: usize, decided: bool) {
         self.queue.begin(&mut self.calls.spare);
         self.stats.bytes += chunk.len() as u64;
-        if decided && n == chunk.len() {
-            // `feed` resolves the verdict first, in this push.
-            let used = self.feed_call(&[]);
-            debug_assert_eq!(used, 0);
-            self.update_plain();
-        }
-        // Otherwise the rest of the chunk goes to `feed`, which resolves the verdict
-        // before reading it.
+        self.resolve_at_end(chunk, n, decided);
         self.push_tail(chunk, n, false);
     }
 
@@ -543,12 +536,13 @@ impl Parser {
         }
     }
 
-    /// The look-ahead lane: a chunk read by the running look-ahead, as `args_lookahead`
-    /// reads it, without the checks `FastLane::Lookahead` stands for. `None` when it
-    /// read the whole chunk undecided; else how many bytes it read (0: the limits were
-    /// near, and the chunk takes the usual path) and whether it decided, with the lane
-    /// closed. A decided look-ahead must be resolved next (`feed_call`), before
-    /// anything else.
+    /// The look-ahead lane: the chunk goes straight to the running look-ahead, which
+    /// writes nothing until it decides, so the grammar and the sink have nothing to do;
+    /// only the body and held limits are checked (`FastLane::Lookahead` or
+    /// `lookahead_ready` stands for the rest). `None` when it read the whole chunk
+    /// undecided; else how many bytes it read (0: the limits were near, and the chunk
+    /// takes the usual path) and whether it decided, with the lane closed. A decided
+    /// look-ahead must be resolved next (`resolve_at_end`), before anything else.
     #[inline]
     fn lookahead_lane(&mut self, chunk: &[u8]) -> Option<(usize, bool)> {
         debug_assert!(self.lookahead_ready());
@@ -577,7 +571,7 @@ impl Parser {
     /// Whether the next chunk may go straight to the look-ahead (the lane): in an
     /// envelope's arguments, with a look-ahead reading and nothing held, replayed or
     /// decided around it (`Repairer::lookahead_clean`), and nothing the text path or
-    /// the string run holds. What `args_lookahead` checks on every chunk but the limits.
+    /// the string run holds: all the lane needs but the limits.
     #[inline(never)]
     fn lookahead_ready(&self) -> bool {
         #[cfg(test)]
@@ -937,40 +931,32 @@ impl Parser {
         at
     }
 
-    /// The call path while a look-ahead weighs a quote in the arguments (most chunks of
-    /// structure-heavy arguments: the bytes after a string's end are read before it is
-    /// decided): the chunk goes straight to the look-ahead, which writes nothing until
-    /// it decides, so the grammar and the sink have nothing to do. When it decides, the
-    /// grammar runs at once with no input, as `process` would have at that byte, and
-    /// the rest of the chunk goes through `process`. Returns the bytes taken.
+    /// The call path while a look-ahead weighs a quote in the arguments, for a chunk
+    /// the lane did not take (it was closed): the same reading where the lane's
+    /// conditions hold (`lookahead_ready`). Returns the bytes taken.
     fn args_lookahead(&mut self, chunk: &[u8]) -> usize {
-        #[cfg(test)]
-        if !self.lookahead_pass.0 {
+        if !self.lookahead_ready() {
             return 0;
         }
-        let (Mode::Call { grammar, body, .. }, Some(work)) = (&mut self.mode, &mut self.rep) else {
-            return 0;
-        };
-        // Envelope grammars only: the others read bytes of their own between values.
-        // The body limit counts raw bytes, as `feed_call` does.
-        if !matches!(**grammar, Grammar::Envelope(_))
-            || chunk.len() > self.config.limits.max_args_bytes.saturating_sub(*body)
-        {
-            return 0;
+        match self.lookahead_lane(chunk) {
+            None => chunk.len(),
+            Some((n, decided)) => {
+                self.resolve_at_end(chunk, n, decided);
+                n
+            }
         }
-        let (n, decided) = work.rep.pass_lookahead(chunk);
-        #[cfg(test)]
-        {
-            self.lookahead_pass.1 += usize::from(n > 0);
-        }
-        *body += n;
-        self.stats.work += n as u64 + work.rep.take_work();
-        if decided {
+    }
+
+    /// After the look-ahead read `n` bytes of `chunk`: a verdict reached at its last byte
+    /// is resolved at once, as `process` would have at that byte (the grammar runs with
+    /// no input); one reached inside it, by the feed that reads the rest (`feed`
+    /// resolves a kept verdict first).
+    fn resolve_at_end(&mut self, chunk: &[u8], n: usize, decided: bool) {
+        if decided && n == chunk.len() {
             let used = self.feed_call(&[]);
             debug_assert_eq!(used, 0);
             self.update_plain();
         }
-        n
     }
 
     /// Whether the parser is inside a string of the arguments with nothing held: where
@@ -1645,7 +1631,7 @@ impl Parser {
         let budget = self.config.limits.max_args_bytes.saturating_sub(*body);
         let input = &whole[..whole.len().min(budget)];
         *body += input.len();
-        // (No input at all only resolves what the look-ahead decided: `args_lookahead`.)
+        // (No input at all only resolves what the look-ahead decided: `resolve_at_end`.)
         if input.is_empty() && !whole.is_empty() {
             return self.abort_to_skip(Abort::TooLarge, 0);
         }
@@ -2226,7 +2212,7 @@ mod tests {
         }
     }
 
-    /// `args_lookahead` changes no event, not even where a delta is split: the
+    /// The look-ahead path changes no event, not even where a delta is split: the
     /// look-ahead decides at the same byte, and the grammar runs in the same push.
     #[test]
     fn the_look_ahead_path_gives_the_same_events() {

@@ -135,6 +135,52 @@ fn text_path_allocates_nothing_per_chunk() {
     }
 }
 
+/// A repair that comes back all through a call costs no allocation of its own: the
+/// bytes the repairer holds and reads again (an escape that turns out not to be one, a
+/// lone surrogate) keep their storage. What grows is the call's buffers, a bounded
+/// number of times.
+#[test]
+fn repeated_repairs_in_a_call_allocate_a_bounded_number_of_times() {
+    let repairs = 2000;
+    let mut value = String::new();
+    for i in 0..repairs {
+        value.push_str(if i % 2 == 0 {
+            "a\\u12G b "
+        } else {
+            "c\\ud800x "
+        });
+    }
+    let call = format!(
+        "<tool_call>{{\"name\": \"f\", \"arguments\": {{\"v\": \"{value}\"}}}}</tool_call>"
+    );
+    let lens = inputs::chunk_lens(call.len(), 13, 1, 8);
+    let chunks = inputs::chunks(call.as_bytes(), &lens);
+    let mut p = Parser::new(Dialect::Hermes);
+    let mut released = 0;
+    let mut read = |p: &mut Parser| {
+        while let Some(ev) = p.next_event() {
+            if let Event::CallFinished { arguments, .. } = ev {
+                assert!(arguments.contains("\\\\u12G"), "{arguments:.80}");
+                released += 1;
+            }
+        }
+    };
+    let before = allocs();
+    for c in &chunks {
+        p.push(c);
+        read(&mut p);
+    }
+    let grew = allocs() - before;
+    p.finish(StopReason::Stop);
+    read(&mut p);
+    assert_eq!(released, 1);
+    assert!(
+        grew < repairs / 10,
+        "{grew} allocations for {repairs} repairs over {} chunks",
+        chunks.len()
+    );
+}
+
 #[test]
 fn idle_parser_is_small_and_holds_no_heap() {
     assert!(

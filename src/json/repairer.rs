@@ -174,7 +174,7 @@ pub(crate) struct Repairer {
     la: Option<Box<Lookahead>>,
     /// A look-ahead's storage not in use, for the next quote's.
     la_spare: Option<Box<Lookahead>>,
-    /// The verdict the look-ahead reached in [`pass_lookahead`](Self::pass_lookahead),
+    /// The verdict the look-ahead reached in [`lane_lookahead`](Self::lane_lookahead),
     /// resolved first thing by the next `feed` or `drain_at_eof`.
     decided: Option<Verdict>,
     la_closer: usize,
@@ -864,28 +864,14 @@ impl Repairer {
         n
     }
 
-    /// Whether a look-ahead is reading (`pass_lookahead` may apply).
+    /// Whether a look-ahead is reading (`lane_lookahead` may apply).
     #[inline]
     pub(crate) fn looking_ahead(&self) -> bool {
         self.la.is_some()
     }
 
-    /// The look-ahead fast path: while a look-ahead reads, with nothing replayed, held
-    /// apart from it or stopped on, `feed` would only hand it the bytes and write
-    /// nothing. Read `input` that way (all of it, or none when the held limit could be
-    /// reached: `feed` reports that at its byte) and return how many bytes were read
-    /// and whether the look-ahead decided. If it did, the verdict is kept (`decided`)
-    /// and the caller must run `feed` next, before anything else: `feed` resolves it
-    /// first, as it would have at once.
-    pub(crate) fn pass_lookahead(&mut self, input: &[u8]) -> (usize, bool) {
-        if !self.lookahead_clean() {
-            return (0, false);
-        }
-        self.lane_lookahead(input)
-    }
-
     /// Whether a look-ahead reads with nothing replayed, held apart from it, decided or
-    /// stopped on: what [`pass_lookahead`](Self::pass_lookahead) needs but the held
+    /// stopped on: what [`lane_lookahead`](Self::lane_lookahead) needs but the held
     /// limit. Reading bytes with it keeps it so; only `feed` can change it.
     pub(crate) fn lookahead_clean(&self) -> bool {
         self.la.is_some()
@@ -897,8 +883,13 @@ impl Repairer {
             && self.bare_hold.is_empty()
     }
 
-    /// [`pass_lookahead`](Self::pass_lookahead) where
-    /// [`lookahead_clean`](Self::lookahead_clean) is known to hold.
+    /// The look-ahead fast path, where [`lookahead_clean`](Self::lookahead_clean) holds:
+    /// `feed` would only hand the bytes to the look-ahead and write nothing. Read `input`
+    /// that way (all of it, or none when the held limit could be reached: `feed` reports
+    /// that at its byte) and return how many bytes were read and whether the look-ahead
+    /// decided. If it did, the verdict is kept (`decided`) and the caller must run
+    /// `feed` next, before anything else: `feed` resolves it first, as it would have at
+    /// once.
     #[inline]
     pub(crate) fn lane_lookahead(&mut self, input: &[u8]) -> (usize, bool) {
         debug_assert!(self.lookahead_clean());
@@ -1178,7 +1169,7 @@ impl Repairer {
                 out.push(b'"');
                 self.after_value();
             } else if !alt.starts_with(&self.marker) {
-                let bytes = std::mem::take(&mut self.marker);
+                let bytes = take_held(&mut self.marker);
                 self.content_byte(bytes[0], true, out);
                 self.requeue(&bytes[1..]);
             }
@@ -1220,7 +1211,7 @@ impl Repairer {
                 }
             }
             Found::None => {
-                let bytes = std::mem::take(&mut self.marker);
+                let bytes = take_held(&mut self.marker);
                 self.structural_token(bytes[0], out);
                 self.requeue(&bytes[1..]);
             }
@@ -1520,14 +1511,14 @@ impl Repairer {
         match alt_probe(&self.alt_hold, self.opts.alt_string, &self.opts.terminators) {
             Probe::Maybe if self.alt_hold.len() <= ALT_PROBE_MAX => {}
             Probe::Lost { from } => {
-                let held = std::mem::take(&mut self.alt_hold);
+                let held = take_held(&mut self.alt_hold);
                 self.flag(Repair::UnclosedString);
                 out.push(b'"');
                 self.after_value();
                 self.requeue(&held[from..]);
             }
             _ => {
-                let held = std::mem::take(&mut self.alt_hold);
+                let held = take_held(&mut self.alt_hold);
                 self.content_byte(held[0], true, out);
                 self.requeue(&held[1..]);
             }
@@ -1724,7 +1715,7 @@ impl Repairer {
             (n == 7 && b == b'\\') || (n == 8 && b == b'u')
         };
         if !ok {
-            let seq = std::mem::take(&mut self.esc);
+            let seq = take_held(&mut self.esc);
             if n <= 6 {
                 // `\u12G`: not an escape; keep the backslash as text.
                 self.flag(Repair::InvalidEscape);
@@ -1758,7 +1749,7 @@ impl Repairer {
                 out.extend_from_slice(&self.esc);
                 self.esc.clear();
             } else {
-                let seq = std::mem::take(&mut self.esc);
+                let seq = take_held(&mut self.esc);
                 self.flag(Repair::LoneSurrogate);
                 out.extend_from_slice(b"\\ufffd");
                 self.requeue(&seq[6..]);
@@ -1951,7 +1942,7 @@ impl Repairer {
                 self.after_value();
             }
             BareProbe::Maybe | BareProbe::Content => {
-                let held = std::mem::take(&mut self.bare_hold);
+                let held = take_held(&mut self.bare_hold);
                 let blanks = std::mem::take(&mut self.hold);
                 for &c in &blanks {
                     self.content_byte(c, true, out);
@@ -1964,7 +1955,7 @@ impl Repairer {
 
     /// End a bare value before the held bytes, which are read again as structure.
     fn end_bare(&mut self, out: &mut Vec<u8>) {
-        let held = std::mem::take(&mut self.bare_hold);
+        let held = take_held(&mut self.bare_hold);
         out.push(b'"');
         out.extend_from_slice(&self.hold);
         self.hold.clear();
@@ -1991,14 +1982,14 @@ impl Repairer {
             }
             if !self.alt_hold.is_empty() {
                 // The stream ended inside the probe: its first byte is content.
-                let held = std::mem::take(&mut self.alt_hold);
+                let held = take_held(&mut self.alt_hold);
                 self.content_byte(held[0], true, out);
                 self.requeue(&held[1..]);
                 continue;
             }
             if !self.marker.is_empty() && self.rpos >= self.replay.len() {
                 if self.marker_in_string {
-                    let bytes = std::mem::take(&mut self.marker);
+                    let bytes = take_held(&mut self.marker);
                     for &c in &bytes {
                         self.content_byte(c, true, out);
                     }
@@ -2103,7 +2094,7 @@ impl Repairer {
                 return;
             }
         }
-        let bytes = std::mem::take(&mut self.marker);
+        let bytes = take_held(&mut self.marker);
         self.structural_token(bytes[0], out);
         self.requeue(&bytes[1..]);
     }
@@ -2316,6 +2307,16 @@ fn strict_scalar(input: &[u8]) -> Option<usize> {
 #[cfg(test)]
 fn is_strict_number(tok: &[u8]) -> bool {
     strict_number_prefix(tok) == Some(tok.len())
+}
+
+/// The bytes held in `held` (an escape, a marker, a probe), moved out so that `self`
+/// can change while they are read again. The field keeps its storage (`std::mem::take`
+/// would leave it none), and up to 72 bytes the copy stays on the stack, so a repair
+/// that comes back chunk after chunk allocates nothing.
+fn take_held(held: &mut Vec<u8>) -> SmallVec<[u8; 72]> {
+    let bytes = SmallVec::from_slice(held);
+    held.clear();
+    bytes
 }
 
 /// The length of the number JSON's grammar spells at the start of `bytes` (`-`, then
