@@ -250,3 +250,34 @@ fn peak_memory_is_at_most_twice_the_largest_call() {
         );
     }
 }
+
+/// Allocations while `input` is pushed in 1 to 8 byte chunks and its events read.
+fn allocs_pushing(input: &[u8]) -> u64 {
+    let lens = inputs::chunk_lens(input.len(), 13, 1, 8);
+    let chunks = inputs::chunks(input, &lens);
+    let mut p = Parser::new(Dialect::Hermes);
+    let before = allocs();
+    for c in &chunks {
+        p.push(c);
+        drain(&mut p);
+    }
+    p.finish(StopReason::Stop);
+    drain(&mut p);
+    allocs() - before
+}
+
+/// Structure-heavy arguments weigh a quote at every string end with a look-ahead,
+/// whose storage is reused from quote to quote: eight times the arguments cost only
+/// the buffers' few doublings more.
+#[test]
+fn look_aheads_are_not_allocated_per_quote() {
+    let call = |size| inputs::hermes_call("f", &inputs::big_args(size, 3));
+    let (small, large) = (
+        allocs_pushing(&call(1 << 16)),
+        allocs_pushing(&call(1 << 19)),
+    );
+    assert!(
+        large < small + 32,
+        "{small} allocations for 64 KiB, {large} for 512 KiB"
+    );
+}

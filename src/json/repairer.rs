@@ -172,8 +172,12 @@ pub(crate) struct Repairer {
     marker_in_string: bool,
     /// The running look-ahead, boxed: it moves between here, `memo` and `la_spare`.
     la: Option<Box<Lookahead>>,
-    /// A look-ahead's storage not in use, for the next quote's.
-    la_spare: Option<Box<Lookahead>>,
+    /// Look-aheads' storage not in use, for the next quotes'. No more are ever made
+    /// than are in use at once (the running one and the memo's), and none is dropped
+    /// until the repairer is: a quote allocates no look-ahead once two exist. (Boxes in
+    /// the vector too: they move to `la` and `memo` as they are.)
+    #[allow(clippy::vec_box)]
+    la_spare: Vec<Box<Lookahead>>,
     /// The verdict the look-ahead reached in [`lane_lookahead`](Self::lane_lookahead),
     /// resolved first thing by the next `feed` or `drain_at_eof`.
     decided: Option<Verdict>,
@@ -256,7 +260,7 @@ impl Repairer {
             marker: Vec::new(),
             marker_in_string: false,
             la: None,
-            la_spare: None,
+            la_spare: Vec::new(),
             decided: None,
             la_closer: 0,
             pending: Vec::new(),
@@ -303,17 +307,24 @@ impl Repairer {
         self.structural = set;
     }
 
+    /// Drop the memo, keeping its look-ahead's storage (`la_spare`).
+    fn forget_memo(&mut self) {
+        if let Some((la, _)) = self.memo.take() {
+            self.la_spare.push(la);
+        }
+    }
+
     /// Replace the options (terminators, keys, limits) before feeding a new value.
     pub(crate) fn set_options(&mut self, opts: Options) {
         self.opts = opts;
-        self.memo = None;
+        self.forget_memo();
         self.rebuild();
     }
 
     /// Set the keys the look-ahead checks (the tool became known before its arguments).
     pub(crate) fn set_keys(&mut self, keys: KeyCheck) {
         self.opts.keys = keys;
-        self.memo = None;
+        self.forget_memo();
     }
 
     /// Read Python call arguments (see [`Options::python`]).
@@ -334,15 +345,13 @@ impl Repairer {
         self.utf8.clear();
         self.marker.clear();
         self.marker_in_string = false;
-        if let Some(la) = self.la.take() {
-            self.la_spare = Some(la);
-        }
+        self.la_spare.extend(self.la.take());
         self.decided = None;
         self.pending.clear();
         self.replay.clear();
         self.rpos = 0;
         self.pos = 0;
-        self.memo = None;
+        self.forget_memo();
         self.repairs = Repairs::NONE;
         self.stop = None;
         self.started = false;
@@ -378,7 +387,7 @@ impl Repairer {
 
     /// Bytes read but not used after stopping; they come before the rest of the input.
     pub(crate) fn take_leftover(&mut self) -> Vec<u8> {
-        self.memo = None;
+        self.forget_memo();
         let rest = self.replay.split_off(self.rpos);
         self.replay.clear();
         self.rpos = 0;
@@ -1600,7 +1609,7 @@ impl Repairer {
         if self.resume(delim) {
             return;
         }
-        let la = match self.la_spare.take() {
+        let la = match self.la_spare.pop() {
             Some(mut la) => {
                 la.restart(&self.stack, self.opts.lookahead);
                 la
@@ -1655,7 +1664,7 @@ impl Repairer {
                 true => self.memo.replace((la, self.la_start)).map(|(old, _)| old),
                 false => Some(la),
             };
-            self.la_spare = spare.or(self.la_spare.take());
+            self.la_spare.extend(spare);
         }
         let pending = std::mem::take(&mut self.pending);
         let St::Str { delim, .. } = self.st else {
