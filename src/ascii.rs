@@ -6,13 +6,13 @@
 //! always stops at bytes over 0x7f costs nothing more. Each item here keeps its own
 //! guarantee (a check, or a table only this module builds), so no caller can break it.
 //! The guarantees from elsewhere are the word functions of `word`, pure functions of a
-//! chunk's bytes: `TextStops::all_plain_by` (behind `all_plain` and `feed`'s
-//! `all_plain_checked`, whatever marker bytes they give it) takes a chunk of up to 8
-//! bytes as whole characters where `word::whole_chars` says so (its tests compare it
-//! with `str::from_utf8` over every chunk of up to two bytes and every UTF-8 edge byte
-//! at every place of longer ones), and as ASCII where the `gather_set` or `gather` word
-//! has no high bit (tested to hold every byte of the chunk at every place of every
-//! length).
+//! chunk's bytes: `TextStops::all_plain_by` (behind `all_plain`), `declined` and
+//! `feed`'s `ascii_plain_checked`, whatever marker bytes they are given, take a chunk of
+//! up to 8 bytes as whole characters where `word::whole_chars` says so (its tests
+//! compare it with `str::from_utf8` over every chunk of up to two bytes and every UTF-8
+//! edge byte at every place of longer ones), and as ASCII where the `gather_set` or
+//! `gather` word has no high bit, or `ByteSet::stops` finds none (tested to hold every
+//! byte of the chunk at every place of every length, and against a byte loop).
 #![allow(unsafe_code)]
 
 use crate::word::{self, ByteBits, ByteSet};
@@ -71,7 +71,7 @@ impl TextStops {
         }
     }
 
-    /// Let [`all_plain_past_markers`](Self::all_plain_past_markers) take a marker byte
+    /// Let [`declined`](Self::declined) take a marker byte
     /// as text when the next byte of the chunk is not in `seconds(marker byte)` (as
     /// [`MarkerSet::match_at`](crate::scan::MarkerSet::match_at) would rule it out).
     pub(crate) fn follow(mut self, seconds: impl Fn(u8) -> ByteBits) -> TextStops {
@@ -115,86 +115,99 @@ impl TextStops {
     }
 
     /// Whether chunks of up to 8 bytes are checked a word at a time
-    /// ([`all_plain_checked`](Self::all_plain_checked)).
+    /// ([`ascii_plain_checked`](Self::ascii_plain_checked)).
     pub(crate) fn has_word_check(&self) -> bool {
         self.word_check
     }
 
-    /// [`all_plain`](Self::all_plain) by the word check of a table that has one
-    /// ([`has_word_check`](Self::has_word_check)), with no test for it: `feed`'s fast
-    /// test, whose flag says so. `chunk` as text if it has 1 to 8 bytes, none may begin
-    /// a marker, and it is whole UTF-8 characters; `None` for any other chunk (empty,
-    /// longer, with a marker byte, cutting a character).
+    /// [`all_plain`](Self::all_plain) of an ASCII chunk, by the word check of a table
+    /// that has one ([`has_word_check`](Self::has_word_check)), with no test for it: `feed`'s
+    /// inline test, whose flag says so. `None` for any other chunk (empty, longer, with a
+    /// marker byte or a byte that is not ASCII): one test, and no call that would keep
+    /// values alive around it in the caller's loop.
     #[inline]
-    pub(crate) fn all_plain_checked<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
+    pub(crate) fn ascii_plain_checked<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
         debug_assert!(self.word_check);
-        Self::all_plain_by(&self.words, chunk)
+        if !(1..=8).contains(&chunk.len()) || self.words.stops(word::gather_set(chunk)) {
+            return None;
+        }
+        debug_assert!(chunk.is_ascii());
+        // SAFETY: the word has every byte of the chunk (`gather_set`, tested at every
+        // place of every length) and none is over 0x7f (`ByteSet::stops`, tested
+        // against a byte loop): all ASCII.
+        Some(unsafe { std::str::from_utf8_unchecked(chunk) })
     }
 
-    /// [`all_plain_checked`](Self::all_plain_checked) by the word check `markers`.
+    /// [`all_plain`](Self::all_plain) by the word check `markers`.
     #[inline]
     fn all_plain_by<'a>(markers: &ByteSet, chunk: &'a [u8]) -> Option<&'a str> {
         if !(1..=8).contains(&chunk.len()) {
             return None;
         }
         // Which bytes there are decides most chunks; where they are, only a chunk with
-        // a byte that is not ASCII (`all_plain_wide`).
+        // a byte that is not ASCII (`all_plain_stopped`).
         let bytes = word::gather_set(chunk);
         // One test for both kinds of stop: a marker byte, a byte that is not ASCII.
-        let found = markers.found(bytes);
-        if !word::has_wide(found | bytes) {
+        if !markers.stops(bytes) {
             debug_assert!(chunk.is_ascii());
-            // SAFETY: the word has every byte of the chunk (`gather_set`, tested at every
-            // place of every length) and none is over 0x7f: all ASCII.
+            // SAFETY: as in `ascii_plain_checked`.
             return Some(unsafe { std::str::from_utf8_unchecked(chunk) });
         }
-        if found != 0 {
-            return None;
-        }
-        Self::all_plain_wide(chunk)
+        Self::all_plain_stopped(markers, chunk, bytes)
     }
 
-    /// An ASCII chunk of 1 to 8 bytes with a marker byte, which `all_plain` declines,
-    /// as text if the next byte of the chunk rules out a marker at each marker byte
-    /// (`follow`). A marker byte that ends the chunk is never text here: the next chunk
-    /// may go on with a marker. (Kept apart from `all_plain`: in it, the loop around it
-    /// compiled worse.)
-    pub(crate) fn all_plain_past_markers<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
-        let (true, 1..=8) = (self.word_check, chunk.len()) else {
+    /// [`all_plain_by`](Self::all_plain_by) of a chunk its one test stopped: `None` if
+    /// a byte may begin a marker, else (a byte is not ASCII) the chunk if it is whole
+    /// characters. Out of line: `feed`'s loop stays small.
+    #[inline(never)]
+    fn all_plain_stopped<'a>(markers: &ByteSet, chunk: &'a [u8], bytes: u64) -> Option<&'a str> {
+        if markers.found_in(bytes) {
             return None;
-        };
+        }
         let word = word::gather(chunk);
-        if word::has_wide(word) {
-            // Most such chunks come here for a character the chunk's end cuts.
-            return None;
-        }
-        let mut seen = false;
-        for (follow, first) in self.follow.iter().zip(self.words.bytes()) {
-            let mut at = word::positions(word, first);
-            seen |= at != 0;
-            while at != 0 {
-                let next = *chunk.get(at.trailing_zeros() as usize / 8 + 1)?;
-                if follow.contains(next) {
-                    return None;
-                }
-                at &= at - 1;
+        match word::whole_chars(word) {
+            Some(true) => {
+                debug_assert!(std::str::from_utf8(chunk).is_ok());
+                // SAFETY: the word is the chunk's bytes (`gather`), whole characters
+                // (`whole_chars`, tested over every chunk of up to 2 bytes and every
+                // edge byte at every place of longer ones).
+                Some(unsafe { std::str::from_utf8_unchecked(chunk) })
             }
+            // Most often a character the chunk's end cuts.
+            Some(false) => None,
+            None => std::str::from_utf8(chunk).ok(),
         }
-        debug_assert!(chunk.is_ascii());
-        // SAFETY: the word is the chunk's bytes (`gather`) and none is over 0x7f.
-        seen.then(|| unsafe { std::str::from_utf8_unchecked(chunk) })
     }
 
-    /// A chunk of 1 to 8 bytes with no marker byte that ends inside a character (which
-    /// `all_plain` declines): the whole characters before that one, as text, and its
-    /// bytes so far, if they may still begin a character.
-    pub(crate) fn plain_then_cut<'a>(&self, chunk: &'a [u8]) -> Option<(&'a str, &'a [u8])> {
+    /// A chunk of 1 to 8 bytes that [`all_plain`](Self::all_plain) declines, read from
+    /// one word: the text it is, and the first bytes of a character its end cuts (empty
+    /// when none). Text is whole characters with no marker byte, or ASCII whose every
+    /// marker byte the next byte of the chunk rules out (`follow`: the `<` of `a < b`;
+    /// a marker byte that ends the chunk may go on in the next one, so it is never text
+    /// here). `None` for any other chunk.
+    pub(crate) fn declined<'a>(&self, chunk: &'a [u8]) -> Option<(&'a str, &'a [u8])> {
         let (true, len @ 1..=8) = (self.word_check, chunk.len()) else {
             return None;
         };
+        let whole = |text| Some((text, &chunk[len..]));
         let word = word::gather(chunk);
         if self.words.found_in(word) {
-            return None;
+            return self.past_markers(chunk, word).and_then(whole);
+        }
+        match word::whole_chars(word) {
+            Some(true) => {
+                debug_assert!(std::str::from_utf8(chunk).is_ok());
+                // SAFETY: the word is the chunk's bytes (`gather`), whole characters
+                // (`whole_chars`, tested over every chunk of up to 2 bytes and every
+                // edge byte at every place of longer ones).
+                return whole(unsafe { std::str::from_utf8_unchecked(chunk) });
+            }
+            Some(false) => {}
+            None => {
+                if let Ok(text) = std::str::from_utf8(chunk) {
+                    return whole(text);
+                }
+            }
         }
         // The cut character begins at the last byte that is not a continuation byte,
         // found a word at a time: loops over bytes mispredict on lengths this short.
@@ -219,22 +232,26 @@ impl TextStops {
         Some((text, cut))
     }
 
-    /// [`all_plain`](Self::all_plain) of a chunk of 1 to 8 bytes with no marker byte
-    /// and a byte that is not ASCII: text if it is whole characters.
-    #[inline(never)]
-    fn all_plain_wide(chunk: &[u8]) -> Option<&str> {
-        match word::whole_chars(word::gather(chunk)) {
-            Some(true) => {
-                debug_assert!(std::str::from_utf8(chunk).is_ok());
-                // SAFETY: the word is the chunk's bytes (`gather`), whole characters
-                // (`whole_chars`, tested over every chunk of up to 2 bytes and every
-                // edge byte at every place of longer ones).
-                Some(unsafe { std::str::from_utf8_unchecked(chunk) })
-            }
-            // Most often a character the chunk's end cuts.
-            Some(false) => None,
-            None => std::str::from_utf8(chunk).ok(),
+    /// [`declined`](Self::declined) of a chunk with a marker byte, `word` its bytes
+    /// (`gather`): the chunk as text if it is ASCII and the next byte rules out a
+    /// marker at each marker byte.
+    fn past_markers<'a>(&self, chunk: &'a [u8], word: u64) -> Option<&'a str> {
+        if word::has_wide(word) {
+            return None;
         }
+        for (follow, first) in self.follow.iter().zip(self.words.bytes()) {
+            let mut at = word::positions(word, first);
+            while at != 0 {
+                let next = *chunk.get(at.trailing_zeros() as usize / 8 + 1)?;
+                if follow.contains(next) {
+                    return None;
+                }
+                at &= at - 1;
+            }
+        }
+        debug_assert!(chunk.is_ascii());
+        // SAFETY: the word is the chunk's bytes (`gather`) and none is over 0x7f.
+        Some(unsafe { std::str::from_utf8_unchecked(chunk) })
     }
 
     /// [`all_plain`](Self::all_plain) a byte at a time, through the table.
@@ -434,13 +451,14 @@ mod tests {
             let want = std::str::from_utf8(chunk)
                 .ok()
                 .filter(|_| (0..chunk.len()).all(ruled_out));
-            let got = stops
-                .all_plain(chunk)
-                .or(stops.all_plain_past_markers(chunk));
+            let got = stops.all_plain(chunk).or(stops
+                .declined(chunk)
+                .filter(|(_, cut)| cut.is_empty())
+                .map(|(text, _)| text));
             let past_ascii = chunk.is_ascii() || chunk.iter().all(|b| !b"<f[".contains(b));
             assert_eq!(got, want.filter(|_| past_ascii), "{chunk:?}");
         }
-        let past = |chunk| stops.all_plain_past_markers(chunk);
+        let past = |chunk| stops.declined(chunk).map(|(text, _)| text);
         assert_eq!(past(b"a < b"), Some("a < b"));
         assert_eq!(past(b"a <b"), Some("a <b"));
         assert_eq!(past(b"a </b"), None);
@@ -450,7 +468,7 @@ mod tests {
     }
 
     #[test]
-    fn plain_then_cut_splits_before_a_character_the_end_cuts() {
+    fn declined_splits_before_a_character_the_end_cuts() {
         let stops = TextStops::new(|b| b == b'<');
         let edges = [
             b'a', b'<', 0x80, 0x9f, 0xa0, 0xbf, 0xc0, 0xc3, 0xe0, 0xe2, 0xed, 0xf0,
@@ -478,18 +496,18 @@ mod tests {
                 }
                 _ => None,
             };
-            assert_eq!(stops.plain_then_cut(chunk), want, "{chunk:x?}");
+            let got = stops.declined(chunk).filter(|(_, cut)| !cut.is_empty());
+            assert_eq!(got, want, "{chunk:x?}");
+            // Declined whole, it is text with no marker byte or with each ruled out.
+            if let Some((text, b"")) = stops.declined(chunk) {
+                assert_eq!(text.as_bytes(), &chunk[..]);
+                assert!(!chunk.contains(&b'<') || chunk.is_ascii(), "{chunk:x?}");
+            }
         }
-        assert_eq!(
-            stops.plain_then_cut(b"caf\xc3"),
-            Some(("caf", &b"\xc3"[..]))
-        );
-        assert_eq!(
-            stops.plain_then_cut(b"\xe2\x82"),
-            Some(("", &b"\xe2\x82"[..]))
-        );
-        assert_eq!(stops.plain_then_cut(b"caf\xc3\xa9"), None);
-        assert_eq!(stops.plain_then_cut(b"<caf\xc3"), None);
+        assert_eq!(stops.declined(b"caf\xc3"), Some(("caf", &b"\xc3"[..])));
+        assert_eq!(stops.declined(b"\xe2\x82"), Some(("", &b"\xe2\x82"[..])));
+        assert_eq!(stops.declined("café".as_bytes()), Some(("café", &b""[..])));
+        assert_eq!(stops.declined(b"<caf\xc3"), None);
     }
 
     #[test]

@@ -264,6 +264,10 @@ enum FastLane {
     Text,
     /// Reasoning's table (`plain`).
     Reasoning,
+    /// A character the text path cut waits in `utf8`, the text path's table has a
+    /// word check, and every event was read: `feed` tries the chunk as the rest of the
+    /// character and plain text (`Parser::char_then_plain`).
+    Char,
     /// The running look-ahead of a call's arguments, with nothing else to do
     /// ([`Parser::lookahead_ready`]): `push` hands it the chunk
     /// ([`Parser::lookahead_lane`]).
@@ -621,28 +625,65 @@ impl Parser {
             debug_assert!(self
                 .plain
                 .is_some_and(|t| std::ptr::eq(t, &self.tables.text)));
-            if let Some(text) = self.tables.text.stop.all_plain_checked(chunk) {
-                self.stats.bytes += chunk.len() as u64;
-                self.stats.work += chunk.len() as u64;
-                self.line_start = chunk.last() == Some(&b'\n');
-                return Feed::new(self, text, false, false);
+            if let Some(text) = self.tables.text.stop.ascii_plain_checked(chunk) {
+                return self.feed_text(chunk, text);
             }
         }
         self.feed_rest(chunk)
     }
 
+    /// The [`Feed`] of a chunk the text lane takes whole as `text`.
+    #[inline(always)]
+    fn feed_text<'a>(&'a mut self, chunk: &[u8], text: &'a str) -> Feed<'a> {
+        self.stats.bytes += chunk.len() as u64;
+        self.stats.work += chunk.len() as u64;
+        self.line_start = chunk.last() == Some(&b'\n');
+        Feed::new(self, text, false, false)
+    }
+
     #[inline(never)]
     fn feed_rest<'a>(&'a mut self, chunk: &'a [u8]) -> Feed<'a> {
-        if self.fast == FastLane::Reasoning {
-            if let Some(text) = self.plain.and_then(|t| t.stop.all_plain_checked(chunk)) {
-                self.stats.bytes += chunk.len() as u64;
-                self.took_plain(chunk);
-                return Feed::new(self, text, true, false);
+        match self.fast {
+            FastLane::Reasoning => {
+                if let Some(text) = self.plain.and_then(|t| t.stop.ascii_plain_checked(chunk)) {
+                    self.stats.bytes += chunk.len() as u64;
+                    self.took_plain(chunk);
+                    return Feed::new(self, text, true, false);
+                }
+            }
+            FastLane::Char => {
+                if let Some(text) = self.char_then_plain(chunk) {
+                    let reasoning = self.plain_reasoning;
+                    return Feed::after_char(self, text, reasoning);
+                }
+            }
+            _ => {}
+        }
+        // A chunk the text lanes' one test stopped: most are whole characters that are
+        // not all ASCII, text before a character the chunk's end cuts, or a marker
+        // byte the next byte rules out, all told apart from one word.
+        if matches!(self.fast, FastLane::Text | FastLane::Reasoning) {
+            if let Some((text, cut)) = self.plain.and_then(|t| t.stop.declined(chunk)) {
+                let reasoning = self.plain_reasoning;
+                self.take_declined(chunk, text, cut);
+                return Feed::new(self, text, reasoning, false);
             }
         }
         let (text, reasoning, queued) = self.feed_slow(chunk);
         self.refresh_fast();
         Feed::new(self, text, reasoning, queued)
+    }
+
+    /// Take `chunk` on the text path as `text`, then `cut`, the first bytes of a
+    /// character its end cuts (held for the next chunk), as `TextStops::declined` read
+    /// it.
+    fn take_declined(&mut self, chunk: &[u8], text: &str, cut: &[u8]) {
+        self.stats.bytes += chunk.len() as u64;
+        self.took_plain(text.as_bytes());
+        if !cut.is_empty() {
+            self.hold_char(cut);
+            self.refresh_fast();
+        }
     }
 
     /// The next queued event, for [`Feed::next_event`]. Once every event was read,
@@ -661,7 +702,7 @@ impl Parser {
     }
 
     /// Where `fast` may stand for the text path: its table checks chunks of up to 8
-    /// bytes a word at a time (`TextStops::all_plain_checked`), and every event was
+    /// bytes a word at a time (`TextStops::ascii_plain_checked`), and every event was
     /// read. Set only here (after every chunk `feed_rest` reads, and at `reset`) and
     /// when a [`Feed`] finds every event read (`queued_event`); cleared by every call
     /// that may queue an event. The look-ahead lane does not depend on the queue: `push`
@@ -682,6 +723,10 @@ impl Parser {
                 true => FastLane::Reasoning,
             },
             Some(_) => FastLane::Off,
+            None if !self.utf8.is_empty() => match self.char_table() {
+                Some(_) => FastLane::Char,
+                None => FastLane::Off,
+            },
             None => match self.lookahead_ready() {
                 true => FastLane::Lookahead,
                 false => FastLane::Off,
@@ -712,25 +757,18 @@ impl Parser {
         };
         // Unless `feed`'s fast test already declined it (1 to 8 bytes with `fast` set):
         // longer chunks, other tables, the first chunk after events were read.
+        // (`feed_rest` read those with `fast` set, of 1 to 8 bytes, as `declined`.)
         let declined = self.fast != FastLane::Off && (1..=8).contains(&chunk.len());
-        if let Some(text) = (!declined).then(|| table.stop.all_plain(chunk)).flatten() {
-            self.stats.bytes += chunk.len() as u64;
-            self.took_plain(chunk);
-            return (text, self.plain_reasoning, false);
-        }
-        if let Some(text) = table.stop.all_plain_past_markers(chunk) {
-            // Each marker byte is ruled out by the byte after it (`a < b`).
-            self.stats.bytes += chunk.len() as u64;
-            self.took_plain(chunk);
-            return (text, self.plain_reasoning, false);
-        }
-        if let Some((text, cut)) = table.stop.plain_then_cut(chunk) {
-            // Text, then the start of a character the chunk's end cuts.
+        if !declined {
             let reasoning = self.plain_reasoning;
-            self.stats.bytes += chunk.len() as u64;
-            self.took_plain(text.as_bytes());
-            self.hold_char(cut);
-            return (text, reasoning, false);
+            if let Some(text) = table.stop.all_plain(chunk) {
+                self.take_declined(chunk, text, b"");
+                return (text, reasoning, false);
+            }
+            if let Some((text, cut)) = table.stop.declined(chunk) {
+                self.take_declined(chunk, text, cut);
+                return (text, reasoning, false);
+            }
         }
         let text = table.plain(chunk);
         let reasoning = self.plain_reasoning;
@@ -791,6 +829,50 @@ impl Parser {
         }
     }
 
+    /// The text path's table where `utf8` holds a character it cut, if the table has a
+    /// word check: no marker byte is then a continuation byte, so the rest of the
+    /// character is text as it stands.
+    fn char_table(&self) -> Option<&'static Table> {
+        let (table, reasoning) = self.text_table()?;
+        (reasoning == self.utf8.reasoning && table.stop.has_word_check()).then_some(table)
+    }
+
+    /// A chunk with the rest of the character the text path cut (`FastLane::Char`),
+    /// then plain text: read as `feed_after_char` reads it, but the character and the
+    /// text are handed to a [`Feed`], not queued: the character stays in `utf8.buf`
+    /// ([`finished_char`](Self::finished_char)), the text is returned. `None`, with
+    /// nothing read, for any other chunk.
+    fn char_then_plain<'a>(&mut self, chunk: &'a [u8]) -> Option<&'a str> {
+        let table = self.char_table()?;
+        let held = self.utf8.len as usize;
+        let width = utf8_len(self.utf8.buf[0]);
+        let (end, rest) = chunk.split_at_checked(width.checked_sub(held)?)?;
+        let text = table.stop.all_plain(rest)?;
+        let mut whole = self.utf8.buf;
+        whole[held..width].copy_from_slice(end);
+        std::str::from_utf8(&whole[..width]).ok()?;
+        self.utf8.buf = whole;
+        self.utf8.clear();
+        if !self.utf8.reasoning {
+            self.line_start = false;
+        }
+        self.stats.bytes += chunk.len() as u64;
+        self.stats.work += end.len() as u64;
+        self.update_plain();
+        self.took_plain(rest);
+        self.fast = self.lane();
+        Some(text)
+    }
+
+    /// The character [`char_then_plain`](Self::char_then_plain) finished, for the
+    /// [`Feed`] of its chunk: whole in `utf8.buf` until the next chunk is read.
+    pub(crate) fn finished_char(&self) -> &str {
+        let whole = &self.utf8.buf[..utf8_len(self.utf8.buf[0])];
+        // Checked whole by `char_then_plain`, and kept since.
+        debug_assert!(std::str::from_utf8(whole).is_ok());
+        std::str::from_utf8(whole).unwrap_or_default()
+    }
+
     /// Whether the held bytes are text once `chunk` follows them, and that is all there
     /// is to decide: held bytes alone (nothing shown, no joinable end of earlier text), a
     /// marker beginning only at their first byte and `chunk` ruling it out, and no byte
@@ -827,10 +909,23 @@ impl Parser {
         }
     }
 
-    /// Put text a [`Feed`] borrowed back into the queue, ahead of its other events.
-    pub(crate) fn unread_text(&mut self, text: &str, reasoning: bool) {
+    /// Put the text a [`Feed`] did not hand out back into the queue, ahead of its other
+    /// events: the character it finished (`char`, see [`finished_char`]), then the text
+    /// it borrowed.
+    ///
+    /// [`finished_char`]: Self::finished_char
+    #[inline(never)]
+    pub(crate) fn unread_text(&mut self, char: bool, text: &str, reasoning: bool) {
         self.fast = FastLane::Off;
-        self.queue.unread(text, reasoning);
+        // Each goes ahead of the rest: the text first, so the character before it.
+        if !text.is_empty() {
+            self.queue.unread(text, reasoning);
+        }
+        if char {
+            let whole = self.utf8.buf;
+            let char = std::str::from_utf8(&whole[..utf8_len(whole[0])]).unwrap_or_default();
+            self.queue.unread(char, reasoning);
+        }
     }
 
     /// The table of the text path, and whether it is reasoning: in text or reasoning
@@ -2180,6 +2275,50 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A character the text path cut is finished by the next chunk's `Feed` through
+    /// the character lane, before that chunk's text, read or dropped unread.
+    #[test]
+    fn feed_finishes_a_cut_character_before_the_chunk_text() {
+        for (reasoning, read) in [(false, true), (false, false), (true, true), (true, false)] {
+            let mut p = Parser::new(Dialect::Hermes);
+            let mut seen = Vec::new();
+            let chunks: &[&[u8]] = match reasoning {
+                true => &[b"<think>", b"caf\xc3", b"\xa9 ok", b" more"],
+                false => &[b"Hi", b"caf\xc3", b"\xa9 ok", b" more"],
+            };
+            for &chunk in chunks {
+                let mut fed = fed_lane_check(&mut p, chunk);
+                if read || chunk != b"\xa9 ok" {
+                    while let Some(e) = fed.next_event() {
+                        seen.push(e.into_owned());
+                    }
+                }
+            }
+            let text: String = seen
+                .iter()
+                .map(|e| match e {
+                    OwnedEvent::Text(t) | OwnedEvent::Reasoning(t) => t.as_str(),
+                    _ => "",
+                })
+                .collect();
+            assert!(text.ends_with("café ok more"), "{seen:?}");
+            if read {
+                let at = seen.iter().position(
+                    |e| matches!(e, OwnedEvent::Text(t) | OwnedEvent::Reasoning(t) if t == "é"),
+                );
+                assert!(at.is_some(), "the character comes alone first: {seen:?}");
+            }
+        }
+    }
+
+    /// `feed`, checking that the chunk after a cut character meets the character lane.
+    fn fed_lane_check<'a>(p: &'a mut Parser, chunk: &'a [u8]) -> Feed<'a> {
+        if chunk.first().is_some_and(|&b| b & 0xc0 == 0x80) {
+            assert_eq!(p.fast, FastLane::Char);
+        }
+        p.feed(chunk)
     }
 
     /// After `finish`, a chunk is ignored by `feed` as by `push`, even when the chunks
