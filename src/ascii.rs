@@ -164,19 +164,8 @@ impl TextStops {
         if markers.found_in(bytes) {
             return None;
         }
-        let word = word::gather(chunk);
-        match word::whole_chars(word) {
-            Some(true) => {
-                debug_assert!(std::str::from_utf8(chunk).is_ok());
-                // SAFETY: the word is the chunk's bytes (`gather`), whole characters
-                // (`whole_chars`, tested over every chunk of up to 2 bytes and every
-                // edge byte at every place of longer ones).
-                Some(unsafe { std::str::from_utf8_unchecked(chunk) })
-            }
-            // Most often a character the chunk's end cuts.
-            Some(false) => None,
-            None => std::str::from_utf8(chunk).ok(),
-        }
+        // `None` most often for a character the chunk's end cuts.
+        whole_text(chunk, word::gather(chunk))
     }
 
     /// A chunk of 1 to 8 bytes that [`all_plain`](Self::all_plain) declines, read from
@@ -194,20 +183,8 @@ impl TextStops {
         if self.words.found_in(word) {
             return self.past_markers(chunk, word).and_then(whole);
         }
-        match word::whole_chars(word) {
-            Some(true) => {
-                debug_assert!(std::str::from_utf8(chunk).is_ok());
-                // SAFETY: the word is the chunk's bytes (`gather`), whole characters
-                // (`whole_chars`, tested over every chunk of up to 2 bytes and every
-                // edge byte at every place of longer ones).
-                return whole(unsafe { std::str::from_utf8_unchecked(chunk) });
-            }
-            Some(false) => {}
-            None => {
-                if let Ok(text) = std::str::from_utf8(chunk) {
-                    return whole(text);
-                }
-            }
+        if let Some(text) = whole_text(chunk, word) {
+            return whole(text);
         }
         // The cut character begins at the last byte that is not a continuation byte,
         // found a word at a time: loops over bytes mispredict on lengths this short.
@@ -309,6 +286,23 @@ impl TextStops {
             n += self.first_stop(&chunk[n..]);
         }
         n
+    }
+}
+
+/// `chunk`, 1 to 8 bytes whose word is `word` (`gather`: each byte in its place), as
+/// text if it is whole UTF-8 characters.
+#[inline]
+fn whole_text(chunk: &[u8], word: u64) -> Option<&str> {
+    match word::whole_chars(word) {
+        Some(true) => {
+            debug_assert!(std::str::from_utf8(chunk).is_ok());
+            // SAFETY: the word is the chunk's bytes (`gather`), whole characters
+            // (`whole_chars`, tested over every chunk of up to 2 bytes and every edge
+            // byte at every place of longer ones).
+            Some(unsafe { std::str::from_utf8_unchecked(chunk) })
+        }
+        Some(false) => None,
+        None => std::str::from_utf8(chunk).ok(),
     }
 }
 

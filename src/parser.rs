@@ -626,19 +626,13 @@ impl Parser {
                 .plain
                 .is_some_and(|t| std::ptr::eq(t, &self.tables.text)));
             if let Some(text) = self.tables.text.stop.ascii_plain_checked(chunk) {
-                return self.feed_text(chunk, text);
+                self.stats.bytes += chunk.len() as u64;
+                self.stats.work += chunk.len() as u64;
+                self.line_start = chunk.last() == Some(&b'\n');
+                return Feed::new(self, text, false, false);
             }
         }
         self.feed_rest(chunk)
-    }
-
-    /// The [`Feed`] of a chunk the text lane takes whole as `text`.
-    #[inline(always)]
-    fn feed_text<'a>(&'a mut self, chunk: &[u8], text: &'a str) -> Feed<'a> {
-        self.stats.bytes += chunk.len() as u64;
-        self.stats.work += chunk.len() as u64;
-        self.line_start = chunk.last() == Some(&b'\n');
-        Feed::new(self, text, false, false)
     }
 
     #[inline(never)]
