@@ -237,6 +237,13 @@ impl Utf8Tail {
     fn clear(&mut self) {
         self.len = 0;
     }
+    /// The character `Parser::char_then_plain` finished in `buf`, checked whole there
+    /// and kept until the next chunk is read.
+    fn finished(&self) -> &str {
+        let whole = &self.buf[..utf8_len(self.buf[0])];
+        debug_assert!(std::str::from_utf8(whole).is_ok());
+        std::str::from_utf8(whole).unwrap_or_default()
+    }
     fn push(&mut self, b: u8) {
         if (self.len as usize) < self.buf.len() {
             self.buf[self.len as usize] = b;
@@ -861,10 +868,7 @@ impl Parser {
     /// The character [`char_then_plain`](Self::char_then_plain) finished, for the
     /// [`Feed`] of its chunk: whole in `utf8.buf` until the next chunk is read.
     pub(crate) fn finished_char(&self) -> &str {
-        let whole = &self.utf8.buf[..utf8_len(self.utf8.buf[0])];
-        // Checked whole by `char_then_plain`, and kept since.
-        debug_assert!(std::str::from_utf8(whole).is_ok());
-        std::str::from_utf8(whole).unwrap_or_default()
+        self.utf8.finished()
     }
 
     /// Whether the held bytes are text once `chunk` follows them, and that is all there
@@ -916,9 +920,7 @@ impl Parser {
             self.queue.unread(text, reasoning);
         }
         if char {
-            let whole = self.utf8.buf;
-            let char = std::str::from_utf8(&whole[..utf8_len(whole[0])]).unwrap_or_default();
-            self.queue.unread(char, reasoning);
+            self.queue.unread(self.utf8.finished(), reasoning);
         }
     }
 
