@@ -138,6 +138,26 @@ impl TextStops {
         Some(unsafe { std::str::from_utf8_unchecked(chunk) })
     }
 
+    /// Whether the word check has one marker byte alone (for
+    /// [`ascii_plain_one`](Self::ascii_plain_one)).
+    pub(crate) fn has_one_marker(&self) -> bool {
+        self.word_check && self.words.one().is_some()
+    }
+
+    /// [`ascii_plain_checked`](Self::ascii_plain_checked) of a table whose word check has
+    /// one marker byte ([`has_one_marker`](Self::has_one_marker)): no set length to read.
+    #[inline]
+    pub(crate) fn ascii_plain_one<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
+        debug_assert!(self.has_one_marker());
+        if !(1..=8).contains(&chunk.len()) || self.words.stops_first(word::gather_set(chunk)) {
+            return None;
+        }
+        debug_assert!(chunk.is_ascii());
+        // SAFETY: as in `ascii_plain_checked`: the set's first byte is ASCII, so no byte
+        // over 0x7f passes `stops_first`.
+        Some(unsafe { std::str::from_utf8_unchecked(chunk) })
+    }
+
     /// [`all_plain`](Self::all_plain) by the word check `markers`.
     #[inline]
     fn all_plain_by<'a>(markers: &ByteSet, chunk: &'a [u8]) -> Option<&'a str> {
@@ -174,12 +194,30 @@ impl TextStops {
     /// marker byte the next byte of the chunk rules out (`follow`: the `<` of `a < b`;
     /// a marker byte that ends the chunk may go on in the next one, so it is never text
     /// here). `None` for any other chunk.
+    #[inline(always)]
     pub(crate) fn declined<'a>(&self, chunk: &'a [u8]) -> Option<(&'a str, &'a [u8])> {
         let (true, len @ 1..=8) = (self.word_check, chunk.len()) else {
             return None;
         };
-        let whole = |text| Some((text, &chunk[len..]));
         let word = word::gather(chunk);
+        // Most: whole characters with no marker byte (inlined, the rest is not).
+        if !self.words.found_in(word) && word::whole_chars(word) == Some(true) {
+            debug_assert!(std::str::from_utf8(chunk).is_ok());
+            // SAFETY: as in `whole_text`.
+            return Some((
+                unsafe { std::str::from_utf8_unchecked(chunk) },
+                &chunk[len..],
+            ));
+        }
+        self.declined_rest(chunk, word)
+    }
+
+    /// [`declined`](Self::declined) of a chunk with a marker byte, or that is not whole
+    /// characters made of 2-byte ones and ASCII, `word` its bytes (`gather`).
+    #[inline(never)]
+    fn declined_rest<'a>(&self, chunk: &'a [u8], word: u64) -> Option<(&'a str, &'a [u8])> {
+        let len = chunk.len();
+        let whole = |text| Some((text, &chunk[len..]));
         if self.words.found_in(word) {
             return self.past_markers(chunk, word).and_then(whole);
         }
@@ -304,6 +342,21 @@ fn whole_text(chunk: &[u8], word: u64) -> Option<&str> {
         Some(false) => None,
         None => std::str::from_utf8(chunk).ok(),
     }
+}
+
+/// The UTF-8 character at the start of `buf`, if its bytes there are one whole (the
+/// rest of `buf` is not read): a 2-byte character (Latin, Greek, Cyrillic...) by two
+/// byte tests, any other by `str::from_utf8`. For a character the text path cut,
+/// finished by the next chunk: checked when finished and each time it is read, with
+/// no call for the common kind.
+#[inline]
+pub(crate) fn first_char(buf: &[u8; 4]) -> Option<&str> {
+    if matches!(buf[0], 0xc2..=0xdf) && buf[1] & 0xc0 == 0x80 {
+        // SAFETY: a lead byte of a 2-byte character (0xc2..=0xdf, none overlong)
+        // and a continuation byte are one whole character.
+        return Some(unsafe { std::str::from_utf8_unchecked(&buf[..2]) });
+    }
+    std::str::from_utf8(&buf[..char_len(buf[0])?]).ok()
 }
 
 /// The length of the UTF-8 character `lead` begins: 1 for ASCII, 2 to 4 for a lead
@@ -502,6 +555,34 @@ mod tests {
         assert_eq!(stops.declined(b"\xe2\x82"), Some(("", &b"\xe2\x82"[..])));
         assert_eq!(stops.declined("café".as_bytes()), Some(("café", &b""[..])));
         assert_eq!(stops.declined(b"<caf\xc3"), None);
+    }
+
+    #[test]
+    fn first_char_is_the_whole_character_from_utf8_sees() {
+        let edges = [
+            0x00, b'a', 0x7f, 0x80, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4,
+            0xf5, 0xff,
+        ];
+        let mut bufs = Vec::new();
+        for a in 0..=255u8 {
+            for b in 0..=255u8 {
+                bufs.push([a, b, 0x80, 0x80]);
+                bufs.push([a, b, b'x', b'y']);
+            }
+        }
+        for &a in &edges {
+            for &b in &edges {
+                for &c in &edges {
+                    for &d in &edges {
+                        bufs.push([a, b, c, d]);
+                    }
+                }
+            }
+        }
+        for buf in &bufs {
+            let want = char_len(buf[0]).and_then(|n| std::str::from_utf8(&buf[..n]).ok());
+            assert_eq!(first_char(buf), want, "{buf:x?}");
+        }
     }
 
     #[test]

@@ -21,58 +21,86 @@ pub struct Feed<'a> {
     parser: &'a mut Parser,
     /// Text borrowed from the chunk, not read yet (empty when none or read).
     direct: &'a str,
-    /// Whether `direct` is reasoning.
-    reasoning: bool,
+    /// Whether the chunk took the parser's out-of-line path, which left how to read
+    /// its events in the parser (`Parser::fed_as`); else `direct` is visible text and
+    /// the chunk's only event. One flag the caller's loop can branch on: the fast path
+    /// reads the text and stops with no other test.
+    slow: bool,
+}
+
+/// How to read the events of a chunk that took the parser's out-of-line path, besides
+/// its borrowed text. Kept by the parser (`Parser::fed_as`) so that path returns only
+/// the text, in registers: a `Feed` returned whole goes through memory on every chunk
+/// of the caller's loop.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct FedAs {
+    /// Whether the borrowed text is reasoning.
+    pub(crate) reasoning: bool,
     /// Whether the parser may have queued events (the chunk was not all borrowed text).
-    queued: bool,
+    pub(crate) queued: bool,
     /// Whether a character the last chunk cut, which this one finished, is still to be
-    /// read: it comes before `direct` (the parser keeps it: `Parser::finished_char`).
-    char_first: bool,
+    /// read: it comes before the borrowed text (the parser keeps it:
+    /// `Parser::finished_char`).
+    pub(crate) char_first: bool,
+}
+
+impl FedAs {
+    /// Borrowed text alone, `reasoning` or not.
+    pub(crate) fn text(reasoning: bool) -> FedAs {
+        FedAs {
+            reasoning,
+            ..FedAs::default()
+        }
+    }
 }
 
 impl<'a> Feed<'a> {
+    /// The events of a chunk that is all visible text, `direct`.
     #[inline]
-    pub(crate) fn new(
-        parser: &'a mut Parser,
-        direct: &'a str,
-        reasoning: bool,
-        queued: bool,
-    ) -> Feed<'a> {
+    pub(crate) fn text(parser: &'a mut Parser, direct: &'a str) -> Feed<'a> {
         Feed {
             parser,
             direct,
-            reasoning,
-            queued,
-            char_first: false,
+            slow: false,
         }
     }
 
-    /// The events of a chunk that finished the character the last chunk cut (kept by
-    /// the parser), then is all `direct` text: nothing queued.
-    pub(crate) fn after_char(parser: &'a mut Parser, direct: &'a str, reasoning: bool) -> Feed<'a> {
+    /// The events of a chunk the parser's out-of-line path took: `direct`, and what
+    /// `Parser::fed_as` says.
+    #[inline]
+    pub(crate) fn slow(parser: &'a mut Parser, direct: &'a str) -> Feed<'a> {
         Feed {
             parser,
             direct,
-            reasoning,
-            queued: false,
-            char_first: true,
+            slow: true,
         }
     }
 
     /// The next event of this chunk, borrowing from the chunk or the parser.
     #[inline]
     pub fn next_event(&mut self) -> Option<Event<'_>> {
-        if self.char_first {
-            self.char_first = false;
-            return Some(Event::text(self.parser.finished_char(), self.reasoning));
+        if self.slow {
+            return self.next_slow();
+        }
+        match self.direct.is_empty() {
+            false => Some(Event::text(std::mem::take(&mut self.direct), false)),
+            true => None,
+        }
+    }
+
+    /// [`next_event`](Self::next_event) after the parser's out-of-line path.
+    #[inline]
+    fn next_slow(&mut self) -> Option<Event<'_>> {
+        let how = &mut self.parser.fed_as;
+        if how.char_first {
+            how.char_first = false;
+            let reasoning = how.reasoning;
+            return Some(Event::text(self.parser.finished_char(), reasoning));
         }
         if !self.direct.is_empty() {
-            return Some(Event::text(
-                std::mem::take(&mut self.direct),
-                self.reasoning,
-            ));
+            return Some(Event::text(std::mem::take(&mut self.direct), how.reasoning));
         }
-        match self.queued {
+        match how.queued {
             true => self.parser.queued_event(),
             false => None,
         }
@@ -82,9 +110,14 @@ impl<'a> Feed<'a> {
 impl Drop for Feed<'_> {
     #[inline]
     fn drop(&mut self) {
-        if self.char_first || !self.direct.is_empty() {
+        let how = match self.slow {
+            true => self.parser.fed_as,
+            false => FedAs::default(),
+        };
+        if how.char_first || !self.direct.is_empty() {
+            self.parser.fed_as.char_first = false;
             self.parser
-                .unread_text(self.char_first, self.direct, self.reasoning);
+                .unread_text(how.char_first, self.direct, how.reasoning);
         }
     }
 }

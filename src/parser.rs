@@ -23,7 +23,7 @@ use crate::calls::{Abort, Calls, Sink};
 use crate::config::{Config, InReasoning};
 use crate::dialect::{auto_specs, Body, CallForm, Dialect, Spec};
 use crate::event::{Event, StopReason};
-use crate::feed::Feed;
+use crate::feed::{FedAs, Feed};
 use crate::grammar::{Grammar, Step};
 use crate::json::lookahead::KeyCheck;
 use crate::json::repairer::{Options, Repairer, ToolByName};
@@ -207,8 +207,6 @@ enum Mode {
         /// The reasoning block the call was written in, to return to.
         within: Option<u16>,
         native: Repairs,
-        /// Raw body bytes read so far, for the arguments size limit.
-        body: usize,
     },
     /// The body ended; the call waits for its closer (or anything else) to be released.
     /// Boxed: only a call needs it, and an idle parser should stay small.
@@ -240,9 +238,9 @@ impl Utf8Tail {
     /// The character `Parser::char_then_plain` finished in `buf`, checked whole there
     /// and kept until the next chunk is read.
     fn finished(&self) -> &str {
-        let whole = &self.buf[..utf8_len(self.buf[0])];
-        debug_assert!(std::str::from_utf8(whole).is_ok());
-        std::str::from_utf8(whole).unwrap_or_default()
+        let whole = crate::ascii::first_char(&self.buf);
+        debug_assert!(whole.is_some());
+        whole.unwrap_or_default()
     }
     fn push(&mut self, b: u8) {
         if (self.len as usize) < self.buf.len() {
@@ -260,6 +258,9 @@ struct CallWork {
     rep: Repairer,
     /// The repairer's output for the grammar, reused across chunks.
     scratch: Vec<u8>,
+    /// Raw body bytes of the open call read so far, for the arguments size limit.
+    /// (Here rather than in `Mode::Call`: an idle parser stays within 512 bytes.)
+    body: usize,
 }
 
 /// Which path [`Parser::feed`] or [`Parser::push`] may take a chunk by with one test.
@@ -267,8 +268,10 @@ struct CallWork {
 enum FastLane {
     /// None: `feed_rest` and `push` decide.
     Off,
-    /// Text's table (`Tables::text`); the chunk's last byte sets `line_start`.
+    /// Text's table (`Tables::text`); the chunk's last byte is `last_text`.
     Text,
+    /// As `Text`, for a table whose word check has one byte (no set length to read).
+    TextOne,
     /// Reasoning's table (`plain`).
     Reasoning,
     /// A character the text path cut waits in `utf8`, the text path's table has a
@@ -323,8 +326,10 @@ pub struct Parser {
     text_tail: Option<Box<SmallVec<[u8; 24]>>>,
     /// A partial UTF-8 character of text, and whether it is reasoning.
     utf8: Utf8Tail,
-    /// Whether the output so far is empty or ends a line: weak openers count only here.
-    line_start: bool,
+    /// The last byte of the visible text so far, `\n` while there is none: weak openers
+    /// count only after a `\n`. (The byte, not whether it is one: `feed`'s fast path
+    /// stores it with no compare.)
+    last_text: u8,
     /// Whether no visible text but blanks came yet: start-only openers count only here.
     at_start: bool,
     finished: bool,
@@ -337,6 +342,8 @@ pub struct Parser {
     /// whether that table is text's or reasoning's (see [`Parser::refresh_fast`]). One
     /// byte: it fits the struct's padding.
     fast: FastLane,
+    /// How to read the events of the chunk `feed_rest` took last (see `feed`).
+    pub(crate) fed_as: FedAs,
     /// A backslash or a quote that ended the last chunk inside a string of the
     /// arguments, not read yet (see [`Parser::args_string`]).
     byte_held: Option<u8>,
@@ -372,12 +379,13 @@ impl Parser {
             shown: 0,
             text_tail: None,
             utf8: Utf8Tail::default(),
-            line_start: true,
+            last_text: b'\n',
             at_start: true,
             finished: false,
             plain: None,
             plain_reasoning: false,
             fast: FastLane::Off,
+            fed_as: FedAs::default(),
             byte_held: None,
             in_string_arg: false,
             #[cfg(test)]
@@ -416,7 +424,7 @@ impl Parser {
         self.finished = false;
         self.byte_held = None;
         self.in_string_arg = false;
-        self.line_start = true;
+        self.last_text = b'\n';
         self.at_start = true;
         self.locked = None;
         self.build_tables(None);
@@ -557,16 +565,16 @@ impl Parser {
     #[inline]
     fn lookahead_lane(&mut self, chunk: &[u8]) -> Option<(usize, bool)> {
         debug_assert!(self.lookahead_ready());
-        let (Mode::Call { body, .. }, Some(work)) = (&mut self.mode, &mut self.rep) else {
+        let (Mode::Call { .. }, Some(work)) = (&mut self.mode, &mut self.rep) else {
             unreachable!("the look-ahead lane opens only in a call with a repairer")
         };
         // The body limit counts raw bytes, as `feed_call` does.
-        let fits = chunk.len() <= self.config.limits.max_args_bytes.saturating_sub(*body);
+        let fits = chunk.len() <= self.config.limits.max_args_bytes.saturating_sub(work.body);
         let (n, decided) = match fits {
             true => work.rep.lane_lookahead(chunk),
             false => (0, false),
         };
-        *body += n;
+        work.body += n;
         self.stats.work += n as u64 + work.rep.take_work();
         #[cfg(test)]
         {
@@ -628,63 +636,93 @@ impl Parser {
         // Most chunks of prose: all of it is text, with no byte that could begin a
         // marker. One test of `fast` stands for the text path's conditions (see
         // `refresh_fast`); kept small enough to inline, the rest is `feed_rest`.
-        if self.fast == FastLane::Text {
+        let text = match self.fast {
+            FastLane::TextOne => self.tables.text.stop.ascii_plain_one(chunk),
+            FastLane::Text => self.tables.text.stop.ascii_plain_checked(chunk),
+            _ => None,
+        };
+        if let Some(text) = text {
             debug_assert!(self
                 .plain
                 .is_some_and(|t| std::ptr::eq(t, &self.tables.text)));
-            if let Some(text) = self.tables.text.stop.ascii_plain_checked(chunk) {
-                self.stats.bytes += chunk.len() as u64;
-                self.stats.work += chunk.len() as u64;
-                self.line_start = chunk.last() == Some(&b'\n');
-                return Feed::new(self, text, false, false);
-            }
+            self.stats.bytes += chunk.len() as u64;
+            self.stats.work += chunk.len() as u64;
+            self.last_text = chunk[chunk.len() - 1];
+            return Feed::text(self, text);
         }
-        self.feed_rest(chunk)
+        // Out of line, returning the text alone (in registers), the rest in `fed_as`:
+        // a `Feed` returned whole would be written to memory on every chunk of the loop.
+        let text = self.feed_rest(chunk);
+        Feed::slow(self, text)
     }
 
+    /// `feed` of a chunk its inlined test did not take: the text it borrows, and how to
+    /// read the rest in `fed_as`. Small, for the chunks the text path still takes
+    /// (its frame is set up on each); the others go on to `feed_other`.
     #[inline(never)]
-    fn feed_rest<'a>(&'a mut self, chunk: &'a [u8]) -> Feed<'a> {
-        match self.fast {
-            FastLane::Reasoning => {
-                if let Some(text) = self.plain.and_then(|t| t.stop.ascii_plain_checked(chunk)) {
-                    self.stats.bytes += chunk.len() as u64;
-                    self.took_plain(chunk);
-                    return Feed::new(self, text, true, false);
-                }
-            }
-            FastLane::Char => {
-                if let Some(text) = self.char_then_plain(chunk) {
-                    let reasoning = self.plain_reasoning;
-                    return Feed::after_char(self, text, reasoning);
-                }
-            }
-            _ => {}
-        }
-        // A chunk the text lanes' one test stopped: most are whole characters that are
-        // not all ASCII, text before a character the chunk's end cuts, or a marker
-        // byte the next byte rules out, all told apart from one word.
-        if matches!(self.fast, FastLane::Text | FastLane::Reasoning) {
-            if let Some((text, cut)) = self.plain.and_then(|t| t.stop.declined(chunk)) {
-                let reasoning = self.plain_reasoning;
+    fn feed_rest<'a>(&mut self, chunk: &'a [u8]) -> &'a str {
+        if let Some(table) = self.plain.filter(|_| {
+            matches!(
+                self.fast,
+                FastLane::Text | FastLane::TextOne | FastLane::Reasoning
+            )
+        }) {
+            // Reasoning's lane has no inlined test; then a chunk the test stopped: most
+            // are whole characters that are not all ASCII, text before a character
+            // the chunk's end cuts, or a marker byte the next byte rules out, all told
+            // apart from one word.
+            let plain = match self.fast {
+                FastLane::Reasoning => table.stop.ascii_plain_checked(chunk).map(|t| (t, &[][..])),
+                _ => None,
+            };
+            if let Some((text, cut)) = plain.or_else(|| table.stop.declined(chunk)) {
+                self.fed_as = FedAs::text(self.plain_reasoning);
                 self.take_declined(chunk, text, cut);
-                return Feed::new(self, text, reasoning, false);
+                return text;
+            }
+        }
+        self.feed_other(chunk)
+    }
+
+    /// `feed_rest` of a chunk off the text path.
+    #[inline(never)]
+    fn feed_other<'a>(&mut self, chunk: &'a [u8]) -> &'a str {
+        if self.fast == FastLane::Char {
+            if let Some(text) = self.char_then_plain(chunk) {
+                self.fed_as = FedAs {
+                    char_first: true,
+                    ..FedAs::text(self.plain_reasoning)
+                };
+                return text;
             }
         }
         let (text, reasoning, queued) = self.feed_slow(chunk);
         self.refresh_fast();
-        Feed::new(self, text, reasoning, queued)
+        self.fed_as = FedAs {
+            queued,
+            ..FedAs::text(reasoning)
+        };
+        text
     }
 
     /// Take `chunk` on the text path as `text`, then `cut`, the first bytes of a
     /// character its end cuts (held for the next chunk), as `TextStops::declined` read
     /// it.
+    #[inline]
     fn take_declined(&mut self, chunk: &[u8], text: &str, cut: &[u8]) {
         self.stats.bytes += chunk.len() as u64;
         self.took_plain(text.as_bytes());
         if !cut.is_empty() {
-            self.hold_char(cut);
-            self.refresh_fast();
+            self.take_cut(cut);
         }
+    }
+
+    /// Hold `cut`, the first bytes of a character the end of a chunk on the text path
+    /// cuts, for the next chunk.
+    #[inline(never)]
+    fn take_cut(&mut self, cut: &[u8]) {
+        self.hold_char(cut);
+        self.refresh_fast();
     }
 
     /// The next queued event, for [`Feed::next_event`]. Once every event was read,
@@ -720,7 +758,10 @@ impl Parser {
     fn lane(&self) -> FastLane {
         match self.plain {
             Some(table) if table.stop.has_word_check() => match self.plain_reasoning {
-                false => FastLane::Text,
+                false => match self.tables.text.stop.has_one_marker() {
+                    true => FastLane::TextOne,
+                    false => FastLane::Text,
+                },
                 true => FastLane::Reasoning,
             },
             Some(_) => FastLane::Off,
@@ -851,11 +892,11 @@ impl Parser {
         let text = table.stop.all_plain(rest)?;
         let mut whole = self.utf8.buf;
         whole[held..width].copy_from_slice(end);
-        std::str::from_utf8(&whole[..width]).ok()?;
+        crate::ascii::first_char(&whole)?;
         self.utf8.buf = whole;
         self.utf8.clear();
         if !self.utf8.reasoning {
-            self.line_start = false;
+            self.last_text = 0;
         }
         self.stats.bytes += chunk.len() as u64;
         self.stats.work += end.len() as u64;
@@ -903,7 +944,7 @@ impl Parser {
     fn took_plain(&mut self, text: &[u8]) {
         self.stats.work += text.len() as u64;
         if let (false, Some(&last)) = (self.plain_reasoning, text.last()) {
-            self.line_start = last == b'\n';
+            self.last_text = last;
         }
     }
 
@@ -1072,11 +1113,11 @@ impl Parser {
             self.in_string_arg = true;
         }
         debug_assert!(self.in_idle_string_arg());
-        let (Mode::Call { body, .. }, Some(work)) = (&mut self.mode, &mut self.rep) else {
+        let (Mode::Call { .. }, Some(work)) = (&mut self.mode, &mut self.rep) else {
             return None;
         };
         // The body limit counts raw bytes, as `feed_call` does.
-        let budget = self.config.limits.max_args_bytes.saturating_sub(*body);
+        let budget = self.config.limits.max_args_bytes.saturating_sub(work.body);
         let input = &input[..input.len().min(budget)];
         let mut sink = Sink {
             calls: &mut self.calls,
@@ -1084,7 +1125,7 @@ impl Parser {
             config: &self.config,
             stats: &mut self.stats,
         };
-        let CallWork { rep, scratch } = &mut **work;
+        let CallWork { rep, scratch, body } = &mut **work;
         // A run writes at most six bytes per byte read (a control byte as `\u00XX`):
         // straight into the call's buffer where it can; else through `scratch` and
         // `string_args`, as `process` would; near the size limit, `process` decides.
@@ -1142,7 +1183,7 @@ impl Parser {
         self.queue.text_run(reasoning).push_str(char);
         self.utf8.clear();
         if !reasoning {
-            self.line_start = false;
+            self.last_text = 0;
         }
         self.stats.work += rest.len() as u64;
         self.update_plain();
@@ -1174,7 +1215,7 @@ impl Parser {
         }
         self.utf8.reasoning = self.plain_reasoning;
         if !self.plain_reasoning {
-            self.line_start = false;
+            self.last_text = 0;
         }
         self.stats.work += rest.len() as u64;
         self.plain = None;
@@ -1249,6 +1290,7 @@ impl Parser {
             Box::new(CallWork {
                 rep: Repairer::new(Options::default()),
                 scratch: Vec::new(),
+                body: 0,
             })
         })
     }
@@ -1492,7 +1534,7 @@ impl Parser {
             Action::Call(form) if form.anchored => {
                 let line_start = match hay[..at].last() {
                     Some(&b) if !reasoning && (at < shown || !before.is_empty()) => b == b'\n',
-                    _ => self.line_start,
+                    _ => self.last_text == b'\n',
                 };
                 line_start && (self.calls.next_index as usize) < self.config.limits.max_calls
             }
@@ -1533,7 +1575,7 @@ impl Parser {
             return;
         }
         if !reasoning {
-            self.line_start = bytes.last() == Some(&b'\n');
+            self.last_text = bytes[bytes.len() - 1];
             self.at_start &= bytes.iter().all(u8::is_ascii_whitespace);
             if let Some(tail) = self.text_tail.take() {
                 // Text shown while another mode runs (a rejected body, blanks after a
@@ -1614,7 +1656,7 @@ impl Parser {
 
     fn act(&mut self, action: Action) {
         // A marker is a boundary: what follows it starts a line.
-        self.line_start = true;
+        self.last_text = b'\n';
         match action {
             Action::Reason(i) => self.mode = Mode::Reasoning(i as u16),
             Action::EndReason => self.mode = Mode::Text,
@@ -1708,17 +1750,15 @@ impl Parser {
             grammar: Box::new(Grammar::new(&form.body, form.closer, form.anchored)),
             within,
             native,
-            body: 0,
         };
+        Parser::work(&mut self.rep).body = 0;
     }
 
     fn feed_call(&mut self, whole: &[u8]) -> usize {
         let mut chosen = None;
         // The arguments size limit counts the call's raw body bytes, so the call ends at
         // the same byte however the input is chunked.
-        let Mode::Call { body, .. } = &mut self.mode else {
-            unreachable!()
-        };
+        let body = &mut Parser::work(&mut self.rep).body;
         let budget = self.config.limits.max_args_bytes.saturating_sub(*body);
         let input = &whole[..whole.len().min(budget)];
         *body += input.len();
@@ -1745,7 +1785,7 @@ impl Parser {
                 config,
                 stats,
             };
-            let CallWork { rep, scratch } = Parser::work(rep);
+            let CallWork { rep, scratch, .. } = Parser::work(rep);
             let step = grammar.feed(input, &mut sink, rep, scratch, form.closer, &mut chosen);
             sink.stats.work += grammar.take_work(rep);
             step
@@ -2128,7 +2168,7 @@ impl Parser {
                         config,
                         stats,
                     };
-                    let CallWork { rep, scratch } = Parser::work(rep);
+                    let CallWork { rep, scratch, .. } = Parser::work(rep);
                     let complete = grammar.finish(&mut sink, rep, scratch);
                     sink.stats.work += grammar.take_work(rep);
                     complete

@@ -139,6 +139,19 @@ impl ByteSet {
         })
     }
 
+    /// The set's one byte, if it has one byte alone.
+    pub(crate) fn one(&self) -> Option<u8> {
+        (self.len == 1).then_some(self.repeated[0] as u8)
+    }
+
+    /// [`stops`](Self::stops) for the set's first byte alone (all of a set of one):
+    /// no length to read.
+    #[inline]
+    pub(crate) fn stops_first(&self, word: u64) -> bool {
+        let x = word ^ self.repeated[0];
+        (x.wrapping_sub(repeat(1)) | x) & HIGH != 0
+    }
+
     /// The bytes of the set.
     pub(crate) fn bytes(&self) -> impl Iterator<Item = u8> + '_ {
         self.repeated[..self.len].iter().map(|&r| r as u8)
