@@ -93,9 +93,7 @@ impl<'a> Feed<'a> {
     fn next_slow(&mut self) -> Option<Event<'_>> {
         let how = &mut self.parser.fed_as;
         if how.char_first {
-            how.char_first = false;
-            let reasoning = how.reasoning;
-            return Some(Event::text(self.parser.finished_char(), reasoning));
+            return self.next_char();
         }
         if !self.direct.is_empty() {
             return Some(Event::text(std::mem::take(&mut self.direct), how.reasoning));
@@ -104,6 +102,16 @@ impl<'a> Feed<'a> {
             true => self.parser.queued_event(),
             false => None,
         }
+    }
+
+    /// The character the last chunk cut and this one finished, first of its events.
+    /// Out of line: the caller's loop keeps fewer values for it.
+    #[inline(never)]
+    fn next_char(&mut self) -> Option<Event<'_>> {
+        let how = &mut self.parser.fed_as;
+        how.char_first = false;
+        let reasoning = how.reasoning;
+        Some(Event::text(self.parser.finished_char(), reasoning))
     }
 }
 

@@ -75,8 +75,8 @@ pub(crate) fn gather_set(chunk: &[u8]) -> u64 {
     let short = chunk[0] as u64 | (chunk[len / 2] as u64) << 8 | (chunk[len - 1] as u64) << 16;
     let (first, back) = first_and_last_four(chunk);
     let long = first | back << 32;
-    // A select, not a branch: `long` is zero for a short chunk.
-    long | short & (((len < 4) as u64).wrapping_neg())
+    // A select, not a branch: the length is as likely one side of 4 as the other.
+    std::hint::select_unpredictable(len < 4, short, long)
 }
 
 /// The high bit of each byte of `word` that is `b`, no other bit (exact, unlike
