@@ -680,14 +680,7 @@ impl Parser {
                 self.take_declined(chunk, text, cut);
                 return text;
             }
-        }
-        self.feed_other(chunk)
-    }
-
-    /// `feed_rest` of a chunk off the text path.
-    #[inline(never)]
-    fn feed_other<'a>(&mut self, chunk: &'a [u8]) -> &'a str {
-        if self.fast == FastLane::Char {
+        } else if self.fast == FastLane::Char {
             if let Some(text) = self.char_then_plain(chunk) {
                 self.fed_as = FedAs {
                     char_first: true,
@@ -696,6 +689,12 @@ impl Parser {
                 return text;
             }
         }
+        self.feed_other(chunk)
+    }
+
+    /// `feed_rest` of a chunk off the text path.
+    #[inline(never)]
+    fn feed_other<'a>(&mut self, chunk: &'a [u8]) -> &'a str {
         let (text, reasoning, queued) = self.feed_slow(chunk);
         self.refresh_fast();
         self.fed_as = FedAs {
@@ -721,8 +720,21 @@ impl Parser {
     /// cuts, for the next chunk.
     #[inline(never)]
     fn take_cut(&mut self, cut: &[u8]) {
+        let table = self.plain;
         self.hold_char(cut);
-        self.refresh_fast();
+        // As `refresh_fast` finds: every event was read (the text path's table is
+        // taken only then), and the table has a word check (`declined` reads only such).
+        self.fast = match table.is_some_and(|t| t.stop.has_word_check()) {
+            true => FastLane::Char,
+            false => FastLane::Off,
+        };
+        debug_assert_eq!(self.fast, {
+            let mut p = FastLane::Off;
+            if self.queue.is_drained() {
+                p = self.lane();
+            }
+            p
+        });
     }
 
     /// The next queued event, for [`Feed::next_event`]. Once every event was read,
@@ -757,14 +769,7 @@ impl Parser {
     /// `fast` with every event read.
     fn lane(&self) -> FastLane {
         match self.plain {
-            Some(table) if table.stop.has_word_check() => match self.plain_reasoning {
-                false => match self.tables.text.stop.has_one_marker() {
-                    true => FastLane::TextOne,
-                    false => FastLane::Text,
-                },
-                true => FastLane::Reasoning,
-            },
-            Some(_) => FastLane::Off,
+            Some(table) => self.plain_lane(table, self.plain_reasoning),
             None if !self.utf8.is_empty() => match self.char_table() {
                 Some(_) => FastLane::Char,
                 None => FastLane::Off,
@@ -772,6 +777,19 @@ impl Parser {
             None => match self.lookahead_ready() {
                 true => FastLane::Lookahead,
                 false => FastLane::Off,
+            },
+        }
+    }
+
+    /// [`lane`](Self::lane) on the text path with `table`, reasoning's or not.
+    #[inline]
+    fn plain_lane(&self, table: &Table, reasoning: bool) -> FastLane {
+        match (table.stop.has_word_check(), reasoning) {
+            (false, _) => FastLane::Off,
+            (true, true) => FastLane::Reasoning,
+            (true, false) => match table.stop.has_one_marker() {
+                true => FastLane::TextOne,
+                false => FastLane::Text,
             },
         }
     }
@@ -895,14 +913,21 @@ impl Parser {
         crate::ascii::first_char(&whole)?;
         self.utf8.buf = whole;
         self.utf8.clear();
-        if !self.utf8.reasoning {
+        let reasoning = self.utf8.reasoning;
+        if !reasoning {
             self.last_text = 0;
         }
         self.stats.bytes += chunk.len() as u64;
         self.stats.work += end.len() as u64;
-        self.update_plain();
+        // What `update_plain` and `lane` would find: `char_table` is `text_table` with
+        // the character's kind, and nothing is held now.
+        self.plain = Some(table);
+        self.plain_reasoning = reasoning;
         self.took_plain(rest);
-        self.fast = self.lane();
+        self.fast = self.plain_lane(table, reasoning);
+        debug_assert!(self
+            .plain_table()
+            .is_some_and(|(t, r)| std::ptr::eq(t, table) && r == reasoning));
         Some(text)
     }
 
