@@ -62,6 +62,9 @@ struct Group {
     /// The bytes a marker of the group has second (every byte when one is that byte
     /// alone): most candidates are ruled out by the byte after them.
     seconds: ByteBits,
+    /// The bytes a marker of the group has third (every byte when one has at most
+    /// two): the `</d` of `</details>` is ruled out before any member is compared.
+    thirds: ByteBits,
     members: smallvec::SmallVec<[Member; 4]>,
 }
 
@@ -115,6 +118,10 @@ impl MarkerSet {
         match marker.get(1) {
             Some(&second) => group.seconds.insert(second),
             None => group.seconds = ByteBits::ALL,
+        }
+        match marker.get(2) {
+            Some(&third) => group.thirds.insert(third),
+            None => group.thirds = ByteBits::ALL,
         }
         group.members.push(Member {
             head: crate::word::gather(&marker[..marker.len().min(8)]),
@@ -181,7 +188,9 @@ impl MarkerSet {
             return Found::None;
         };
         let group = &self.groups[group];
-        if rest.get(1).is_some_and(|&b| !group.seconds.contains(b)) {
+        if rest.get(1).is_some_and(|&b| !group.seconds.contains(b))
+            || rest.get(2).is_some_and(|&b| !group.thirds.contains(b))
+        {
             return Found::None;
         }
         // The first eight bytes of each candidate are compared as one word: only as
@@ -326,5 +335,53 @@ mod tests {
             }
         );
         assert_eq!(set.find(b"..>>"), Found::Partial { start: 2 });
+    }
+
+    /// `match_at` against a plain reading of the markers: the longest marker that
+    /// `hay[at..]` begins with, a partial one where `hay[at..]` is a proper prefix of a
+    /// marker (waiting for a longer one too), else none. Over every string of up to four
+    /// bytes from an alphabet that makes each marker's second and third bytes matter.
+    #[test]
+    fn match_at_agrees_with_comparing_every_marker() {
+        let markers: [&'static [u8]; 5] = [b"<tool_call>", b"</tool_call>", b"</t", b"<x", b"["];
+        let set = MarkerSet::new(&markers);
+        let want = |hay: &[u8]| {
+            let full = markers
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| hay.starts_with(m))
+                .max_by_key(|(_, m)| m.len());
+            let partial = markers
+                .iter()
+                .any(|m| m.len() > hay.len() && m.starts_with(hay));
+            match (full, partial) {
+                (Some(_), true) | (None, true) => Found::Partial { start: 0 },
+                (Some((id, m)), false) => Found::Full {
+                    id,
+                    start: 0,
+                    end: m.len(),
+                },
+                (None, false) => Found::None,
+            }
+        };
+        let alphabet = b"<>/txo[a";
+        let mut hays: Vec<Vec<u8>> = vec![vec![]];
+        for _ in 0..4 {
+            let longer: Vec<Vec<u8>> = hays
+                .iter()
+                .flat_map(|h| alphabet.iter().map(move |&b| [&h[..], &[b]].concat()))
+                .collect();
+            hays.extend(longer);
+        }
+        hays.sort();
+        hays.dedup();
+        for hay in hays.iter().filter(|h| !h.is_empty()) {
+            assert_eq!(
+                set.match_at(hay, 0),
+                want(hay),
+                "{:?}",
+                String::from_utf8_lossy(hay)
+            );
+        }
     }
 }
