@@ -681,13 +681,21 @@ impl Parser {
                 return text;
             }
         } else if self.fast == FastLane::Char {
-            if let Some(text) = self.char_then_plain(chunk) {
-                self.fed_as = FedAs {
-                    char_first: true,
-                    ..FedAs::text(self.plain_reasoning)
-                };
-                return text;
-            }
+            return self.feed_char(chunk);
+        }
+        self.feed_other(chunk)
+    }
+
+    /// `feed_rest` in the character lane. Out of line: `feed_rest` keeps fewer
+    /// registers for the chunks the text path takes.
+    #[inline(never)]
+    fn feed_char<'a>(&mut self, chunk: &'a [u8]) -> &'a str {
+        if let Some(text) = self.char_then_plain(chunk) {
+            self.fed_as = FedAs {
+                char_first: true,
+                ..FedAs::text(self.plain_reasoning)
+            };
+            return text;
         }
         self.feed_other(chunk)
     }

@@ -75,8 +75,14 @@ pub(crate) fn gather_set(chunk: &[u8]) -> u64 {
     let short = chunk[0] as u64 | (chunk[len / 2] as u64) << 8 | (chunk[len - 1] as u64) << 16;
     let (first, back) = first_and_last_four(chunk);
     let long = first | back << 32;
-    // A select, not a branch: the length is as likely one side of 4 as the other.
-    std::hint::select_unpredictable(len < 4, short, long)
+    // A choice between two words both computed, which the compiler makes a conditional
+    // move, not a branch (`std::hint::select_unpredictable` needs Rust 1.88): the
+    // length is as likely one side of 4 as the other.
+    if len < 4 {
+        short
+    } else {
+        long
+    }
 }
 
 /// The high bit of each byte of `word` that is `b`, no other bit (exact, unlike
