@@ -33,6 +33,9 @@ pub(crate) struct TextStops {
     /// (every byte where a marker is that byte alone): a marker byte followed in the
     /// chunk by one that may not is text where it stands (the `<` of `a < b`).
     follow: [ByteBits; 4],
+    /// Likewise the bytes a marker may have third (every byte where one has at most
+    /// two): the `<` of `</details>`.
+    third: [ByteBits; 4],
 }
 
 /// A byte may begin a marker.
@@ -68,16 +71,19 @@ impl TextStops {
             word_check: words.is_some(),
             words: words.unwrap_or_else(never),
             follow: [ByteBits::ALL; 4],
+            third: [ByteBits::ALL; 4],
         }
     }
 
-    /// Let [`declined`](Self::declined) take a marker byte
-    /// as text when the next byte of the chunk is not in `seconds(marker byte)` (as
+    /// Let [`declined`](Self::declined) take a marker byte as text when the next byte of
+    /// the chunk is not in the first set `bytes(marker byte)` gives, or the byte after
+    /// that not in the second (as
     /// [`MarkerSet::match_at`](crate::scan::MarkerSet::match_at) would rule it out).
-    pub(crate) fn follow(mut self, seconds: impl Fn(u8) -> ByteBits) -> TextStops {
+    pub(crate) fn follow(mut self, bytes: impl Fn(u8) -> (ByteBits, ByteBits)) -> TextStops {
         if self.word_check {
-            for (follow, first) in self.follow.iter_mut().zip(self.words.bytes()) {
-                *follow = seconds(first);
+            let places = self.follow.iter_mut().zip(self.third.iter_mut());
+            for ((follow, third), first) in places.zip(self.words.bytes()) {
+                (*follow, *third) = bytes(first);
             }
         }
         self
@@ -254,11 +260,15 @@ impl TextStops {
         if word::has_wide(word) {
             return None;
         }
-        for (follow, first) in self.follow.iter().zip(self.words.bytes()) {
+        let sets = self.follow.iter().zip(&self.third);
+        for ((follow, third), first) in sets.zip(self.words.bytes()) {
             let mut at = word::positions(word, first);
             while at != 0 {
-                let next = *chunk.get(at.trailing_zeros() as usize / 8 + 1)?;
-                if follow.contains(next) {
+                let place = at.trailing_zeros() as usize / 8;
+                let next = *chunk.get(place + 1)?;
+                let ruled_out = !follow.contains(next)
+                    || chunk.get(place + 2).is_some_and(|&b| !third.contains(b));
+                if !ruled_out {
                     return None;
                 }
                 at &= at - 1;
@@ -462,21 +472,31 @@ mod tests {
 
     #[test]
     fn a_marker_byte_the_next_byte_rules_out_is_text() {
-        // `<` may begin a marker only before `/` or `t`, `f` only before `u`, and `[`
-        // is a marker by itself.
+        // The markers `</tx`, `<tx`, `fun` and `[`: `<` may begin one only before `/`
+        // or `t` and then `t` or `x`, `f` only before `u` and then `n`, and `[` is a
+        // marker by itself.
         let may_follow = |first: u8, next: u8| match first {
             b'<' => matches!(next, b'/' | b't'),
             b'f' => next == b'u',
             _ => true,
         };
+        let may_third = |first: u8, third: u8| match first {
+            b'<' => matches!(third, b't' | b'x'),
+            b'f' => third == b'n',
+            _ => true,
+        };
+        let set = |may: &dyn Fn(u8) -> bool| {
+            let mut bits = ByteBits::default();
+            (0..=255).filter(|&b| may(b)).for_each(|b| bits.insert(b));
+            bits
+        };
         let stops = TextStops::new(|b| b"<f[".contains(&b)).follow(|first| {
-            let mut seconds = ByteBits::default();
-            (0..=255)
-                .filter(|&b| may_follow(first, b))
-                .for_each(|b| seconds.insert(b));
-            seconds
+            (
+                set(&|b| may_follow(first, b)),
+                set(&|b| may_third(first, b)),
+            )
         });
-        let alphabet = b"a<ftu/[\x80\xc3\xa9";
+        let alphabet = b"a<ftu/n[\x80\xc3\xa9";
         let mut chunks: Vec<Vec<u8>> = Vec::new();
         for &a in alphabet {
             for &b in alphabet {
@@ -491,9 +511,10 @@ mod tests {
         for chunk in &chunks {
             let ruled_out = |i: usize| {
                 !b"<f[".contains(&chunk[i])
-                    || chunk
-                        .get(i + 1)
-                        .is_some_and(|&next| !may_follow(chunk[i], next))
+                    || chunk.get(i + 1).is_some_and(|&next| {
+                        !may_follow(chunk[i], next)
+                            || chunk.get(i + 2).is_some_and(|&b| !may_third(chunk[i], b))
+                    })
             };
             let want = std::str::from_utf8(chunk)
                 .ok()
@@ -508,7 +529,9 @@ mod tests {
         let past = |chunk| stops.declined(chunk).map(|(text, _)| text);
         assert_eq!(past(b"a < b"), Some("a < b"));
         assert_eq!(past(b"a <b"), Some("a <b"));
-        assert_eq!(past(b"a </b"), None);
+        assert_eq!(past(b"a </b"), Some("a </b"));
+        assert_eq!(past(b"a </t"), None);
+        assert_eq!(past(b"a </"), None);
         assert_eq!(past(b"of <"), None);
         // A chunk of more than 8 bytes is checked by the table: every marker byte stops.
         assert_eq!(past(b"a long < b"), None);

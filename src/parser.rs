@@ -58,7 +58,7 @@ struct Table {
 impl Table {
     fn seal(&mut self) {
         self.stop = TextStops::new(|b| self.set.starts_with_byte(b))
-            .follow(|first| self.set.seconds(first));
+            .follow(|first| (self.set.seconds(first), self.set.thirds(first)));
     }
 
     /// The plain text at the start of `chunk`: the bytes before the first that may

@@ -157,6 +157,16 @@ impl MarkerSet {
             .map_or(ByteBits::default(), |group| self.groups[group].seconds)
     }
 
+    /// The bytes a marker beginning with `first` has third (every byte where one has at
+    /// most two; none when no marker begins with `first`): [`match_at`](Self::match_at)
+    /// finds none at a `first` whose third byte is any other.
+    pub(crate) fn thirds(&self, first: u8) -> ByteBits {
+        self.firsts
+            .iter()
+            .position(|&f| f == first)
+            .map_or(ByteBits::default(), |group| self.groups[group].thirds)
+    }
+
     fn next_candidate(&self, hay: &[u8], from: usize) -> Option<usize> {
         let hay = &hay[from..];
         if hay.len() < 16 {
