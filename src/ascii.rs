@@ -147,7 +147,7 @@ impl TextStops {
     /// Whether the word check has one marker byte alone (for
     /// [`ascii_plain_one`](Self::ascii_plain_one)).
     pub(crate) fn has_one_marker(&self) -> bool {
-        self.word_check && self.words.one().is_some()
+        self.word_check && self.words.is_single()
     }
 
     /// [`ascii_plain_checked`](Self::ascii_plain_checked) of a table whose word check has

@@ -91,7 +91,7 @@ impl<'a> Feed<'a> {
     /// [`next_event`](Self::next_event) after the parser's out-of-line path.
     #[inline]
     fn next_slow(&mut self) -> Option<Event<'_>> {
-        let how = &mut self.parser.fed_as;
+        let how = &self.parser.fed_as;
         if how.char_first {
             return self.next_char();
         }

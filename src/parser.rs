@@ -736,13 +736,7 @@ impl Parser {
             true => FastLane::Char,
             false => FastLane::Off,
         };
-        debug_assert_eq!(self.fast, {
-            let mut p = FastLane::Off;
-            if self.queue.is_drained() {
-                p = self.lane();
-            }
-            p
-        });
+        debug_assert!(self.queue.is_drained() && self.fast == self.lane());
     }
 
     /// The next queued event, for [`Feed::next_event`]. Once every event was read,

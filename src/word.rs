@@ -145,9 +145,10 @@ impl ByteSet {
         })
     }
 
-    /// The set's one byte, if it has one byte alone.
-    pub(crate) fn one(&self) -> Option<u8> {
-        (self.len == 1).then_some(self.repeated[0] as u8)
+    /// Whether the set has one byte alone ([`stops_first`](Self::stops_first) is then
+    /// the whole test).
+    pub(crate) fn is_single(&self) -> bool {
+        self.len == 1
     }
 
     /// [`stops`](Self::stops) for the set's first byte alone (all of a set of one):
