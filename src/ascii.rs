@@ -7,12 +7,14 @@
 //! guarantee (a check, or a table only this module builds), so no caller can break it.
 //! The guarantees from elsewhere are the word functions of `word`, pure functions of a
 //! chunk's bytes: `TextStops::all_plain_by` (behind `all_plain`), `declined` and
-//! `feed`'s `ascii_plain_checked`, whatever marker bytes they are given, take a chunk of
+//! `feed`'s `ascii_plain_checked` and `ascii_plain_one` (both `ascii_unless`), whatever
+//! marker bytes they are given, take a chunk of
 //! up to 8 bytes as whole characters where `word::whole_chars` says so (its tests
 //! compare it with `str::from_utf8` over every chunk of up to two bytes and every UTF-8
 //! edge byte at every place of longer ones), and as ASCII where the `gather_set` or
-//! `gather` word has no high bit, or `ByteSet::stops` finds none (tested to hold every
-//! byte of the chunk at every place of every length, and against a byte loop).
+//! `gather` word has no high bit, or `ByteSet::stops` or `stops_first` finds none (tested
+//! to hold every byte of the chunk at every place of every length, and against a byte
+//! loop).
 #![allow(unsafe_code)]
 
 use crate::word::{self, ByteBits, ByteSet};
@@ -134,13 +136,21 @@ impl TextStops {
     #[inline]
     pub(crate) fn ascii_plain_checked<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
         debug_assert!(self.word_check);
-        if !(1..=8).contains(&chunk.len()) || self.words.stops(word::gather_set(chunk)) {
+        Self::ascii_unless(chunk, |bytes| self.words.stops(bytes))
+    }
+
+    /// `chunk` as text if it has 1 to 8 bytes and `stops` finds no stop in the word of
+    /// its bytes (`gather_set`), where `stops` is `ByteSet::stops` or `stops_first`,
+    /// which stop at every byte over 0x7f. The one test of `feed`'s fast path.
+    #[inline(always)]
+    fn ascii_unless(chunk: &[u8], stops: impl FnOnce(u64) -> bool) -> Option<&str> {
+        if !(1..=8).contains(&chunk.len()) || stops(word::gather_set(chunk)) {
             return None;
         }
         debug_assert!(chunk.is_ascii());
         // SAFETY: the word has every byte of the chunk (`gather_set`, tested at every
-        // place of every length) and none is over 0x7f (`ByteSet::stops`, tested
-        // against a byte loop): all ASCII.
+        // place of every length) and none is over 0x7f (`ByteSet::stops` and
+        // `stops_first`, tested against a byte loop): all ASCII.
         Some(unsafe { std::str::from_utf8_unchecked(chunk) })
     }
 
@@ -155,13 +165,7 @@ impl TextStops {
     #[inline]
     pub(crate) fn ascii_plain_one<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
         debug_assert!(self.has_one_marker());
-        if !(1..=8).contains(&chunk.len()) || self.words.stops_first(word::gather_set(chunk)) {
-            return None;
-        }
-        debug_assert!(chunk.is_ascii());
-        // SAFETY: as in `ascii_plain_checked`: the set's first byte is ASCII, so no byte
-        // over 0x7f passes `stops_first`.
-        Some(unsafe { std::str::from_utf8_unchecked(chunk) })
+        Self::ascii_unless(chunk, |bytes| self.words.stops_first(bytes))
     }
 
     /// [`all_plain`](Self::all_plain) by the word check `markers`.
@@ -176,7 +180,7 @@ impl TextStops {
         // One test for both kinds of stop: a marker byte, a byte that is not ASCII.
         if !markers.stops(bytes) {
             debug_assert!(chunk.is_ascii());
-            // SAFETY: as in `ascii_plain_checked`.
+            // SAFETY: as in `ascii_unless`.
             return Some(unsafe { std::str::from_utf8_unchecked(chunk) });
         }
         Self::all_plain_stopped(markers, chunk, bytes)
@@ -208,12 +212,7 @@ impl TextStops {
         let word = word::gather(chunk);
         // Most: whole characters with no marker byte (inlined, the rest is not).
         if !self.words.found_in(word) && word::whole_chars(word) == Some(true) {
-            debug_assert!(std::str::from_utf8(chunk).is_ok());
-            // SAFETY: as in `whole_text`.
-            return Some((
-                unsafe { std::str::from_utf8_unchecked(chunk) },
-                &chunk[len..],
-            ));
+            return Some((whole_chars_text(chunk), &chunk[len..]));
         }
         self.declined_rest(chunk, word)
     }
@@ -342,16 +341,20 @@ impl TextStops {
 #[inline]
 fn whole_text(chunk: &[u8], word: u64) -> Option<&str> {
     match word::whole_chars(word) {
-        Some(true) => {
-            debug_assert!(std::str::from_utf8(chunk).is_ok());
-            // SAFETY: the word is the chunk's bytes (`gather`), whole characters
-            // (`whole_chars`, tested over every chunk of up to 2 bytes and every edge
-            // byte at every place of longer ones).
-            Some(unsafe { std::str::from_utf8_unchecked(chunk) })
-        }
+        Some(true) => Some(whole_chars_text(chunk)),
         Some(false) => None,
         None => std::str::from_utf8(chunk).ok(),
     }
+}
+
+/// `chunk` as text, where `word::whole_chars` said `Some(true)` of its word (`gather`).
+#[inline(always)]
+fn whole_chars_text(chunk: &[u8]) -> &str {
+    debug_assert!(std::str::from_utf8(chunk).is_ok());
+    // SAFETY: the word is the chunk's bytes (`gather`), whole characters (`whole_chars`,
+    // tested over every chunk of up to 2 bytes and every edge byte at every place of
+    // longer ones). Only `whole_text` and `declined` call this, each after that answer.
+    unsafe { std::str::from_utf8_unchecked(chunk) }
 }
 
 /// The UTF-8 character at the start of `buf`, if its bytes there are one whole (the

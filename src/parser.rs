@@ -728,14 +728,11 @@ impl Parser {
     /// cuts, for the next chunk.
     #[inline(never)]
     fn take_cut(&mut self, cut: &[u8]) {
-        let table = self.plain;
         self.hold_char(cut);
         // As `refresh_fast` finds: every event was read (the text path's table is
-        // taken only then), and the table has a word check (`declined` reads only such).
-        self.fast = match table.is_some_and(|t| t.stop.has_word_check()) {
-            true => FastLane::Char,
-            false => FastLane::Off,
-        };
+        // taken only then), and the table has a word check (`declined`, the only reader
+        // that cuts, reads only such).
+        self.fast = FastLane::Char;
         debug_assert!(self.queue.is_drained() && self.fast == self.lane());
     }
 

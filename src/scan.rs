@@ -151,20 +151,20 @@ impl MarkerSet {
     /// alone; none when no marker begins with it): [`match_at`](Self::match_at) finds
     /// none at a `first` followed by any other byte.
     pub(crate) fn seconds(&self, first: u8) -> ByteBits {
-        self.firsts
-            .iter()
-            .position(|&f| f == first)
-            .map_or(ByteBits::default(), |group| self.groups[group].seconds)
+        self.group(first).map_or(ByteBits::default(), |g| g.seconds)
     }
 
     /// The bytes a marker beginning with `first` has third (every byte where one has at
     /// most two; none when no marker begins with `first`): [`match_at`](Self::match_at)
     /// finds none at a `first` whose third byte is any other.
     pub(crate) fn thirds(&self, first: u8) -> ByteBits {
-        self.firsts
-            .iter()
-            .position(|&f| f == first)
-            .map_or(ByteBits::default(), |group| self.groups[group].thirds)
+        self.group(first).map_or(ByteBits::default(), |g| g.thirds)
+    }
+
+    /// The group of the markers that begin with `first`.
+    fn group(&self, first: u8) -> Option<&Group> {
+        let at = self.firsts.iter().position(|&f| f == first)?;
+        Some(&self.groups[at])
     }
 
     fn next_candidate(&self, hay: &[u8], from: usize) -> Option<usize> {
@@ -191,13 +191,9 @@ impl MarkerSet {
         let rest = &hay[at..];
         let mut best: Option<(MarkerId, usize)> = None;
         let mut partial = false;
-        let Some(group) = rest
-            .first()
-            .and_then(|b| self.firsts.iter().position(|f| f == b))
-        else {
+        let Some(group) = rest.first().and_then(|&b| self.group(b)) else {
             return Found::None;
         };
-        let group = &self.groups[group];
         if rest.get(1).is_some_and(|&b| !group.seconds.contains(b))
             || rest.get(2).is_some_and(|&b| !group.thirds.contains(b))
         {

@@ -102,6 +102,14 @@ pub(crate) fn last_lead(word: u64, len: usize) -> Option<usize> {
     (leads != 0).then(|| (63 - leads.leading_zeros() as usize) / 8)
 }
 
+/// `(x - 0x01..01) | x` for `x = word ^ repeated`: a high bit set where `word` may have
+/// the repeated byte or a byte over 0x7f ([`ByteSet::stops`]).
+#[inline]
+fn stop_bits(word: u64, repeated: u64) -> u64 {
+    let x = word ^ repeated;
+    x.wrapping_sub(repeat(1)) | x
+}
+
 /// Any set of bytes, a bit each (256 bits).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct ByteBits([u64; 4]);
@@ -155,8 +163,7 @@ impl ByteSet {
     /// no length to read.
     #[inline]
     pub(crate) fn stops_first(&self, word: u64) -> bool {
-        let x = word ^ self.repeated[0];
-        (x.wrapping_sub(repeat(1)) | x) & HIGH != 0
+        stop_bits(word, self.repeated[0]) & HIGH != 0
     }
 
     /// The bytes of the set.
@@ -178,13 +185,9 @@ impl ByteSet {
     /// the bytes that are not ASCII, unlike [`found`](Self::found).)
     #[inline]
     pub(crate) fn stops(&self, word: u64) -> bool {
-        let stop = |r: u64| {
-            let x = word ^ r;
-            x.wrapping_sub(repeat(1)) | x
-        };
-        let mut stops = stop(self.repeated[0]);
+        let mut stops = stop_bits(word, self.repeated[0]);
         for &r in self.repeated[1..].iter().take(self.len - 1) {
-            stops |= stop(r);
+            stops |= stop_bits(word, r);
         }
         stops & HIGH != 0
     }
@@ -379,6 +382,10 @@ mod tests {
                             want,
                             "{set:?} {chunk:x?}"
                         );
+                        if set_bytes.is_single() {
+                            let first = set_bytes.stops_first(gather_set(chunk));
+                            assert_eq!(first, want, "{set:?} {chunk:x?}");
+                        }
                     }
                 }
             }
