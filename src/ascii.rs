@@ -8,10 +8,10 @@
 //! The guarantees from elsewhere are the word functions of `word`, pure functions of a
 //! chunk's bytes: `TextStops::all_plain_by` (behind `all_plain`), `declined` and
 //! `feed`'s `ascii_plain_checked` and `ascii_plain_one` (both `ascii_unless`), whatever
-//! marker bytes they are given, take a chunk of
-//! up to 8 bytes as whole characters where `word::whole_chars` says so (its tests
-//! compare it with `str::from_utf8` over every chunk of up to two bytes and every UTF-8
-//! edge byte at every place of longer ones), and as ASCII where the `gather_set` or
+//! marker bytes they are given, take a chunk of up to 8 bytes as whole characters where
+//! `word::whole_chars` says so (its tests compare it with `str::from_utf8` over every
+//! chunk of up to two bytes and every UTF-8 edge byte at every place of longer ones),
+//! and as ASCII where the `gather_set` or
 //! `gather` word has no high bit, or `ByteSet::stops` or `stops_first` finds none (tested
 //! to hold every byte of the chunk at every place of every length, and against a byte
 //! loop).
