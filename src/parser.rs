@@ -102,6 +102,9 @@ impl Table {
 #[derive(Clone, Debug, Default)]
 struct Tables {
     text: Table,
+    /// Whether a call form opens only at the start of a line (`CallForm::anchored`):
+    /// only then is `Parser::last_text` ever read.
+    anchored: bool,
     /// The closer of each reasoning table.
     closers: Vec<&'static [u8]>,
     /// One table per reasoning block kind, used inside it.
@@ -175,6 +178,7 @@ impl Tables {
         t.closers = closers;
         for spec in specs {
             for form in spec.calls {
+                t.anchored |= form.anchored;
                 t.text.add(form.opener, Action::Call(form));
                 if policy == InReasoning::Extract {
                     for table in &mut t.reasoning {
@@ -270,7 +274,8 @@ enum FastLane {
     Off,
     /// Text's table (`Tables::text`); the chunk's last byte is `last_text`.
     Text,
-    /// As `Text`, for a table whose word check has one byte (no set length to read).
+    /// As `Text`, for a table whose word check has one byte (no set length to read)
+    /// and no anchored opener (`last_text` is not kept).
     TextOne,
     /// Reasoning's table (`plain`).
     Reasoning,
@@ -328,7 +333,8 @@ pub struct Parser {
     utf8: Utf8Tail,
     /// The last byte of the visible text so far, `\n` while there is none: weak openers
     /// count only after a `\n`. (The byte, not whether it is one: `feed`'s fast path
-    /// stores it with no compare.)
+    /// stores it with no compare.) Kept only where read: `FastLane::TextOne`, for tables
+    /// with no anchored opener, does not store it.
     last_text: u8,
     /// Whether no visible text but blanks came yet: start-only openers count only here.
     at_start: bool,
@@ -478,7 +484,7 @@ impl Parser {
             match self.lookahead_lane(chunk) {
                 // Read, undecided: the lane stays.
                 None => {
-                    self.stats.bytes += chunk.len() as u64;
+                    self.stats.pushed(chunk.len() as u64);
                     return;
                 }
                 // Declined at the limits: the usual path.
@@ -501,7 +507,7 @@ impl Parser {
             return;
         }
         self.queue.begin(&mut self.calls.spare);
-        self.stats.bytes += chunk.len() as u64;
+        self.stats.pushed(chunk.len() as u64);
         let mut plain = 0;
         // Whether the look-ahead lane is known to stay closed after this push: only a
         // look-ahead reading and `process` can open it.
@@ -528,7 +534,7 @@ impl Parser {
     #[inline(never)]
     fn push_after_lane(&mut self, chunk: &[u8], n: usize, decided: bool) {
         self.queue.begin(&mut self.calls.spare);
-        self.stats.bytes += chunk.len() as u64;
+        self.stats.pushed(chunk.len() as u64);
         self.resolve_at_end(chunk, n, decided);
         self.push_tail(chunk, n, false);
     }
@@ -575,7 +581,7 @@ impl Parser {
             false => (0, false),
         };
         work.body += n;
-        self.stats.work += n as u64 + work.rep.take_work();
+        self.stats.examined(n as u64 + work.rep.take_work());
         #[cfg(test)]
         {
             self.lookahead_pass.1 += usize::from(n > 0);
@@ -645,9 +651,12 @@ impl Parser {
             debug_assert!(self
                 .plain
                 .is_some_and(|t| std::ptr::eq(t, &self.tables.text)));
-            self.stats.bytes += chunk.len() as u64;
-            self.stats.work += chunk.len() as u64;
-            self.last_text = chunk[chunk.len() - 1];
+            self.stats.read_once(chunk.len() as u64);
+            // `TextOne` is only for tables with no anchored opener, which never read
+            // `last_text`: one store less a chunk (each one the loop waits on).
+            if self.fast == FastLane::Text {
+                self.last_text = chunk[chunk.len() - 1];
+            }
             return Feed::text(self, text);
         }
         // Out of line, returning the text alone (in registers), the rest in `fed_as`:
@@ -717,7 +726,7 @@ impl Parser {
     /// it.
     #[inline]
     fn take_declined(&mut self, chunk: &[u8], text: &str, cut: &[u8]) {
-        self.stats.bytes += chunk.len() as u64;
+        self.stats.pushed(chunk.len() as u64);
         self.took_plain(text.as_bytes());
         if !cut.is_empty() {
             self.take_cut(cut);
@@ -786,7 +795,7 @@ impl Parser {
         match (table.stop.has_word_check(), reasoning) {
             (false, _) => FastLane::Off,
             (true, true) => FastLane::Reasoning,
-            (true, false) => match table.stop.has_one_marker() {
+            (true, false) => match table.stop.has_one_marker() && !self.tables.anchored {
                 true => FastLane::TextOne,
                 false => FastLane::Text,
             },
@@ -832,14 +841,14 @@ impl Parser {
         let text = table.plain(chunk);
         let reasoning = self.plain_reasoning;
         let n = text.len();
-        self.stats.bytes += n as u64;
+        self.stats.pushed(n as u64);
         self.took_plain(&chunk[..n]);
         let tail = &chunk[n..];
         let mut queued = false;
         if !tail.is_empty() {
             // A character the chunk's end cuts is held here as `push` would hold it.
             let cut = self.start_char(tail);
-            self.stats.bytes += cut as u64;
+            self.stats.pushed(cut as u64);
             if cut < tail.len() && !self.hold_marker_start(table, tail) {
                 self.push(tail);
                 queued = true;
@@ -858,8 +867,7 @@ impl Parser {
         }
         self.held = SmallVec::from_slice(tail);
         self.shown = 0;
-        self.stats.bytes += tail.len() as u64;
-        self.stats.work += tail.len() as u64;
+        self.stats.read_once(tail.len() as u64);
         self.update_plain();
         true
     }
@@ -872,12 +880,12 @@ impl Parser {
     fn feed_after_char(&mut self, chunk: &[u8]) {
         self.queue.begin(&mut self.calls.spare);
         let used = self.finish_char(chunk);
-        self.stats.bytes += used as u64;
+        self.stats.pushed(used as u64);
         let rest = &chunk[used..];
         // `plain` is back only if the character was finished (`finish_char`).
         if let (Some(table), false) = (self.plain, rest.is_empty()) {
             if let Some(text) = table.stop.all_plain(rest) {
-                self.stats.bytes += rest.len() as u64;
+                self.stats.pushed(rest.len() as u64);
                 self.queue.text_run(self.plain_reasoning).push_str(text);
                 self.took_plain(rest);
                 return;
@@ -916,8 +924,8 @@ impl Parser {
         if !reasoning {
             self.last_text = 0;
         }
-        self.stats.bytes += chunk.len() as u64;
-        self.stats.work += end.len() as u64;
+        self.stats.pushed(chunk.len() as u64);
+        self.stats.examined(end.len() as u64);
         // What `update_plain` and `lane` would find: `char_table` is `text_table` with
         // the character's kind, and nothing is held now.
         self.plain = Some(table);
@@ -959,14 +967,14 @@ impl Parser {
         let take = chunk.len().min(set.max_len());
         let mut joined: SmallVec<[u8; 64]> = SmallVec::from_slice(&self.held);
         joined.extend_from_slice(&chunk[..take]);
-        self.stats.work += joined.len() as u64;
+        self.stats.examined(joined.len() as u64);
         (set.match_at(&joined, 0) == Found::None).then_some(reasoning)
     }
 
     /// Count `text`, taken by the text path, as read.
     #[inline]
     fn took_plain(&mut self, text: &[u8]) {
-        self.stats.work += text.len() as u64;
+        self.stats.examined(text.len() as u64);
         if let (false, Some(&last)) = (self.plain_reasoning, text.last()) {
             self.last_text = last;
         }
@@ -1174,7 +1182,7 @@ impl Parser {
             return Some(0);
         }
         *body += n;
-        self.stats.work += rep.take_work();
+        self.stats.examined(rep.take_work());
         match written {
             Ok(()) => Some(n),
             // Not reached (`args_fit`), but handled as `feed_call` would.
@@ -1209,7 +1217,7 @@ impl Parser {
         if !reasoning {
             self.last_text = 0;
         }
-        self.stats.work += rest.len() as u64;
+        self.stats.examined(rest.len() as u64);
         self.update_plain();
         rest.len()
     }
@@ -1241,7 +1249,7 @@ impl Parser {
         if !self.plain_reasoning {
             self.last_text = 0;
         }
-        self.stats.work += rest.len() as u64;
+        self.stats.examined(rest.len() as u64);
         self.plain = None;
     }
 
@@ -1341,7 +1349,7 @@ impl Parser {
                 Mode::AfterCall(_) => self.after_call(input),
                 Mode::Skip { .. } => self.skip(input),
             };
-            self.stats.work += used as u64;
+            self.stats.examined(used as u64);
             input = &input[used..];
         }
     }
@@ -1363,7 +1371,7 @@ impl Parser {
             let take = input.len().min(max);
             let mut tmp: SmallVec<[u8; 64]> = SmallVec::from_slice(&self.held);
             tmp.extend_from_slice(&input[..take]);
-            self.stats.work += tmp.len() as u64;
+            self.stats.examined(tmp.len() as u64);
             let found = self.find_acting(&tmp, shown, reasoning);
             match found {
                 Found::Partial { start } if start >= h && self.joinable(&tmp[..start]) > 0 => {
@@ -1811,7 +1819,7 @@ impl Parser {
             };
             let CallWork { rep, scratch, .. } = Parser::work(rep);
             let step = grammar.feed(input, &mut sink, rep, scratch, form.closer, &mut chosen);
-            sink.stats.work += grammar.take_work(rep);
+            sink.stats.examined(grammar.take_work(rep));
             step
         };
         if let Some(body) = chosen {
@@ -2194,7 +2202,7 @@ impl Parser {
                     };
                     let CallWork { rep, scratch, .. } = Parser::work(rep);
                     let complete = grammar.finish(&mut sink, rep, scratch);
-                    sink.stats.work += grammar.take_work(rep);
+                    sink.stats.examined(grammar.take_work(rep));
                     complete
                 };
                 let repairs = self.rep_repairs(&grammar, native);
@@ -2379,6 +2387,43 @@ mod tests {
             assert_eq!(p.fast, FastLane::Char);
         }
         p.feed(chunk)
+    }
+
+    /// The one-byte lane, which keeps no `last_text`, is only for tables with no
+    /// anchored opener: an anchored one (`<parameter=` of qwen3_coder, whose openers
+    /// all begin with `<`) still counts right after a line that `feed`'s fast test took,
+    /// and not after one that does not end the line.
+    #[test]
+    fn an_anchored_opener_sees_the_line_the_fast_test_took() {
+        let mut hermes = Parser::new(Dialect::Hermes);
+        let mut fed = hermes.feed(b"ok");
+        while fed.next_event().is_some() {}
+        drop(fed);
+        assert_eq!(hermes.fast, FastLane::TextOne);
+        for (line, call) in [(&b"see\n"[..], true), (b"see ", false)] {
+            let mut p = Parser::new(Dialect::Qwen3Coder);
+            let mut seen = Vec::new();
+            for chunk in [&b"ok\n"[..], line, b"<parameter=path>a</parameter>\n"] {
+                if chunk == line {
+                    assert_eq!(p.fast, FastLane::Text, "the line takes the fast test");
+                }
+                let mut fed = p.feed(chunk);
+                while let Some(e) = fed.next_event() {
+                    seen.push(e.into_owned());
+                }
+            }
+            p.finish(StopReason::Stop);
+            while let Some(e) = p.next_event() {
+                seen.push(e.into_owned());
+            }
+            let started = seen.iter().any(|e| {
+                !matches!(
+                    e,
+                    OwnedEvent::Text(_) | OwnedEvent::Reasoning(_) | OwnedEvent::End { .. }
+                )
+            });
+            assert_eq!(started, call, "{line:?}: {seen:?}");
+        }
     }
 
     /// After `finish`, a chunk is ignored by `feed` as by `push`, even when the chunks

@@ -225,7 +225,7 @@ fn drive(config: &Config, segs: &[Seg<'_>]) -> Out {
     while let Some(ev) = p.next_event() {
         out.event(ev.into_owned(), &markers);
     }
-    out.work = p.stats().work;
+    out.work = p.stats().work();
     out.bytes = p.stats().bytes;
     drop(p);
     drop(chunk);

@@ -25,7 +25,7 @@ fn work_per_byte(raw: &[u8], chunk: usize) -> (f64, String) {
     p.finish(StopReason::Stop);
     take(&mut p);
     assert_eq!(p.stats().bytes, raw.len() as u64);
-    (p.stats().work as f64 / raw.len() as f64, args)
+    (p.stats().work() as f64 / raw.len() as f64, args)
 }
 
 /// At most this many bytes examined per input byte, whatever the chunking. (Work counts
@@ -79,7 +79,7 @@ fn prose_is_examined_once() {
         p.finish(StopReason::Stop);
         // Each byte once, plus the few held back at chunk boundaries as a possible
         // marker (`<`, `[`) and scanned again with the next chunk.
-        let work = p.stats().work;
+        let work = p.stats().work();
         assert!(work >= text.len() as u64, "chunks of {chunk}: {work}");
         assert!(
             work as f64 <= 1.05 * text.len() as f64,
