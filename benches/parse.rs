@@ -349,15 +349,17 @@ criterion_group!(benches, prose, write_file, big_args, others);
 /// steadiest figure for comparing two builds (criterion's mean moves with the noise).
 ///
 /// `TOOLSIFT_PAIRED=1` times each target against its baseline in alternate runs
-/// (`paired`) and prints the ratios.
+/// (`paired`) and prints the ratios; `TOOLSIFT_PAIRED=<part of a name>` only the
+/// targets whose name has that part (`prose`, say).
 fn main() {
     if let Ok(id) = std::env::var("TOOLSIFT_PROFILE") {
         PROFILE.with(|p| *p.borrow_mut() = Some(Run::Profile(id)));
         benches();
         return;
     }
-    if std::env::var_os("TOOLSIFT_PAIRED").is_some() {
-        PROFILE.with(|p| *p.borrow_mut() = Some(Run::Paired));
+    if let Ok(part) = std::env::var("TOOLSIFT_PAIRED") {
+        let part = if part == "1" { String::new() } else { part };
+        PROFILE.with(|p| *p.borrow_mut() = Some(Run::Paired(part)));
         benches();
         return;
     }
@@ -375,7 +377,8 @@ fn main() {
 enum Run {
     Profile(String),
     Fastest(String),
-    Paired,
+    /// The part of the names of the targets to time (every one when empty).
+    Paired(String),
 }
 
 thread_local! {
@@ -396,7 +399,9 @@ fn paired<A, B>(
     mut target: impl FnMut() -> A,
     mut baseline: impl FnMut() -> B,
 ) {
-    if !PROFILE.with(|p| matches!(*p.borrow(), Some(Run::Paired))) {
+    if !PROFILE
+        .with(|p| matches!(&*p.borrow(), Some(Run::Paired(part)) if name.contains(part.as_str())))
+    {
         return;
     }
     let time = |f: &mut dyn FnMut()| {
