@@ -91,6 +91,17 @@ impl TextStops {
         self
     }
 
+    /// Whether `next`, the bytes after `first`, a byte of the word check, rule out every
+    /// marker that begins at `first` (by `follow`: its first byte may not be second in
+    /// one, or its second third). `false` when they do not tell.
+    pub(crate) fn rules_out(&self, first: u8, next: &[u8]) -> bool {
+        let Some(i) = self.words.bytes().position(|b| b == first) else {
+            return false;
+        };
+        next.first().is_some_and(|&b| !self.follow[i].contains(b))
+            || next.get(1).is_some_and(|&b| !self.third[i].contains(b))
+    }
+
     /// The text at the start of `chunk`: the bytes before the first that may begin a
     /// marker where `stops_at(position)` holds, and before the first byte that does not
     /// begin a whole UTF-8 character within `chunk` (a character split at the chunk's
@@ -310,6 +321,15 @@ impl TextStops {
         }
     }
 
+    /// The bytes of `chunk` before its first stop, as text: ASCII, none of which may
+    /// begin a marker.
+    pub(crate) fn before_stop<'a>(&self, chunk: &'a [u8]) -> &'a str {
+        let plain = &chunk[..self.first_stop(chunk)];
+        debug_assert!(plain.is_ascii());
+        // SAFETY: every byte that is not ASCII is a stop (`new`).
+        unsafe { std::str::from_utf8_unchecked(plain) }
+    }
+
     /// The position of the first stop in `chunk`, or its length.
     #[inline]
     fn first_stop(&self, chunk: &[u8]) -> usize {
@@ -364,6 +384,10 @@ fn whole_chars_text(chunk: &[u8]) -> &str {
 /// no call for the common kind.
 #[inline]
 pub(crate) fn first_char(buf: &[u8; 4]) -> Option<&str> {
+    if buf[0].is_ascii() {
+        // SAFETY: one ASCII byte is one whole character.
+        return Some(unsafe { std::str::from_utf8_unchecked(&buf[..1]) });
+    }
     if matches!(buf[0], 0xc2..=0xdf) && buf[1] & 0xc0 == 0x80 {
         // SAFETY: a lead byte of a 2-byte character (0xc2..=0xdf, none overlong)
         // and a continuation byte are one whole character.

@@ -283,6 +283,11 @@ enum FastLane {
     /// word check, and every event was read: `feed` tries the chunk as the rest of the
     /// character and plain text (`Parser::char_then_plain`).
     Char,
+    /// One ASCII byte that may begin a marker is held (the `<` a chunk ended with),
+    /// nothing else is held, shown or queued, and the text path's table has a word
+    /// check: `feed` tries the chunk as ruling the marker out and plain text
+    /// (`Parser::held_then_plain`).
+    Held,
     /// The running look-ahead of a call's arguments, with nothing else to do
     /// ([`Parser::lookahead_ready`]): `push` hands it the chunk
     /// ([`Parser::lookahead_lane`]).
@@ -670,29 +675,62 @@ impl Parser {
     /// (its frame is set up on each); the others go on to `feed_other`.
     #[inline(never)]
     fn feed_rest<'a>(&mut self, chunk: &'a [u8]) -> &'a str {
-        if let Some(table) = self.plain.filter(|_| {
-            matches!(
-                self.fast,
-                FastLane::Text | FastLane::TextOne | FastLane::Reasoning
-            )
-        }) {
-            // Reasoning's lane has no inlined test; then a chunk the test stopped: most
-            // are whole characters that are not all ASCII, text before a character
-            // the chunk's end cuts, or a marker byte the next byte rules out, all told
-            // apart from one word.
-            let plain = match self.fast {
-                FastLane::Reasoning => table.stop.ascii_plain_checked(chunk).map(|t| (t, &[][..])),
-                _ => None,
-            };
-            if let Some((text, cut)) = plain.or_else(|| table.stop.declined(chunk)) {
-                self.fed_as = FedAs::text(self.plain_reasoning);
-                self.take_declined(chunk, text, cut);
-                return text;
+        // A chunk a text lane's test stopped, or any in reasoning's (it has no inlined
+        // test): most are whole characters that are not all ASCII, text before a
+        // character the chunk's end cuts, or a marker byte the next byte rules out, all
+        // told apart from one word. The lane stands for the text path and its table.
+        let table = match (self.fast, self.plain) {
+            (FastLane::Text | FastLane::TextOne, _) => {
+                debug_assert!(self
+                    .plain
+                    .is_some_and(|t| std::ptr::eq(t, &self.tables.text) && !self.plain_reasoning));
+                &self.tables.text
             }
-        } else if self.fast == FastLane::Char {
-            return self.feed_char(chunk);
+            (FastLane::Reasoning, Some(table)) => table,
+            (FastLane::Char, _) => return self.feed_char(chunk),
+            (FastLane::Held, _) => return self.feed_held(chunk),
+            _ => return self.feed_other(chunk),
+        };
+        let plain = match self.fast {
+            FastLane::Reasoning => table.stop.ascii_plain_checked(chunk).map(|t| (t, &[][..])),
+            _ => None,
+        };
+        if let Some((text, cut)) = plain.or_else(|| table.stop.declined(chunk)) {
+            self.fed_as = FedAs::text(self.plain_reasoning);
+            self.take_declined(chunk, text, cut);
+            return text;
+        }
+        self.feed_marker_start(chunk)
+    }
+
+    /// `feed_rest` of a chunk on the text path that `declined` did not take: most
+    /// often text, then the start of a marker the chunk's end cuts (`a <`), held as
+    /// `feed_slow` would hold it. Out of line, as `feed_char`.
+    #[inline(never)]
+    fn feed_marker_start<'a>(&mut self, chunk: &'a [u8]) -> &'a str {
+        if let Some(text) = self.text_then_marker_start(chunk) {
+            return text;
         }
         self.feed_other(chunk)
+    }
+
+    /// A chunk on the text path that is ASCII text with no byte that may begin a marker,
+    /// then, from the first that may, the start of a marker the chunk's end cuts: the
+    /// text is returned and the start held (`FastLane::Held` reads on when it is one
+    /// byte). `None`, with nothing read, for any other chunk.
+    fn text_then_marker_start<'a>(&mut self, chunk: &'a [u8]) -> Option<&'a str> {
+        let table = self.plain?;
+        let text = table.stop.before_stop(chunk);
+        let tail = &chunk[text.len()..];
+        if tail.is_empty() || table.set.match_at(tail, 0) != (Found::Partial { start: 0 }) {
+            return None;
+        }
+        self.fed_as = FedAs::text(self.plain_reasoning);
+        self.stats.pushed(text.len() as u64);
+        self.took_plain(text.as_bytes());
+        self.hold_tail(tail);
+        self.fast = self.lane();
+        Some(text)
     }
 
     /// `feed_rest` in the character lane. Out of line: `feed_rest` keeps fewer
@@ -700,6 +738,20 @@ impl Parser {
     #[inline(never)]
     fn feed_char<'a>(&mut self, chunk: &'a [u8]) -> &'a str {
         if let Some(text) = self.char_then_plain(chunk) {
+            self.fed_as = FedAs {
+                char_first: true,
+                ..FedAs::text(self.plain_reasoning)
+            };
+            return text;
+        }
+        self.feed_other(chunk)
+    }
+
+    /// `feed_rest` in the held-byte lane: the byte, released, comes first as the
+    /// character lane's character does. Out of line, as `feed_char`.
+    #[inline(never)]
+    fn feed_held<'a>(&mut self, chunk: &'a [u8]) -> &'a str {
+        if let Some(text) = self.held_then_plain(chunk) {
             self.fed_as = FedAs {
                 char_first: true,
                 ..FedAs::text(self.plain_reasoning)
@@ -780,6 +832,10 @@ impl Parser {
             Some(table) => self.plain_lane(table, self.plain_reasoning),
             None if !self.utf8.is_empty() => match self.char_table() {
                 Some(_) => FastLane::Char,
+                None => FastLane::Off,
+            },
+            None if self.held.len() == 1 => match self.held_table() {
+                Some(_) => FastLane::Held,
                 None => FastLane::Off,
             },
             None => match self.lookahead_ready() {
@@ -865,11 +921,16 @@ impl Parser {
         if table.set.match_at(tail, 0) != (Found::Partial { start: 0 }) {
             return false;
         }
+        self.hold_tail(tail);
+        true
+    }
+
+    /// Hold `tail`, the start of a marker that ends a chunk on the text path.
+    fn hold_tail(&mut self, tail: &[u8]) {
         self.held = SmallVec::from_slice(tail);
         self.shown = 0;
         self.stats.read_once(tail.len() as u64);
         self.update_plain();
-        true
     }
 
     /// [`feed`](Parser::feed) of a chunk that begins with the rest of a character the
@@ -938,8 +999,61 @@ impl Parser {
         Some(text)
     }
 
-    /// The character [`char_then_plain`](Self::char_then_plain) finished, for the
-    /// [`Feed`] of its chunk: whole in `utf8.buf` until the next chunk is read.
+    /// The text path's table where `held` is one ASCII byte (and nothing is shown,
+    /// no partial character held), if it has a word check: what `held_then_plain`
+    /// needs besides the chunk.
+    fn held_table(&self) -> Option<(&'static Table, bool)> {
+        let (table, reasoning) = self.text_table_held()?;
+        let one_ascii = self.held.len() == 1 && self.held[0].is_ascii();
+        (one_ascii && self.shown == 0 && self.utf8.is_empty() && table.stop.has_word_check())
+            .then_some((table, reasoning))
+    }
+
+    /// A chunk after one held byte (`FastLane::Held`) that rules out every marker the
+    /// byte may begin, then plain text: `releases_held` would release the byte and the
+    /// text path read the chunk. Read the same, but handed to a [`Feed`], not queued:
+    /// the byte waits in `utf8.buf` as the character lane's character does
+    /// ([`finished_char`](Self::finished_char)), the text is returned. `None`, with
+    /// nothing read, for any other chunk.
+    fn held_then_plain<'a>(&mut self, chunk: &'a [u8]) -> Option<&'a str> {
+        let (table, reasoning) = self.held_table()?;
+        // No byte of the chunk may begin a marker: only one at the held byte could.
+        let text = table.stop.all_plain(chunk)?;
+        let byte = self.held[0];
+        // Most often the chunk's first bytes rule the marker out by the word check's
+        // sets; else as `releases_held` asks.
+        let take = chunk.len().min(table.set.max_len());
+        if !table.stop.rules_out(byte, chunk) {
+            let mut joined = [0; 16];
+            joined[0] = byte;
+            // A marker longer than `joined` is not ruled out by its end: left to `push`.
+            let to = joined.get_mut(1..=take)?;
+            to.copy_from_slice(&chunk[..take]);
+            if table.set.match_at(&joined[..=take], 0) != Found::None {
+                return None;
+            }
+        }
+        self.held.clear();
+        self.utf8.buf = [byte, 0, 0, 0];
+        self.utf8.reasoning = reasoning;
+        self.stats.pushed(chunk.len() as u64);
+        self.stats.examined(1 + take as u64);
+        self.plain = Some(table);
+        self.plain_reasoning = reasoning;
+        if !reasoning {
+            self.last_text = byte;
+        }
+        self.took_plain(text.as_bytes());
+        self.fast = self.plain_lane(table, reasoning);
+        debug_assert!(self
+            .plain_table()
+            .is_some_and(|(t, r)| std::ptr::eq(t, table) && r == reasoning));
+        Some(text)
+    }
+
+    /// The character [`char_then_plain`](Self::char_then_plain) finished, or the byte
+    /// [`held_then_plain`](Self::held_then_plain) released, for the [`Feed`] of its
+    /// chunk: whole in `utf8.buf` until the next chunk is read.
     pub(crate) fn finished_char(&self) -> &str {
         self.utf8.finished()
     }
@@ -2423,6 +2537,57 @@ mod tests {
                 )
             });
             assert_eq!(started, call, "{line:?}: {seen:?}");
+        }
+    }
+
+    /// A chunk that ends with the start of a marker holds it on `feed`'s text path, and
+    /// the next chunk, through the held-byte lane, shows the byte first when it rules
+    /// the marker out, read or dropped unread; a chunk that goes on with the marker
+    /// opens it (in text; in reasoning a call is text).
+    #[test]
+    fn feed_holds_a_marker_start_and_shows_it_when_ruled_out() {
+        for (reasoning, read) in [(false, true), (false, false), (true, true), (true, false)] {
+            for (next, call) in [(&b" b && c"[..], false), (b"tool_call>", true)] {
+                let mut p = Parser::new(Dialect::Hermes);
+                let mut seen = Vec::new();
+                let start: &[u8] = if reasoning { b"<think>" } else { b"Hi" };
+                for chunk in [start, b" if a <", next, b" end"] {
+                    if chunk == next {
+                        assert_eq!(p.fast, FastLane::Held, "{chunk:?}");
+                        assert_eq!(&p.held[..], b"<");
+                    }
+                    let mut fed = p.feed(chunk);
+                    if read || chunk != next {
+                        while let Some(e) = fed.next_event() {
+                            seen.push(e.into_owned());
+                        }
+                    }
+                }
+                p.finish(StopReason::Stop);
+                while let Some(e) = p.next_event() {
+                    seen.push(e.into_owned());
+                }
+                let text: String = seen
+                    .iter()
+                    .map(|e| match e {
+                        OwnedEvent::Text(t) | OwnedEvent::Reasoning(t) => t.as_str(),
+                        _ => "",
+                    })
+                    .collect();
+                // In reasoning a call is text (the default `InReasoning`).
+                if call && !reasoning {
+                    let opened = seen.iter().any(|e| {
+                        !matches!(
+                            e,
+                            OwnedEvent::Text(_) | OwnedEvent::Reasoning(_) | OwnedEvent::End { .. }
+                        )
+                    });
+                    assert!(opened && !text.contains('<'), "{seen:?}");
+                } else {
+                    let next = std::str::from_utf8(next).unwrap();
+                    assert!(text.ends_with(&format!(" if a <{next} end")), "{seen:?}");
+                }
+            }
         }
     }
 
