@@ -65,6 +65,8 @@ struct Group {
     /// The bytes a marker of the group has third (every byte when one has at most
     /// two): the `</d` of `</details>` is ruled out before any member is compared.
     thirds: ByteBits,
+    /// The length of the group's shortest marker.
+    shortest: u16,
     members: smallvec::SmallVec<[Member; 4]>,
 }
 
@@ -123,6 +125,11 @@ impl MarkerSet {
             Some(&third) => group.thirds.insert(third),
             None => group.thirds = ByteBits::ALL,
         }
+        let len = marker.len() as u16;
+        group.shortest = match group.members.is_empty() {
+            true => len,
+            false => group.shortest.min(len),
+        };
         group.members.push(Member {
             head: crate::word::gather(&marker[..marker.len().min(8)]),
             id: self.markers.len() as u16,
@@ -198,6 +205,11 @@ impl MarkerSet {
             || rest.get(2).is_some_and(|&b| !group.thirds.contains(b))
         {
             return Found::None;
+        }
+        // One or two bytes shorter than every member: every member begins with the
+        // first, and one has the second (the test above), so one goes on past them.
+        if rest.len() <= 2 && rest.len() < group.shortest as usize {
+            return Found::Partial { start: at };
         }
         // The first eight bytes of each candidate are compared as one word: only as
         // many as both have count (`agree`), and a marker longer than eight bytes is
@@ -349,7 +361,9 @@ mod tests {
     /// bytes from an alphabet that makes each marker's second and third bytes matter.
     #[test]
     fn match_at_agrees_with_comparing_every_marker() {
-        let markers: [&'static [u8]; 5] = [b"<tool_call>", b"</tool_call>", b"</t", b"<x", b"["];
+        // `ox>`: a group whose every member is longer than two bytes.
+        let markers: [&'static [u8]; 6] =
+            [b"<tool_call>", b"</tool_call>", b"</t", b"<x", b"[", b"ox>"];
         let set = MarkerSet::new(&markers);
         let want = |hay: &[u8]| {
             let full = markers
