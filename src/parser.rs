@@ -977,7 +977,13 @@ impl Parser {
         let (end, rest) = chunk.split_at_checked(width.checked_sub(held)?)?;
         let text = table.stop.all_plain(rest)?;
         let mut whole = self.utf8.buf;
-        whole[held..width].copy_from_slice(end);
+        // At most three bytes, a byte at a time: `copy_from_slice` of a length not known
+        // here is a call.
+        for (i, &b) in end.iter().enumerate() {
+            if let Some(to) = whole.get_mut(held + i) {
+                *to = b;
+            }
+        }
         crate::ascii::first_char(&whole)?;
         self.utf8.buf = whole;
         self.utf8.clear();
