@@ -7,11 +7,12 @@
 //! guarantee (a check, or a table only this module builds), so no caller can break it.
 //! The guarantees from elsewhere are the word functions of `word`, pure functions of a
 //! chunk's bytes: `TextStops::all_plain_by` (behind `all_plain`), `declined` and
-//! `feed`'s `ascii_plain_checked` and `ascii_plain_one` (both `ascii_unless`), whatever
+//! `feed`'s `fast_plain` and `fast_plain_one` (both `plain_unless`), whatever
 //! marker bytes they are given, take a chunk of up to 8 bytes as whole characters where
-//! `word::whole_chars` says so (its tests compare it with `str::from_utf8` over every
-//! chunk of up to two bytes and every UTF-8 edge byte at every place of longer ones),
-//! and as ASCII where the `gather_set` or
+//! `word::whole_chars` says so of its `gather` word or `word::whole_2byte_set` of its
+//! `gather_set` word (their tests compare them with `str::from_utf8` over every chunk
+//! of up to two, or four, UTF-8 edge bytes, and at every place of longer ones or random
+//! longer ones), and as ASCII where the `gather_set` or
 //! `gather` word has no high bit, or `ByteSet::stops` or `stops_first` finds none (tested
 //! to hold every byte of the chunk at every place of every length, and against a byte
 //! loop).
@@ -134,49 +135,81 @@ impl TextStops {
     }
 
     /// Whether chunks of up to 8 bytes are checked a word at a time
-    /// ([`ascii_plain_checked`](Self::ascii_plain_checked)).
+    /// ([`fast_plain`](Self::fast_plain)).
     pub(crate) fn has_word_check(&self) -> bool {
         self.word_check
     }
 
-    /// [`all_plain`](Self::all_plain) of an ASCII chunk, by the word check of a table
-    /// that has one ([`has_word_check`](Self::has_word_check)), with no test for it: `feed`'s
-    /// inline test, whose flag says so. `None` for any other chunk (empty, longer, with a
-    /// marker byte or a byte that is not ASCII): one test, and no call that would keep
-    /// values alive around it in the caller's loop.
+    /// [`all_plain`](Self::all_plain) of an ASCII chunk of up to 8 bytes, by the word
+    /// check of a table that has one ([`has_word_check`](Self::has_word_check)), with no
+    /// test for it: `feed`'s inline test, whose flag says so. `None` for any other chunk
+    /// (empty, longer, with a marker byte or a byte that is not ASCII): one test, and no
+    /// call that would keep values alive around it in the caller's loop.
+    ///
+    /// No second test for whole 2-byte characters, unlike
+    /// [`fast_plain_one`](Self::fast_plain_one): these tables (two to four marker bytes,
+    /// `auto`'s among them) stop far more often at a marker byte, where it costs more
+    /// than it saves (`auto`'s prose: 63.4 M instructions against 61.1 M).
     #[inline]
-    pub(crate) fn ascii_plain_checked<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
+    pub(crate) fn fast_plain<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
         debug_assert!(self.word_check);
-        Self::ascii_unless(chunk, |bytes| self.words.stops(bytes))
+        Self::plain_unless(chunk, |bytes| self.words.stops(bytes), |_| true)
     }
 
-    /// `chunk` as text if it has 1 to 8 bytes and `stops` finds no stop in the word of
-    /// its bytes (`gather_set`), where `stops` is `ByteSet::stops` or `stops_first`,
-    /// which stop at every byte over 0x7f. The one test of `feed`'s fast path.
+    /// `chunk` as text if it has 1 to 8 bytes and, in the word of its bytes
+    /// (`gather_set`), `stops` finds no stop (`ByteSet::stops` or `stops_first`, which
+    /// stop at every byte over 0x7f), or `found` no marker byte and the word is whole
+    /// characters of ASCII and 2 bytes (`word::whole_2byte_set`). The one test of
+    /// `feed`'s fast path for most chunks, and a second, with no call, for those with
+    /// accented letters (`found` always true: none).
     #[inline(always)]
-    fn ascii_unless(chunk: &[u8], stops: impl FnOnce(u64) -> bool) -> Option<&str> {
-        if !(1..=8).contains(&chunk.len()) || stops(word::gather_set(chunk)) {
+    fn plain_unless(
+        chunk: &[u8],
+        stops: impl FnOnce(u64) -> bool,
+        found: impl FnOnce(u64) -> bool,
+    ) -> Option<&str> {
+        let len = chunk.len();
+        if !(1..=8).contains(&len) {
             return None;
         }
-        debug_assert!(chunk.is_ascii());
-        // SAFETY: the word has every byte of the chunk (`gather_set`, tested at every
-        // place of every length) and none is over 0x7f (`ByteSet::stops` and
-        // `stops_first`, tested against a byte loop): all ASCII.
+        let bytes = word::gather_set(chunk);
+        if !stops(bytes) {
+            debug_assert!(chunk.is_ascii());
+            // SAFETY: the word has every byte of the chunk (`gather_set`, tested at
+            // every place of every length) and none is over 0x7f (`ByteSet::stops` and
+            // `stops_first`, tested against a byte loop): all ASCII.
+            return Some(unsafe { std::str::from_utf8_unchecked(chunk) });
+        }
+        if found(bytes) || !word::whole_2byte_set(bytes, len) {
+            return None;
+        }
+        debug_assert!(std::str::from_utf8(chunk).is_ok());
+        // SAFETY: the word has every byte of the chunk, and they are whole characters
+        // (`whole_2byte_set`, never wrong against `str::from_utf8` over every chunk of
+        // up to four UTF-8 edge bytes and random longer ones).
         Some(unsafe { std::str::from_utf8_unchecked(chunk) })
     }
 
     /// Whether the word check has one marker byte alone (for
-    /// [`ascii_plain_one`](Self::ascii_plain_one)).
+    /// [`fast_plain_one`](Self::fast_plain_one)).
     pub(crate) fn has_one_marker(&self) -> bool {
         self.word_check && self.words.is_single()
     }
 
-    /// [`ascii_plain_checked`](Self::ascii_plain_checked) of a table whose word check has
-    /// one marker byte ([`has_one_marker`](Self::has_one_marker)): no set length to read.
+    /// [`fast_plain`](Self::fast_plain) of a table whose word check has one marker byte
+    /// ([`has_one_marker`](Self::has_one_marker)): no set length to read. A chunk the
+    /// test stops that has no marker byte is taken too if it is whole characters of
+    /// ASCII and 2 bytes, by a second test of the same word: most chunks with an
+    /// accented letter, which would each cost a call and a mispredicted branch (prose:
+    /// 16.9 K chunks stopped of 233 K, 7.6 K with the second test).
     #[inline]
-    pub(crate) fn ascii_plain_one<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
+    pub(crate) fn fast_plain_one<'a>(&self, chunk: &'a [u8]) -> Option<&'a str> {
         debug_assert!(self.has_one_marker());
-        Self::ascii_unless(chunk, |bytes| self.words.stops_first(bytes))
+        Self::plain_unless(
+            chunk,
+            |bytes| self.words.stops_first(bytes),
+            |bytes| self.words.found_first(bytes),
+        )
     }
 
     /// [`all_plain`](Self::all_plain) by the word check `markers`.
@@ -191,7 +224,7 @@ impl TextStops {
         // One test for both kinds of stop: a marker byte, a byte that is not ASCII.
         if !markers.stops(bytes) {
             debug_assert!(chunk.is_ascii());
-            // SAFETY: as in `ascii_unless`.
+            // SAFETY: as in `plain_unless` (no stop: all ASCII).
             return Some(unsafe { std::str::from_utf8_unchecked(chunk) });
         }
         Self::all_plain_stopped(markers, chunk, bytes)

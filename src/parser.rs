@@ -648,8 +648,8 @@ impl Parser {
         // marker. One test of `fast` stands for the text path's conditions (see
         // `refresh_fast`); kept small enough to inline, the rest is `feed_rest`.
         let text = match self.fast {
-            FastLane::TextOne => self.tables.text.stop.ascii_plain_one(chunk),
-            FastLane::Text => self.tables.text.stop.ascii_plain_checked(chunk),
+            FastLane::TextOne => self.tables.text.stop.fast_plain_one(chunk),
+            FastLane::Text => self.tables.text.stop.fast_plain(chunk),
             _ => None,
         };
         if let Some(text) = text {
@@ -695,7 +695,7 @@ impl Parser {
             _ => return self.feed_other(chunk),
         };
         let plain = match self.fast {
-            FastLane::Reasoning => table.stop.ascii_plain_checked(chunk).map(|t| (t, &[][..])),
+            FastLane::Reasoning => table.stop.fast_plain(chunk).map(|t| (t, &[][..])),
             _ => None,
         };
         if let Some((text, cut)) = plain.or_else(|| table.stop.declined(chunk)) {
@@ -816,7 +816,7 @@ impl Parser {
     }
 
     /// Where `fast` may stand for the text path: its table checks chunks of up to 8
-    /// bytes a word at a time (`TextStops::ascii_plain_checked`), and every event was
+    /// bytes a word at a time (`TextStops::fast_plain`), and every event was
     /// read. Set only here (after every chunk `feed_rest` reads, and at `reset`) and
     /// when a [`Feed`] finds every event read (`queued_event`); cleared by every call
     /// that may queue an event. The look-ahead lane does not depend on the queue: `push`

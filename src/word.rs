@@ -159,6 +159,14 @@ impl ByteSet {
         self.len == 1
     }
 
+    /// [`found_in`](Self::found_in) for the set's first byte alone (all of a set of
+    /// one): no length to read.
+    #[inline]
+    pub(crate) fn found_first(&self, word: u64) -> bool {
+        let x = word ^ self.repeated[0];
+        x.wrapping_sub(repeat(1)) & !x & HIGH != 0
+    }
+
     /// [`stops`](Self::stops) for the set's first byte alone (all of a set of one):
     /// no length to read.
     #[inline]
@@ -256,6 +264,30 @@ pub(crate) fn whole_chars(word: u64) -> Option<bool> {
     (narrow == 0).then_some((wants ^ cont) | cut == 0)
 }
 
+/// Whether a chunk of `len` (1 to 8) bytes whose set word is `word` ([`gather_set`])
+/// is whole characters of ASCII and 2-byte ones (leads `0xc2..=0xdf`). `false` for
+/// any other chunk, and for some of those (a conservative answer).
+///
+/// The set word is the chunk's bytes in place for up to 3 bytes (zeros after), and its
+/// first and last four, each in place, for 4 to 8: every two adjacent bytes of the
+/// chunk are adjacent in the word (in one of the four-byte windows when they overlap),
+/// its first byte is first, its last is last or followed by a zero. So the test of
+/// [`whole_chars`] holds of the chunk if it holds of the word, but for the pairs of the
+/// word that are not pairs of the chunk: the last byte of the first window and the
+/// first of the second for 4 to 7 bytes (the chunk's pair there, if a character spans
+/// it, lies in one window), and the repeated last byte of a 2-byte chunk. Those two
+/// places are not tested then.
+#[inline(always)]
+pub(crate) fn whole_2byte_set(word: u64, len: usize) -> bool {
+    let high = word & HIGH;
+    let lead = high & word << 1;
+    let cont = high ^ lead;
+    // Leads of 3 or 4 bytes (bit 5 set), and 0xc0 and 0xc1 (none of bits 1 to 4).
+    let other = lead & (word << 2 | !((word & repeat(0x1e)) + LOW7));
+    let unpaired = (lead << 8 ^ cont) & !(((len == 2) as u64) << 23 | ((len != 8) as u64) << 39);
+    (unpaired | lead >> 56 | other) & HIGH == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,6 +297,47 @@ mod tests {
         0x00, b'a', b'<', 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xc3, 0xdf,
         0xe0, 0xe1, 0xe2, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf4, 0xf5, 0xff,
     ];
+
+    /// `whole_2byte_set` never says a chunk is whole characters that is not: every
+    /// chunk of up to 4 edge bytes, and random ones of 5 to 8 from the bytes of 2-byte
+    /// characters; and it says so of most whole ones.
+    #[test]
+    fn whole_2byte_set_is_never_wrong() {
+        let mut chunks: Vec<Vec<u8>> = vec![vec![]];
+        let mut said = 0;
+        for _ in 0..4 {
+            chunks = chunks
+                .iter()
+                .flat_map(|c| EDGES.iter().map(move |&b| [&c[..], &[b]].concat()))
+                .collect();
+            for c in &chunks {
+                let yes = whole_2byte_set(gather_set(c), c.len());
+                assert!(!yes || std::str::from_utf8(c).is_ok(), "{c:x?}");
+                said += yes as usize;
+            }
+        }
+        assert!(said > 1000, "{said}");
+        let bytes = [
+            b'a', b'<', 0xc3, 0xa9, 0x80, 0xbf, 0xc2, 0xdf, 0xc0, 0xe0, 0xf0,
+        ];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let (mut whole, mut taken) = (0, 0);
+        for _ in 0..2_000_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = 5 + (x % 4) as usize;
+            let c: Vec<u8> = (0..len)
+                .map(|i| bytes[(x >> (8 + 5 * i)) as usize % bytes.len()])
+                .collect();
+            let yes = whole_2byte_set(gather_set(&c), len);
+            let ok = std::str::from_utf8(&c).is_ok();
+            assert!(!yes || ok, "{c:x?}");
+            whole += ok as usize;
+            taken += yes as usize;
+        }
+        assert!(taken * 2 > whole, "{taken} of {whole}");
+    }
 
     fn check(chunk: &[u8]) {
         let word = gather(chunk);
