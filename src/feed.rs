@@ -7,7 +7,8 @@ use crate::{Event, Parser};
 /// [`next_event`](Feed::next_event) until `None`, as after [`Parser::push`].
 ///
 /// The first event may borrow the chunk itself (after the character the last chunk cut,
-/// if this one finished it): in text or reasoning, with nothing
+/// if this one finished it, or the byte it held back, if this one ruled out the marker
+/// the byte could begin): in text or reasoning, with nothing
 /// held back and nothing left to read, the bytes before the first one that could begin
 /// a marker where it stands (or is not a whole UTF-8 character) are text as they stand,
 /// so they are handed out as they were given, not copied. Whatever follows them goes
@@ -38,9 +39,9 @@ pub(crate) struct FedAs {
     pub(crate) reasoning: bool,
     /// Whether the parser may have queued events (the chunk was not all borrowed text).
     pub(crate) queued: bool,
-    /// Whether a character the last chunk cut, which this one finished, is still to be
-    /// read: it comes before the borrowed text (the parser keeps it:
-    /// `Parser::finished_char`).
+    /// Whether a character the last chunk cut, which this one finished, or a byte the
+    /// last chunk held, which this one ruled out, is still to be read: it comes before
+    /// the borrowed text (the parser keeps it: `Parser::finished_char`).
     pub(crate) char_first: bool,
 }
 
@@ -104,8 +105,9 @@ impl<'a> Feed<'a> {
         }
     }
 
-    /// The character the last chunk cut and this one finished, first of its events.
-    /// Out of line: the caller's loop keeps fewer values for it.
+    /// The character the last chunk cut and this one finished, or the byte it held that
+    /// this one ruled out, first of its events. Out of line: the caller's loop keeps
+    /// fewer values for it.
     #[inline(never)]
     fn next_char(&mut self) -> Option<Event<'_>> {
         let how = &mut self.parser.fed_as;
