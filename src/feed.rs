@@ -53,6 +53,15 @@ impl FedAs {
             ..FedAs::default()
         }
     }
+
+    /// Text the parser keeps (`char_first`), then borrowed text, `reasoning` or not.
+    pub(crate) fn kept_first(reasoning: bool) -> FedAs {
+        FedAs {
+            reasoning,
+            char_first: true,
+            ..FedAs::default()
+        }
+    }
 }
 
 impl<'a> Feed<'a> {

@@ -741,10 +741,7 @@ impl Parser {
     #[inline(never)]
     fn feed_char<'a>(&mut self, chunk: &'a [u8]) -> &'a str {
         if let Some(text) = self.char_then_plain(chunk) {
-            self.fed_as = FedAs {
-                char_first: true,
-                ..FedAs::text(self.plain_reasoning)
-            };
+            self.fed_as = FedAs::kept_first(self.plain_reasoning);
             return text;
         }
         self.feed_other(chunk)
@@ -755,10 +752,7 @@ impl Parser {
     #[inline(never)]
     fn feed_held<'a>(&mut self, chunk: &'a [u8]) -> &'a str {
         if let Some(text) = self.held_then_plain(chunk) {
-            self.fed_as = FedAs {
-                char_first: true,
-                ..FedAs::text(self.plain_reasoning)
-            };
+            self.fed_as = FedAs::kept_first(self.plain_reasoning);
             return text;
         }
         self.feed_other(chunk)
@@ -1029,24 +1023,17 @@ impl Parser {
         // No byte of the chunk may begin a marker: only one at the held byte could.
         let text = table.stop.all_plain(chunk)?;
         let byte = self.held[0];
-        // Most often the chunk's first bytes rule the marker out by the word check's
-        // sets; else as `releases_held` asks.
-        let take = chunk.len().min(table.set.max_len());
-        if !table.stop.rules_out(byte, chunk) {
-            let mut joined = [0; 16];
-            joined[0] = byte;
-            // A marker longer than `joined` is not ruled out by its end: left to `push`.
-            let to = joined.get_mut(1..=take)?;
-            to.copy_from_slice(&chunk[..take]);
-            if table.set.match_at(&joined[..=take], 0) != Found::None {
-                return None;
-            }
+        // Most often the chunk's first two bytes rule the marker out by the word
+        // check's sets; else `releases_held` asks the markers (and counts what it reads).
+        if table.stop.rules_out(byte, chunk) {
+            self.stats.examined(1 + chunk.len().min(2) as u64);
+        } else if self.releases_held(chunk).is_none() {
+            return None;
         }
         self.held.clear();
         self.utf8.buf = [byte, 0, 0, 0];
         self.utf8.reasoning = reasoning;
         self.stats.pushed(chunk.len() as u64);
-        self.stats.examined(1 + take as u64);
         self.plain = Some(table);
         self.plain_reasoning = reasoning;
         if !reasoning {
@@ -2487,14 +2474,7 @@ mod tests {
                     }
                 }
             }
-            let text: String = seen
-                .iter()
-                .map(|e| match e {
-                    OwnedEvent::Text(t) | OwnedEvent::Reasoning(t) => t.as_str(),
-                    _ => "",
-                })
-                .collect();
-            assert!(text.ends_with("café ok more"), "{seen:?}");
+            assert!(shown(&seen).ends_with("café ok more"), "{seen:?}");
             if read {
                 let at = seen.iter().position(
                     |e| matches!(e, OwnedEvent::Text(t) | OwnedEvent::Reasoning(t) if t == "é"),
@@ -2502,6 +2482,26 @@ mod tests {
                 assert!(at.is_some(), "the character comes alone first: {seen:?}");
             }
         }
+    }
+
+    /// The text and reasoning of `seen`, in order.
+    fn shown(seen: &[OwnedEvent]) -> String {
+        seen.iter()
+            .map(|e| match e {
+                OwnedEvent::Text(t) | OwnedEvent::Reasoning(t) => t.as_str(),
+                _ => "",
+            })
+            .collect()
+    }
+
+    /// Whether `seen` has an event of a call.
+    fn has_call(seen: &[OwnedEvent]) -> bool {
+        seen.iter().any(|e| {
+            !matches!(
+                e,
+                OwnedEvent::Text(_) | OwnedEvent::Reasoning(_) | OwnedEvent::End { .. }
+            )
+        })
     }
 
     /// `feed`, checking that the chunk after a cut character meets the character lane.
@@ -2539,13 +2539,7 @@ mod tests {
             while let Some(e) = p.next_event() {
                 seen.push(e.into_owned());
             }
-            let started = seen.iter().any(|e| {
-                !matches!(
-                    e,
-                    OwnedEvent::Text(_) | OwnedEvent::Reasoning(_) | OwnedEvent::End { .. }
-                )
-            });
-            assert_eq!(started, call, "{line:?}: {seen:?}");
+            assert_eq!(has_call(&seen), call, "{line:?}: {seen:?}");
         }
     }
 
@@ -2576,22 +2570,10 @@ mod tests {
                 while let Some(e) = p.next_event() {
                     seen.push(e.into_owned());
                 }
-                let text: String = seen
-                    .iter()
-                    .map(|e| match e {
-                        OwnedEvent::Text(t) | OwnedEvent::Reasoning(t) => t.as_str(),
-                        _ => "",
-                    })
-                    .collect();
+                let text = shown(&seen);
                 // In reasoning a call is text (the default `InReasoning`).
                 if call && !reasoning {
-                    let opened = seen.iter().any(|e| {
-                        !matches!(
-                            e,
-                            OwnedEvent::Text(_) | OwnedEvent::Reasoning(_) | OwnedEvent::End { .. }
-                        )
-                    });
-                    assert!(opened && !text.contains('<'), "{seen:?}");
+                    assert!(has_call(&seen) && !text.contains('<'), "{seen:?}");
                 } else {
                     let next = std::str::from_utf8(next).unwrap();
                     assert!(text.ends_with(&format!(" if a <{next} end")), "{seen:?}");

@@ -124,8 +124,7 @@ async fn produce(
     let mut sent = 0;
     for piece in pieces(&replay.content, replay.piece_bytes) {
         if replay.cut_after.is_some_and(|cut| sent >= cut) {
-            let _ = tx.send(Err("replay: connection cut".into())).await;
-            return;
+            return cut(&tx).await;
         }
         if !send(replay.chunk(json!({"content": piece}), None)).await {
             return;
@@ -134,12 +133,22 @@ async fn produce(
         replay.pieces_sent.fetch_add(1, Ordering::Relaxed);
     }
     if replay.cut_after.is_some() {
-        let _ = tx.send(Err("replay: connection cut".into())).await;
-        return;
+        return cut(&tx).await;
     }
     if send(replay.chunk(json!({}), Some(&replay.finish_reason))).await {
         send(Bytes::from_static(b"data: [DONE]\n\n")).await;
     }
+}
+
+/// Cut the connection after what was sent: once the body has taken every piece, and a
+/// moment for it to write them, the error that ends the connection at once (pieces
+/// not yet written would be lost with it, and the cut would fall earlier than asked).
+async fn cut(tx: &tokio::sync::mpsc::Sender<Result<Bytes, crate::proxy::BoxError>>) {
+    while tx.capacity() < tx.max_capacity() {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(2)).await;
+    let _ = tx.send(Err("replay: connection cut".into())).await;
 }
 
 /// Chooses the replay for each chat completion request from its body, or answers with
