@@ -690,8 +690,7 @@ impl Parser {
                 &self.tables.text
             }
             (FastLane::Reasoning, Some(table)) => table,
-            (FastLane::Char, _) => return self.feed_char(chunk),
-            (FastLane::Held, _) => return self.feed_held(chunk),
+            (FastLane::Char | FastLane::Held, _) => return self.feed_kept_first(chunk),
             _ => return self.feed_other(chunk),
         };
         let plain = match self.fast {
@@ -708,7 +707,7 @@ impl Parser {
 
     /// `feed_rest` of a chunk on the text path that `declined` did not take: most
     /// often text, then the start of a marker the chunk's end cuts (`a <`), held as
-    /// `feed_slow` would hold it. Out of line, as `feed_char`.
+    /// `feed_slow` would hold it. Out of line, as `feed_kept_first`.
     #[inline(never)]
     fn feed_marker_start<'a>(&mut self, chunk: &'a [u8]) -> &'a str {
         if let Some(text) = self.text_then_marker_start(chunk) {
@@ -736,26 +735,23 @@ impl Parser {
         Some(text)
     }
 
-    /// `feed_rest` in the character lane. Out of line: `feed_rest` keeps fewer
-    /// registers for the chunks the text path takes.
+    /// `feed_rest` in the lanes whose chunk begins with text the parser keeps: the
+    /// character lane (the rest of a character the text path cut) and the held-byte
+    /// lane (a byte the chunk rules out as a marker's first). Out of line: `feed_rest`
+    /// keeps fewer registers for the chunks the text path takes.
     #[inline(never)]
-    fn feed_char<'a>(&mut self, chunk: &'a [u8]) -> &'a str {
-        if let Some(text) = self.char_then_plain(chunk) {
-            self.fed_as = FedAs::kept_first(self.plain_reasoning);
-            return text;
+    fn feed_kept_first<'a>(&mut self, chunk: &'a [u8]) -> &'a str {
+        let text = match self.fast {
+            FastLane::Held => self.held_then_plain(chunk),
+            _ => self.char_then_plain(chunk),
+        };
+        match text {
+            Some(text) => {
+                self.fed_as = FedAs::kept_first(self.plain_reasoning);
+                text
+            }
+            None => self.feed_other(chunk),
         }
-        self.feed_other(chunk)
-    }
-
-    /// `feed_rest` in the held-byte lane: the byte, released, comes first as the
-    /// character lane's character does. Out of line, as `feed_char`.
-    #[inline(never)]
-    fn feed_held<'a>(&mut self, chunk: &'a [u8]) -> &'a str {
-        if let Some(text) = self.held_then_plain(chunk) {
-            self.fed_as = FedAs::kept_first(self.plain_reasoning);
-            return text;
-        }
-        self.feed_other(chunk)
     }
 
     /// `feed_rest` of a chunk off the text path.

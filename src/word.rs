@@ -239,17 +239,12 @@ pub(crate) fn has_wide(word: u64) -> bool {
 pub(crate) fn whole_chars(word: u64) -> Option<bool> {
     // Most text that is not ASCII has 2-byte characters alone (Latin, Greek,
     // Cyrillic...): their leads are 0xc2..=0xdf, told apart by three bits each.
-    let high = word & HIGH;
-    let bit6 = word << 1 & HIGH;
-    let lead = high & bit6;
-    if lead & word << 2 & HIGH == 0 {
-        // Leads 0xc0..=0xdf only; 0xc0 and 0xc1 have none of bits 1 to 4.
-        let some_of_bits_1_to_4 = ((word & repeat(0x1e)) + LOW7) & HIGH;
-        if lead & !some_of_bits_1_to_4 != 0 {
+    let pairs = TwoBytePairs::of(word);
+    if pairs.longer == 0 {
+        if pairs.overlong != 0 {
             return None;
         }
-        let cont = high ^ lead;
-        return Some((lead << 8 ^ cont) | lead >> 56 == 0);
+        return Some(pairs.unpaired | pairs.lead >> 56 == 0);
     }
     let narrow = bytes_where(word, 0xfe, 0xc0) // 0xc0, 0xc1: overlong
         | bytes_where(word, 0xff, 0xe0)
@@ -279,13 +274,38 @@ pub(crate) fn whole_chars(word: u64) -> Option<bool> {
 /// places are not tested then.
 #[inline(always)]
 pub(crate) fn whole_2byte_set(word: u64, len: usize) -> bool {
-    let high = word & HIGH;
-    let lead = high & word << 1;
-    let cont = high ^ lead;
-    // Leads of 3 or 4 bytes (bit 5 set), and 0xc0 and 0xc1 (none of bits 1 to 4).
-    let other = lead & (word << 2 | !((word & repeat(0x1e)) + LOW7));
-    let unpaired = (lead << 8 ^ cont) & !(((len == 2) as u64) << 23 | ((len != 8) as u64) << 39);
-    (unpaired | lead >> 56 | other) & HIGH == 0
+    let pairs = TwoBytePairs::of(word);
+    let skipped = ((len == 2) as u64) << 23 | ((len != 8) as u64) << 39;
+    pairs.unpaired & !skipped | pairs.lead >> 56 | pairs.longer | pairs.overlong == 0
+}
+
+/// The bytes of a word read as ASCII and 2-byte characters, each a high bit where it
+/// holds: what [`whole_chars`] and [`whole_2byte_set`] test.
+struct TwoBytePairs {
+    /// Lead bytes (0xc0 and over).
+    lead: u64,
+    /// Leads of 3 or 4 bytes, or none (bit 5 set).
+    longer: u64,
+    /// 0xc0 and 0xc1, which begin no character (none of bits 1 to 4 set).
+    overlong: u64,
+    /// Bytes where a lead and a continuation do not pair: the byte after a lead that is
+    /// not a continuation, a continuation not after a lead.
+    unpaired: u64,
+}
+
+impl TwoBytePairs {
+    #[inline(always)]
+    fn of(word: u64) -> TwoBytePairs {
+        let high = word & HIGH;
+        let lead = high & word << 1;
+        let some_of_bits_1_to_4 = (word & repeat(0x1e)) + LOW7;
+        TwoBytePairs {
+            lead,
+            longer: lead & word << 2,
+            overlong: lead & !some_of_bits_1_to_4,
+            unpaired: (lead << 8 ^ (high ^ lead)) & HIGH,
+        }
+    }
 }
 
 #[cfg(test)]
