@@ -196,6 +196,8 @@ pub(crate) struct Repairer {
     la_start: u64,
     /// The last look-ahead that ran out its window, and where it started: the next
     /// candidate quote inside its window resumes from it instead of reading again.
+    /// Only strings not [`suspect`](Self::suspect) keep or resume one: a suspect string's
+    /// look-ahead checks keys (`Ctx::suspect`), so it reads differently.
     memo: Option<(Box<Lookahead>, u64)>,
     /// Tests turn the memo off to check it never changes a verdict.
     #[cfg(test)]
@@ -1627,7 +1629,7 @@ impl Repairer {
         let Some((prev, start)) = self.memo.as_mut() else {
             return false;
         };
-        if delim != Delim::Double || self.pos <= *start {
+        if delim != Delim::Double || self.suspect || self.pos <= *start {
             return false;
         }
         let Ok(at) = usize::try_from(self.pos - *start) else {
@@ -1660,7 +1662,8 @@ impl Repairer {
         #[cfg(not(test))]
         let memo_off = false;
         if let Some(la) = self.la.take() {
-            let spare = match verdict == Verdict::Close && la.exhausted() && !memo_off {
+            let keep = verdict == Verdict::Close && la.exhausted() && !self.suspect;
+            let spare = match keep && !memo_off {
                 true => self.memo.replace((la, self.la_start)).map(|(old, _)| old),
                 false => Some(la),
             };
@@ -2486,9 +2489,22 @@ mod tests {
     use super::*;
 
     fn run(input: &[u8], chunk: usize, memo_off: bool) -> (Vec<u8>, Repairs, usize) {
+        run_keyed(input, chunk, memo_off, None)
+    }
+
+    fn run_keyed(
+        input: &[u8],
+        chunk: usize,
+        memo_off: bool,
+        keys: Option<&[&str]>,
+    ) -> (Vec<u8>, Repairs, usize) {
         let mut r = Repairer::new(Options {
             lookahead: 24,
             ..Options::default()
+        });
+        r.set_keys(KeyCheck {
+            depth: 1,
+            keys: keys.map(|k| k.iter().map(|k| k.to_string()).collect()),
         });
         r.memo_off = memo_off;
         let mut out = Vec::new();
@@ -2502,12 +2518,16 @@ mod tests {
     }
 
     /// Resuming an exhausted look-ahead at a later quote decides exactly as a fresh
-    /// look-ahead would, on structure-heavy input full of inner quotes.
+    /// look-ahead would, on structure-heavy input full of inner quotes, with and without
+    /// declared keys (an undeclared key counts only after a string showed it is
+    /// malformed: the raw newline).
     #[test]
     fn resumed_look_ahead_decides_like_a_fresh_one() {
         const PARTS: &[&str] = &[
             "\", \"k\": \"v",
             "\", \"k\": \"v w",
+            "\", \"k\": \"v\nw",
+            "\", \"zz\": \"v",
             "\", \"o\": {\"x\": \"y\"}, \"k\": \"v",
             "\", \"l\": [\"a\", \"b\", 1], \"k\": \"v",
             "\", \"n\": 12, \"k\": \"v",
@@ -2528,10 +2548,17 @@ mod tests {
                 seed ^= seed << 17;
                 input.push_str(PARTS[(seed % PARTS.len() as u64) as usize]);
             }
-            for chunk in [1, 5, input.len()] {
-                let (out, repairs, n) = run(input.as_bytes(), chunk, false);
-                let (want, want_repairs, _) = run(input.as_bytes(), chunk, true);
-                assert_eq!((out, repairs), (want, want_repairs), "{input:?} in {chunk}");
+            for (chunk, keys) in [1, 5, input.len()]
+                .into_iter()
+                .flat_map(|c| [(c, None), (c, Some(&["a", "k", "o", "l", "n"][..]))])
+            {
+                let (out, repairs, n) = run_keyed(input.as_bytes(), chunk, false, keys);
+                let (want, want_repairs, _) = run_keyed(input.as_bytes(), chunk, true, keys);
+                assert_eq!(
+                    (out, repairs),
+                    (want, want_repairs),
+                    "{input:?} in {chunk}, keys {keys:?}"
+                );
                 hits += n;
             }
         }
