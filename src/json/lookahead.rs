@@ -16,6 +16,7 @@
 //! that many bytes, and each byte is examined by at most one look-ahead per quote in
 //! the window: total work stays linear.
 
+use super::bulk::{self, Classes};
 use crate::scan::{Found, MarkerSet};
 use smallvec::SmallVec;
 
@@ -75,6 +76,8 @@ pub(crate) struct Ctx<'a> {
     pub suspect: bool,
     /// Python call arguments: `=` binds, `(`/`)` are a tuple or the call's parentheses.
     pub python: bool,
+    /// Each byte's class for [`bulk::NEXT`], with `terminators`.
+    pub classes: &'a Classes,
 }
 
 pub(crate) struct Lookahead {
@@ -124,27 +127,6 @@ pub(crate) fn content_at_once(b: u8, window: usize, terminators: &MarkerSet, pyt
 fn is_scalar_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.' | b'_' | b'$')
 }
-
-/// `CLASS` bits: a blank (`is_blank`), a scalar's byte (`is_scalar_byte`).
-const BLANK: u8 = 1;
-const SCALAR: u8 = 2;
-
-/// Each byte's class, for `bulk`: one load instead of a chain of comparisons.
-const CLASS: [u8; 256] = {
-    let mut class = [0; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        if matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
-            class[b] |= BLANK;
-        }
-        if c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'.' | b'_' | b'$') {
-            class[b] |= SCALAR;
-        }
-        b += 1;
-    }
-    class
-};
 
 impl Lookahead {
     /// Start after a candidate closing quote of a string in the container `stack`.
@@ -235,10 +217,7 @@ impl Lookahead {
     pub(crate) fn read_run(&mut self, bytes: &[u8], ctx: &Ctx<'_>) -> (usize, Option<Verdict>) {
         let mut i = 0;
         while i < bytes.len() {
-            let n = match self.bulk_may(bytes[i]) {
-                true => self.bulk(&bytes[i..], ctx),
-                false => 0,
-            };
+            let n = self.bulk(&bytes[i..], ctx);
             if n > 0 {
                 i += n;
                 continue;
@@ -257,166 +236,183 @@ impl Lookahead {
         (i, None)
     }
 
-    /// Whether `bulk` may read `b` next: a cheap test first, so that bytes `step`
-    /// decides on (most of a broken string's look-aheads) pay no call.
-    #[inline]
-    fn bulk_may(&self, b: u8) -> bool {
-        let go = match self.st {
-            St::Str { esc: false, .. } | St::KeyStr { esc: false, .. } | St::Scalar => true,
-            St::After | St::StrQuote { .. } => matches!(b, b',' | b'}' | b']'),
-            St::Item | St::Key | St::Value => matches!(b, b'"' | b'{' | b'[') || is_scalar_byte(b),
-            St::Colon => b == b':',
-            _ => false,
-        };
-        (go || is_blank(b)) && self.marker.is_empty() && !self.closed
-    }
-
     /// Strict JSON structure read in bulk, within the window: string and key content,
     /// blanks, commas, colons, openers, closers of the innermost container, scalars,
-    /// each with the effects `step` has on its bytes and no decision among them.
-    /// Returns the bytes read; 0 before anything else (a possible marker, a byte that
-    /// decides, a comment, a dropped comma, the closed container, Python, a long key or
-    /// a checked one), which `skip` or `step` read. `read_run_reads_like_stepping`
-    /// compares the two.
+    /// each with the effects `step` has on its bytes and no decision among them, with
+    /// one lookup per byte in [`bulk::NEXT`]. Returns the bytes read; 0 before anything
+    /// else (a possible marker, a byte that decides, a comment, a dropped comma, the
+    /// closed container, Python, a long key or a checked one), which `skip` or `step`
+    /// read. `read_run_reads_like_stepping` compares the two.
     fn bulk(&mut self, bytes: &[u8], ctx: &Ctx<'_>) -> usize {
         if !self.marker.is_empty() || self.closed || ctx.python {
             return 0;
         }
         let room = self.window.saturating_sub(self.seen).min(bytes.len());
         let bytes = &bytes[..room];
-        // The state in a local: `self` is written through in the loop, and the
-        // compiler would read `st` back from it at every byte.
-        let mut st = self.st;
         let mut i = 0;
+        // The quote of `St::StrQuote`, which the table does not keep.
+        let mut quote = b'"';
+        let mut tok = match self.st {
+            St::After if self.blank_seen => bulk::of(bulk::BLANK_O, self.stack.last()),
+            St::After => bulk::of(bulk::AFTER_O, self.stack.last()),
+            St::StrQuote { quote: q } => {
+                quote = q;
+                bulk::of(bulk::QUOTED_O, self.stack.last())
+            }
+            St::Scalar => bulk::of(bulk::SCALAR_O, self.stack.last()),
+            St::Item => bulk::of(bulk::ITEM_O, self.stack.last()),
+            St::Key => bulk::KEY,
+            St::Colon => bulk::AWAIT_COLON,
+            St::Value => bulk::of(bulk::VALUE_O, self.stack.last()),
+            St::Str { quote: b'"', esc } => match self.string_end(bytes, 0, esc) {
+                Some(end) => {
+                    i = end;
+                    bulk::of(bulk::QUOTED_O, self.stack.last())
+                }
+                None => {
+                    self.seen += bytes.len();
+                    return bytes.len();
+                }
+            },
+            St::KeyStr {
+                quote: b'"',
+                esc: false,
+            } => match self.key_end(bytes, 0, ctx) {
+                Ok(end) => {
+                    i = end;
+                    bulk::AWAIT_COLON
+                }
+                Err(read) => return self.bulk_stopped(read),
+            },
+            _ => return 0,
+        };
         while let Some(&b) = bytes.get(i) {
-            let class = CLASS[b as usize];
-            match st {
-                St::Str {
-                    quote: b'"',
-                    esc: false,
-                } => {
-                    let rest = &bytes[i..];
-                    let Some(n) = rest.iter().position(|&c| c == b'"' || c == b'\\') else {
-                        i = bytes.len();
-                        break;
+            let next = bulk::NEXT[tok as usize][ctx.classes.0[b as usize] as usize];
+            if next < bulk::FIRST_ACTION {
+                tok = next;
+                i += 1;
+                continue;
+            }
+            match next {
+                bulk::READ_STRING => match self.string_end(bytes, i + 1, false) {
+                    Some(end) => {
+                        quote = b'"';
+                        tok = bulk::of(bulk::QUOTED_O, self.stack.last());
+                        i = end;
+                    }
+                    None => {
+                        self.seen += bytes.len();
+                        return bytes.len();
+                    }
+                },
+                bulk::READ_KEY => {
+                    self.st = St::KeyStr {
+                        quote: b'"',
+                        esc: false,
                     };
-                    if rest[n] == b'\\' {
-                        // The escape and the byte it escapes.
-                        if n + 1 >= rest.len() {
-                            i += n;
-                            break;
+                    match self.key_end(bytes, i + 1, ctx) {
+                        Ok(end) => {
+                            tok = bulk::AWAIT_COLON;
+                            i = end;
                         }
-                        i += n + 2;
-                        continue;
-                    }
-                    i += n + 1;
-                    let seen = self.seen + i;
-                    st = St::StrQuote { quote: b'"' };
-                    self.last_end = seen;
-                    if self.ends.len() < self.ends.inline_size() {
-                        self.ends.push((seen, self.stack.len()));
+                        Err(read) => return self.bulk_stopped(read),
                     }
                 }
-                St::KeyStr {
-                    quote: b'"',
-                    esc: false,
-                } => {
-                    let rest = &bytes[i..];
-                    let Some(n) = rest.iter().position(|&c| c == b'"' || c == b'\\') else {
-                        break;
+                bulk::PUSH if self.stack.len() < 64 => {
+                    self.stack.push(b);
+                    tok = match b {
+                        b'{' => bulk::KEY,
+                        _ => bulk::VALUE_A,
                     };
-                    // `step` answers `Content` past 256 bytes, and checks keys itself.
-                    if rest[n] != b'"'
-                        || self.key.len() + n > 256
-                        || (ctx.suspect
-                            && self.stack.len() == ctx.check.depth
-                            && ctx.check.keys.is_some())
-                    {
-                        break;
-                    }
-                    self.key.clear();
-                    st = St::Colon;
-                    i += n + 1;
-                }
-                St::Scalar => {
-                    let n = bytes[i..]
-                        .iter()
-                        .position(|&c| CLASS[c as usize] & SCALAR == 0);
-                    let Some(n) = n else {
-                        i = bytes.len();
-                        break;
-                    };
-                    i += n;
-                    // The byte after it is read as right after a value.
-                    st = St::After;
-                }
-                St::Comment { .. } | St::Str { .. } | St::KeyStr { .. } => break,
-                _ if class & BLANK != 0 => {
-                    match st {
-                        St::After => self.blank_seen = true,
-                        St::StrQuote { .. } | St::Item | St::Key | St::Colon | St::Value => {}
-                        _ => break,
-                    }
                     i += 1;
                 }
-                _ if ctx.terminators.starts_with_byte(b) => break,
-                St::After | St::StrQuote { .. } if matches!(b, b',' | b'}' | b']') => {
-                    if b == b',' {
-                        st = St::Item;
-                    } else if self.close_innermost(b) {
-                        st = St::After;
-                    } else {
-                        break;
-                    }
-                    self.blank_seen = false;
+                bulk::POP if self.close_innermost(b) => {
+                    tok = bulk::of(bulk::AFTER_O, self.stack.last());
                     i += 1;
                     if self.closed {
                         // What may follow the enclosing container is `step`'s to read.
                         break;
                     }
                 }
-                St::Item | St::Key | St::Value => {
-                    // A blank is seen only after a value, and the token after it took it.
-                    debug_assert!(!self.blank_seen);
-                    let in_object = self.stack.last() == Some(&b'{');
-                    let (key, value) = match st {
-                        St::Item => (in_object, !in_object),
-                        St::Key => (true, false),
-                        _ => (false, true),
-                    };
-                    st = match b {
-                        b'"' if key => St::KeyStr {
-                            quote: b,
-                            esc: false,
-                        },
-                        b'"' if value => St::Str {
-                            quote: b,
-                            esc: false,
-                        },
-                        b'{' | b'[' if value && self.stack.len() < 64 => {
-                            self.stack.push(b);
-                            if b == b'{' {
-                                St::Key
-                            } else {
-                                St::Value
-                            }
-                        }
-                        _ if value && class & SCALAR != 0 => St::Scalar,
-                        _ => break,
-                    };
-                    i += 1;
-                }
-                St::Colon if b == b':' => {
-                    debug_assert!(!self.blank_seen);
-                    st = St::Value;
-                    i += 1;
-                }
                 _ => break,
             }
         }
-        self.st = st;
+        self.blank_seen = matches!(tok, bulk::BLANK_O | bulk::BLANK_A);
+        self.st = match tok {
+            bulk::AFTER_O | bulk::AFTER_A | bulk::BLANK_O | bulk::BLANK_A => St::After,
+            bulk::QUOTED_O | bulk::QUOTED_A => St::StrQuote { quote },
+            bulk::SCALAR_O | bulk::SCALAR_A => St::Scalar,
+            bulk::ITEM_O | bulk::ITEM_A => St::Item,
+            bulk::KEY => St::Key,
+            bulk::AWAIT_COLON => St::Colon,
+            _ => St::Value,
+        };
         self.seen += i;
         i
+    }
+
+    /// `bulk`'s return when it stops in a key, `i` bytes read (the state is set).
+    fn bulk_stopped(&mut self, i: usize) -> usize {
+        self.seen += i;
+        i
+    }
+
+    /// Read a `"` string's content from `bytes[i..]` (`esc`: its first byte is escaped):
+    /// where its closing quote ends, with the end recorded as `step` records it; `None`,
+    /// with the state set to the string's, when the bytes end first.
+    #[inline]
+    fn string_end(&mut self, bytes: &[u8], mut i: usize, mut esc: bool) -> Option<usize> {
+        loop {
+            if esc {
+                if i >= bytes.len() {
+                    break;
+                }
+                i += 1;
+                esc = false;
+            }
+            let rest = bytes.get(i..).unwrap_or_default();
+            let Some(n) = rest.iter().position(|&c| c == b'"' || c == b'\\') else {
+                break;
+            };
+            i += n + 1;
+            if rest[n] == b'\\' {
+                esc = true;
+                continue;
+            }
+            let seen = self.seen + i;
+            self.last_end = seen;
+            if self.ends.len() < self.ends.inline_size() {
+                self.ends.push((seen, self.stack.len()));
+            }
+            return Some(i);
+        }
+        self.st = St::Str { quote: b'"', esc };
+        None
+    }
+
+    /// Read a `"` key's content from `bytes[i..]`: `Ok` with where its closing quote
+    /// ends, the key read and done with; else `Err` with where the bytes read end: all of
+    /// them when they end first (the content kept, as `skip` keeps it), `i` before what
+    /// `step` must read: a backslash, the 257th byte (`step` answers `Content` there)
+    /// or a key it checks.
+    #[inline]
+    fn key_end(&mut self, bytes: &[u8], i: usize, ctx: &Ctx<'_>) -> Result<usize, usize> {
+        if ctx.suspect && self.stack.len() == ctx.check.depth && ctx.check.keys.is_some() {
+            return Err(i);
+        }
+        let rest = bytes.get(i..).unwrap_or_default();
+        let Some(n) = rest.iter().position(|&c| c == b'"' || c == b'\\') else {
+            if self.key.len() + rest.len() > 256 {
+                return Err(i);
+            }
+            self.key.extend_from_slice(rest);
+            return Err(bytes.len());
+        };
+        if rest[n] != b'"' || self.key.len() + n > 256 {
+            return Err(i);
+        }
+        self.key.clear();
+        Ok(i + n + 1)
     }
 
     /// `close` of the innermost container when `b` closes it (and the enclosing
@@ -844,6 +840,7 @@ mod tests {
         };
         let ctx = Ctx {
             terminators: &set,
+            classes: &Classes::new(&set),
             check: &check,
             suspect: true,
             python: false,
@@ -864,6 +861,7 @@ mod tests {
         for python in [false, true] {
             let ctx = Ctx {
                 terminators: &terminators,
+                classes: &Classes::new(&terminators),
                 check: &check,
                 suspect: false,
                 python,
@@ -975,6 +973,7 @@ mod tests {
             let window = [1, 8, 64, 256, 1024][next(5)];
             let ctx = Ctx {
                 terminators: &terminators,
+                classes: &Classes::new(&terminators),
                 check: &keys,
                 suspect: next(2) == 0,
                 python: next(4) == 0,
@@ -1013,9 +1012,15 @@ mod tests {
 
     #[test]
     fn byte_classes_are_the_predicates() {
+        let terminators = MarkerSet::new(&[b"</tool_call>", b"}]<", b"ab<", b" x"]);
+        let classes = Classes::new(&terminators);
         for b in 0..=255u8 {
-            assert_eq!(CLASS[b as usize] & BLANK != 0, is_blank(b), "{b}");
-            assert_eq!(CLASS[b as usize] & SCALAR != 0, is_scalar_byte(b), "{b}");
+            let class = classes.0[b as usize];
+            let term = class >= bulk::TERM;
+            let base = class - if term { bulk::TERM } else { 0 };
+            assert_eq!(base == bulk::BLANK, is_blank(b), "{b}");
+            assert_eq!(base == bulk::SCALAR, is_scalar_byte(b), "{b}");
+            assert_eq!(term, terminators.starts_with_byte(b) && !is_blank(b), "{b}");
         }
     }
 
@@ -1073,6 +1078,7 @@ mod tests {
         };
         let ctx = Ctx {
             terminators: &set,
+            classes: &Classes::new(&set),
             check: &check,
             suspect: false,
             python: false,

@@ -1,6 +1,7 @@
 //! Streaming JSON repair: the transducer, its look-ahead, and the standalone API.
 
 pub(crate) mod api;
+mod bulk;
 pub(crate) mod lookahead;
 pub(crate) mod repairer;
 pub(crate) mod strict;

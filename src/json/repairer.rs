@@ -9,6 +9,7 @@
 //! text. Valid JSON passes through byte for byte: each repair fires only at a byte that
 //! valid JSON cannot contain at that point.
 
+use super::bulk::Classes;
 use super::lookahead::{content_at_once, Ctx, KeyCheck, Lookahead, Verdict};
 use crate::ascii::char_len;
 use crate::repairs::{Repair, Repairs};
@@ -156,6 +157,9 @@ pub(crate) struct Repairer {
     opts: Options,
     /// Terminators, then the curly openers and the alt string opener.
     structural: MarkerSet,
+    /// The look-ahead's byte classes, with the terminators (boxed: a repairer with no
+    /// look-ahead yet need not be larger).
+    la_classes: Box<Classes>,
     st: St,
     comment_prev: St,
     stack: Vec<u8>,
@@ -252,6 +256,7 @@ impl Repairer {
         let mut r = Repairer {
             opts,
             structural: MarkerSet::default(),
+            la_classes: Box::new(Classes::new(&MarkerSet::default())),
             st: St::Value,
             comment_prev: St::Value,
             stack: Vec::new(),
@@ -307,6 +312,7 @@ impl Repairer {
             set.push(self.opts.alt_string);
         }
         self.structural = set;
+        *self.la_classes = Classes::new(&self.opts.terminators);
     }
 
     /// Drop the memo, keeping its look-ahead's storage (`la_spare`).
@@ -932,6 +938,7 @@ impl Repairer {
             check: &self.opts.keys,
             suspect: self.suspect,
             python: self.opts.python,
+            classes: &self.la_classes,
         };
         let (n, verdict) = la.read_run(input, &ctx);
         self.pending.extend_from_slice(&input[..n]);
@@ -2488,11 +2495,7 @@ fn simple_escape(c: u8) -> bool {
 mod tests {
     use super::*;
 
-    fn run(input: &[u8], chunk: usize, memo_off: bool) -> (Vec<u8>, Repairs, usize) {
-        run_keyed(input, chunk, memo_off, None)
-    }
-
-    fn run_keyed(
+    fn run(
         input: &[u8],
         chunk: usize,
         memo_off: bool,
@@ -2552,8 +2555,8 @@ mod tests {
                 .into_iter()
                 .flat_map(|c| [(c, None), (c, Some(&["a", "k", "o", "l", "n"][..]))])
             {
-                let (out, repairs, n) = run_keyed(input.as_bytes(), chunk, false, keys);
-                let (want, want_repairs, _) = run_keyed(input.as_bytes(), chunk, true, keys);
+                let (out, repairs, n) = run(input.as_bytes(), chunk, false, keys);
+                let (want, want_repairs, _) = run(input.as_bytes(), chunk, true, keys);
                 assert_eq!(
                     (out, repairs),
                     (want, want_repairs),
