@@ -149,6 +149,11 @@ impl MarkerSet {
         self.max_len
     }
 
+    /// The bytes a marker begins with, each once.
+    pub(crate) fn first_bytes(&self) -> &[u8] {
+        &self.firsts
+    }
+
     /// Whether `b` can begin a marker.
     pub(crate) fn starts_with_byte(&self, b: u8) -> bool {
         self.first.contains(b)

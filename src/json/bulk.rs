@@ -39,30 +39,42 @@ const CLASSES: usize = 2 * TERM as usize;
 pub(crate) struct Classes(pub(crate) [Class; 256]);
 
 impl Classes {
+    /// The classes with `terminators`: a copy of [`BASE`] and a few bytes changed (a
+    /// repairer takes new terminators with every call).
     pub(crate) fn new(terminators: &MarkerSet) -> Classes {
-        let mut classes = [OTHER; 256];
-        for (b, class) in classes.iter_mut().enumerate() {
-            let b = b as u8;
-            let base = match b {
-                b'"' => QUOTE,
-                b'\\' => BACKSLASH,
-                b' ' | b'\t' | b'\n' | b'\r' => BLANK,
-                b',' => COMMA,
-                b':' => COLON,
-                b'{' | b'[' => OPEN,
-                b'}' | b']' => CLOSE,
-                _ if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.' | b'_' | b'$') => {
-                    SCALAR
-                }
-                _ => OTHER,
-            };
+        let mut classes = BASE;
+        for &b in terminators.first_bytes() {
             // A blank is read as a blank first, as `structural` does.
-            let term = base != BLANK && terminators.starts_with_byte(b);
-            *class = base + if term { TERM } else { 0 };
+            if classes[b as usize] != BLANK {
+                classes[b as usize] += TERM;
+            }
         }
         Classes(classes)
     }
 }
+
+/// Each byte's class with no terminator.
+const BASE: [Class; 256] = {
+    let mut classes = [OTHER; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        classes[i] = match b {
+            b'"' => QUOTE,
+            b'\\' => BACKSLASH,
+            b' ' | b'\t' | b'\n' | b'\r' => BLANK,
+            b',' => COMMA,
+            b':' => COLON,
+            b'{' | b'[' => OPEN,
+            b'}' | b']' => CLOSE,
+            b'-' | b'+' | b'.' | b'_' | b'$' => SCALAR,
+            _ if b.is_ascii_alphanumeric() => SCALAR,
+            _ => OTHER,
+        };
+        i += 1;
+    }
+    classes
+};
 
 /// A state of the table: a look-ahead state (see the module) the table reads in.
 pub(crate) type Tok = u8;
