@@ -703,7 +703,19 @@ impl Repairer {
                     delim: Delim::Double,
                     key,
                 } => {
-                    let n = self.string_run(Delim::Double, key, &input[i..], out);
+                    // A short plain string (most keys and values here) up to its quote,
+                    // as `string_run` reads it but with no call: a value's quote is
+                    // then `step`'s, unless `content_quote` could take it.
+                    let rest = &input[i..];
+                    let plain = rest.iter().position(|&c| DOUBLE_STOP[c as usize]);
+                    let n = match plain {
+                        Some(n) if rest[n] == b'"' && (key || self.memo.is_some()) => {
+                            out.extend_from_slice(&rest[..n]);
+                            self.work += n as u64;
+                            n
+                        }
+                        _ => self.string_run(Delim::Double, key, rest, out),
+                    };
                     if !key || input.get(i + n) != Some(&b'"') {
                         // A value string goes on, or `step` decides its quote.
                         i += n;
