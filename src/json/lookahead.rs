@@ -104,6 +104,25 @@ pub(crate) struct Lookahead {
     ends: SmallVec<[(usize, usize); 16]>,
     /// `seen` when the last nested string ended (entering `StrQuote`).
     last_end: usize,
+    /// Nested string ends whose container closed since (see [`Closed`]), kept while
+    /// the structure has not gone shallower than that container's parent.
+    closes: SmallVec<[Closed; 8]>,
+}
+
+/// A nested `"` string end that a look-ahead read on past until the string's
+/// container closed: a look-ahead started at that end would have read the same bytes
+/// the same way up to the closer, where its own container closes (see
+/// [`Lookahead::closed_after`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Closed {
+    /// `seen` after the string's quote.
+    at: usize,
+    /// The stack depth in the string (its container's).
+    depth: usize,
+    /// The container's opener.
+    open: u8,
+    /// The bytes from the quote to the closer, the closer included.
+    read: usize,
 }
 
 fn is_blank(b: u8) -> bool {
@@ -144,6 +163,7 @@ impl Lookahead {
             marker: Vec::new(),
             ends: SmallVec::new(),
             last_end: 0,
+            closes: SmallVec::new(),
         }
     }
 
@@ -164,6 +184,7 @@ impl Lookahead {
         self.marker.clear();
         self.ends.clear();
         self.last_end = 0;
+        self.closes.clear();
     }
 
     /// Whether the window ran out with no contradiction (the verdict was `Close` by
@@ -194,9 +215,12 @@ impl Lookahead {
         }
         let read = self.window.checked_sub(at).filter(|&r| r <= available)?;
         // Right after the quote (blanks aside) this run waits for a delimiter; one
-        // started there is simply after a value.
+        // started there is simply after a value, and has seen the blanks read since.
+        // Elsewhere both are in the same state, down to a blank seen after a value
+        // (which a dropped comma depends on) and a comment's way back.
         if matches!(self.st, St::StrQuote { .. }) && self.last_end == at {
             self.st = St::After;
+            self.blank_seen = read > 0;
         }
         self.base = depth;
         self.seen = read;
@@ -204,10 +228,41 @@ impl Lookahead {
         for e in &mut self.ends {
             e.0 -= at;
         }
+        self.closes.retain(|c| c.at > at);
+        for c in &mut self.closes {
+            c.at -= at;
+        }
         self.last_end = self.last_end.saturating_sub(at);
-        self.blank_seen = false;
-        self.resume = St::After;
         Some(read)
+    }
+
+    /// After an exhausted run: how many bytes a look-ahead started at the nested string
+    /// end `at` (a `seen` count) in `stack` reads up to its container's closer, if this
+    /// run read it to there ([`Closed`]) and it is at most `available` bytes and within
+    /// the window. That look-ahead is then [`closed_at`](Self::closed_at) that count.
+    pub(crate) fn closed_after(&self, at: usize, stack: &[u8], available: usize) -> Option<usize> {
+        if self.closed || !self.exhausted() {
+            return None;
+        }
+        let (&open, parent) = stack.split_last()?;
+        let c = self
+            .closes
+            .iter()
+            .find(|c| c.at == at && c.depth == stack.len())?;
+        let same = c.open == open && self.stack.get(..parent.len()) == Some(parent);
+        (same && c.read <= available && c.read <= self.window).then_some(c.read)
+    }
+
+    /// Start after a candidate quote in the container `stack`, as [`restart`] does, and
+    /// be as if `read` bytes were read to the container's closer (see
+    /// [`closed_after`](Self::closed_after)): popped, closed, after a value.
+    ///
+    /// [`restart`]: Self::restart
+    pub(crate) fn closed_at(&mut self, stack: &[u8], window: usize, read: usize) {
+        self.restart(stack, window);
+        self.stack.pop();
+        self.closed = true;
+        self.seen = read;
     }
 
     /// Read `bytes` until decided or read out: returns how many were read (the deciding
@@ -326,7 +381,7 @@ impl Lookahead {
                     };
                     i += 1;
                 }
-                bulk::POP if self.close_innermost(b) => {
+                bulk::POP if self.close_innermost(b, self.seen + i + 1) => {
                     tok = bulk::of(bulk::AFTER_O, self.stack.last());
                     i += 1;
                     if self.closed {
@@ -416,20 +471,40 @@ impl Lookahead {
     }
 
     /// `close` of the innermost container when `b` closes it (and the enclosing
-    /// container is not closed yet), but for the state, which the caller sets (`After`);
-    /// false, with nothing changed, for any other closer.
-    fn close_innermost(&mut self, b: u8) -> bool {
+    /// container is not closed yet), `seen` once it is read, but for the state, which
+    /// the caller sets (`After`); false, with nothing changed, for any other closer.
+    fn close_innermost(&mut self, b: u8, seen: usize) -> bool {
         let open = if b == b'}' { b'{' } else { b'[' };
         if self.closed || self.stack.last() != Some(&open) {
             return false;
         }
-        self.stack.pop();
+        self.pop(seen);
         let depth = self.stack.len();
-        self.ends.retain(|e| e.1 <= depth);
         if depth < self.base {
             self.closed = true;
         }
         true
+    }
+
+    /// Pop the innermost container, its closer read at `seen`: the string ends recorded
+    /// in it become [`Closed`] ones, and those whose parent this closes are dropped.
+    fn pop(&mut self, seen: usize) {
+        let Some(open) = self.stack.pop() else {
+            return;
+        };
+        let depth = self.stack.len();
+        self.closes.retain(|c| c.depth <= depth + 1);
+        for &(at, d) in &self.ends {
+            if d > depth && self.closes.len() < self.closes.inline_size() {
+                self.closes.push(Closed {
+                    at,
+                    depth: d,
+                    open,
+                    read: seen - at,
+                });
+            }
+        }
+        self.ends.retain(|e| e.1 <= depth);
     }
 
     /// How many of `bytes` can be read at once with no decision and no state change
@@ -489,7 +564,9 @@ impl Lookahead {
         n
     }
 
-    /// Feed one byte; `Some` once decided.
+    /// Feed one byte; `Some` once decided. (Inlined in `read_run` as well as called
+    /// on its own: a broken string's look-aheads mostly decide here.)
+    #[inline(always)]
     pub(crate) fn step(&mut self, b: u8, ctx: &Ctx<'_>) -> Option<Verdict> {
         self.seen += 1;
         if self.seen > self.window {
@@ -619,9 +696,7 @@ impl Lookahead {
         let open = if b == b'}' { b'{' } else { b'[' };
         match self.stack.last() {
             Some(&top) if top == open => {
-                self.stack.pop();
-                let depth = self.stack.len();
-                self.ends.retain(|e| e.1 <= depth);
+                self.pop(self.seen);
                 if self.closed {
                     // The parent's own closer after the enclosing value: legal.
                     return Some(Verdict::Close);

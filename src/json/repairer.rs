@@ -217,6 +217,9 @@ pub(crate) struct Repairer {
     strict_skip: usize,
     #[cfg(test)]
     memo_hits: usize,
+    /// Tests: how many quotes `closes_at_once` closed.
+    #[cfg(test)]
+    closed_hits: usize,
     repairs: Repairs,
     stop: Option<Status>,
     started: bool,
@@ -286,6 +289,8 @@ impl Repairer {
             strict_skip: 0,
             #[cfg(test)]
             memo_hits: 0,
+            #[cfg(test)]
+            closed_hits: 0,
             repairs: Repairs::NONE,
             stop: None,
             started: false,
@@ -945,13 +950,7 @@ impl Repairer {
         let Some(la) = self.la.as_mut() else {
             return (0, None);
         };
-        let ctx = Ctx {
-            terminators: &self.opts.terminators,
-            check: &self.opts.keys,
-            suspect: self.suspect,
-            python: self.opts.python,
-            classes: &self.la_classes,
-        };
+        let ctx = la_ctx(&self.opts, &self.la_classes, self.suspect);
         let (n, verdict) = la.read_run(input, &ctx);
         self.pending.extend_from_slice(&input[..n]);
         (n, verdict)
@@ -1627,7 +1626,7 @@ impl Repairer {
         self.pending.clear();
         self.pending.extend_from_slice(closer);
         self.la_start = self.pos;
-        if self.resume(delim) {
+        if self.resume(delim) || self.closes_at_once(delim, out) {
             return;
         }
         let la = match self.la_spare.pop() {
@@ -1670,6 +1669,57 @@ impl Repairer {
         self.rpos += read;
         self.pos += read as u64;
         self.work += read as u64;
+        true
+    }
+
+    /// Whether the quote just read ends a nested string as the memo shows: it read on
+    /// past the quote to the close of the string's container, and a look-ahead started
+    /// there (`Lookahead::closed_at`) decides `Close` within the replayed bytes after
+    /// the closer. If so, the quote is closed as `resolve` closes it, with nothing moved
+    /// or read again: a quote in a nested object or array costs no look-ahead of its own.
+    fn closes_at_once(&mut self, delim: Delim, out: &mut Vec<u8>) -> bool {
+        let Some((prev, start)) = self.memo.as_ref() else {
+            return false;
+        };
+        if delim != Delim::Double || self.suspect || self.pos <= *start {
+            return false;
+        }
+        let Ok(at) = usize::try_from(self.pos - *start) else {
+            return false;
+        };
+        let available = self.replay.len().saturating_sub(self.rpos);
+        let Some(read) = prev.closed_after(at, &self.stack, available) else {
+            return false;
+        };
+        let mut la = match self.la_spare.pop() {
+            Some(la) => la,
+            None => Box::new(Lookahead::new(&self.stack, self.opts.lookahead)),
+        };
+        la.closed_at(&self.stack, self.opts.lookahead, read);
+        let ctx = la_ctx(&self.opts, &self.la_classes, self.suspect);
+        // A token or two after the closer decide: `step`, not `read_run`, which is
+        // inlined in the lane's path only.
+        let after = &self.replay[self.rpos + read..];
+        let (n, verdict) = after
+            .iter()
+            .enumerate()
+            .find_map(|(i, &b)| la.step(b, &ctx).map(|v| (i + 1, Some(v))))
+            .unwrap_or((after.len(), None));
+        // Exhausted, it would have become the memo: left to the usual path.
+        let close = verdict == Some(Verdict::Close) && !la.exhausted();
+        self.la_spare.push(la);
+        self.work += n as u64;
+        if !close {
+            return false;
+        }
+        #[cfg(test)]
+        {
+            self.closed_hits += 1;
+        }
+        self.pending.clear();
+        self.capture_close(out);
+        out.push(b'"');
+        self.after_value();
         true
     }
 
@@ -2257,6 +2307,17 @@ fn bare_probe(held: &[u8], alt: &[u8], structural: &MarkerSet) -> BareProbe {
     }
 }
 
+/// What a look-ahead of this repairer reads against.
+fn la_ctx<'a>(opts: &'a Options, classes: &'a Classes, suspect: bool) -> Ctx<'a> {
+    Ctx {
+        terminators: &opts.terminators,
+        check: &opts.keys,
+        suspect,
+        python: opts.python,
+        classes,
+    }
+}
+
 fn hex4(h: &[u8]) -> u32 {
     h.iter().fold(0, |acc, &c| {
         acc * 16 + (c as char).to_digit(16).unwrap_or(0)
@@ -2512,9 +2573,10 @@ mod tests {
         chunk: usize,
         memo_off: bool,
         keys: Option<&[&str]>,
-    ) -> (Vec<u8>, Repairs, usize) {
+        window: usize,
+    ) -> (Vec<u8>, Repairs, (usize, usize)) {
         let mut r = Repairer::new(Options {
-            lookahead: 24,
+            lookahead: window,
             ..Options::default()
         });
         r.set_keys(KeyCheck {
@@ -2529,7 +2591,7 @@ mod tests {
             }
         }
         r.finish(&mut out);
-        (out, r.repairs(), r.memo_hits)
+        (out, r.repairs(), (r.memo_hits, r.closed_hits))
     }
 
     /// Resuming an exhausted look-ahead at a later quote decides exactly as a fresh
@@ -2546,7 +2608,9 @@ mod tests {
             "\", \"o\": {\"x\": \"y\"}, \"k\": \"v",
             "\", \"l\": [\"a\", \"b\", 1], \"k\": \"v",
             "\", \"n\": 12, \"k\": \"v",
-            // Nested containers followed by a dropped comma, a closer too many.
+            // A dropped comma after blanks; nested containers followed by a dropped
+            // comma, a closer too many.
+            "\"   \"k\": \"v",
             "\", \"o\": {\"x\": \"y\"} \"k\": \"v",
             "\", \"o\": [\"y\"]] \"k\": \"v",
             "\", \"d\": {\"p\": {\"q\": \"r\"}, \"s\": [\"t\"]}, \"k\": \"v",
@@ -2557,7 +2621,7 @@ mod tests {
             "'",
         ];
         let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut hits = 0;
+        let (mut hits, mut closed) = (0, 0);
         for case in 0..3000 {
             let mut input = String::from("{\"a\": \"");
             let n = 10 + case % 60;
@@ -2571,14 +2635,17 @@ mod tests {
                 .into_iter()
                 .flat_map(|c| [(c, None), (c, Some(&["a", "k", "o", "l", "n"][..]))])
             {
-                let (out, repairs, n) = run(input.as_bytes(), chunk, false, keys);
-                let (want, want_repairs, _) = run(input.as_bytes(), chunk, true, keys);
+                // Windows of several sizes end the memo's reading at many places.
+                let window = 16 + case % 21;
+                let (out, repairs, n) = run(input.as_bytes(), chunk, false, keys, window);
+                let (want, want_repairs, _) = run(input.as_bytes(), chunk, true, keys, window);
                 assert_eq!(
                     (out, repairs),
                     (want, want_repairs),
-                    "{input:?} in {chunk}, keys {keys:?}"
+                    "{input:?} in {chunk}, keys {keys:?}, window {window}"
                 );
-                hits += n;
+                hits += n.0;
+                closed += n.1;
             }
         }
         // How often the memo fires depends on how early look-aheads decide; what must
@@ -2586,6 +2653,7 @@ mod tests {
         // all: a merge once cleared the look-ahead before `resolve` could keep it, and
         // this test, comparing the memo with itself, still passed.
         assert!(hits > 1000, "the look-ahead memo fired {hits} times");
+        assert!(closed > 500, "the memo closed {closed} quotes at once");
     }
 
     /// What a repairer shows after each feed: the output so far, the status, and the
