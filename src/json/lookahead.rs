@@ -253,13 +253,11 @@ impl Lookahead {
         (same && c.read <= available && c.read <= self.window).then_some(c.read)
     }
 
-    /// Start after a candidate quote in the container `stack`, as [`restart`] does, and
-    /// be as if `read` bytes were read to the container's closer (see
-    /// [`closed_after`](Self::closed_after)): popped, closed, after a value.
-    ///
-    /// [`restart`]: Self::restart
-    pub(crate) fn closed_at(&mut self, stack: &[u8], window: usize, read: usize) {
-        self.restart(stack, window);
+    /// Just started after a candidate quote, be as if `read` bytes were read to the
+    /// container's closer (see [`closed_after`](Self::closed_after)): popped, closed,
+    /// after a value.
+    pub(crate) fn closed_at(&mut self, read: usize) {
+        debug_assert!(self.seen == 0 && self.st == St::After && self.base == self.stack.len());
         self.stack.pop();
         self.closed = true;
         self.seen = read;

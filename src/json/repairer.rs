@@ -1629,14 +1629,31 @@ impl Repairer {
         if self.resume(delim) || self.closes_at_once(delim, out) {
             return;
         }
-        let la = match self.la_spare.pop() {
+        self.la = Some(self.fresh_lookahead());
+    }
+
+    /// A look-ahead started after the quote just read: a spare one restarted in place,
+    /// or a new one.
+    fn fresh_lookahead(&mut self) -> Box<Lookahead> {
+        match self.la_spare.pop() {
             Some(mut la) => {
                 la.restart(&self.stack, self.opts.lookahead);
                 la
             }
             None => Box::new(Lookahead::new(&self.stack, self.opts.lookahead)),
-        };
-        self.la = Some(la);
+        }
+    }
+
+    /// Where the quote just read stands in the memo's reading (its `seen` count), and
+    /// how many replayed bytes are left after it, if the memo may answer for it: a `"`
+    /// string's quote after the memo's start, the string not suspect.
+    fn memo_at(&self, delim: Delim) -> Option<(usize, usize)> {
+        let (_, start) = self.memo.as_ref()?;
+        if delim != Delim::Double || self.suspect || self.pos <= *start {
+            return None;
+        }
+        let at = usize::try_from(self.pos - *start).ok()?;
+        Some((at, self.replay.len().saturating_sub(self.rpos)))
     }
 
     /// The look-ahead for the quote just read taken over from the last exhausted one, if
@@ -1644,17 +1661,11 @@ impl Repairer {
     /// bytes it read after the quote move from the replay buffer to `pending` unread.
     /// Returns whether it was.
     fn resume(&mut self, delim: Delim) -> bool {
-        let Some((prev, start)) = self.memo.as_mut() else {
-            return false;
-        };
-        if delim != Delim::Double || self.suspect || self.pos <= *start {
-            return false;
-        }
-        let Ok(at) = usize::try_from(self.pos - *start) else {
+        let (Some((at, available)), Some((prev, _))) = (self.memo_at(delim), self.memo.as_mut())
+        else {
             return false;
         };
         // A miss keeps the memo: a later quote at this depth may still be in it.
-        let available = self.replay.len().saturating_sub(self.rpos);
         let Some(read) = prev.resume_at(at, &self.stack, available) else {
             return false;
         };
@@ -1678,24 +1689,15 @@ impl Repairer {
     /// the closer. If so, the quote is closed as `resolve` closes it, with nothing moved
     /// or read again: a quote in a nested object or array costs no look-ahead of its own.
     fn closes_at_once(&mut self, delim: Delim, out: &mut Vec<u8>) -> bool {
-        let Some((prev, start)) = self.memo.as_ref() else {
+        let (Some((at, available)), Some((prev, _))) = (self.memo_at(delim), self.memo.as_ref())
+        else {
             return false;
         };
-        if delim != Delim::Double || self.suspect || self.pos <= *start {
-            return false;
-        }
-        let Ok(at) = usize::try_from(self.pos - *start) else {
-            return false;
-        };
-        let available = self.replay.len().saturating_sub(self.rpos);
         let Some(read) = prev.closed_after(at, &self.stack, available) else {
             return false;
         };
-        let mut la = match self.la_spare.pop() {
-            Some(la) => la,
-            None => Box::new(Lookahead::new(&self.stack, self.opts.lookahead)),
-        };
-        la.closed_at(&self.stack, self.opts.lookahead, read);
+        let mut la = self.fresh_lookahead();
+        la.closed_at(read);
         let ctx = la_ctx(&self.opts, &self.la_classes, self.suspect);
         // A token or two after the closer decide: `step`, not `read_run`, which is
         // inlined in the lane's path only.
