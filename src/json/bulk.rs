@@ -14,6 +14,7 @@
 //! value) and, after a value, whether a blank was seen (a value starting after one is
 //! the next item with its comma dropped, which `step` decides on).
 
+use super::lookahead::{is_blank, is_scalar_byte};
 use crate::scan::MarkerSet;
 
 /// A byte's class: [`QUOTE`] to [`OTHER`], plus [`TERM`] when a terminator (the call's
@@ -62,13 +63,12 @@ const BASE: [Class; 256] = {
         classes[i] = match b {
             b'"' => QUOTE,
             b'\\' => BACKSLASH,
-            b' ' | b'\t' | b'\n' | b'\r' => BLANK,
             b',' => COMMA,
             b':' => COLON,
             b'{' | b'[' => OPEN,
             b'}' | b']' => CLOSE,
-            b'-' | b'+' | b'.' | b'_' | b'$' => SCALAR,
-            _ if b.is_ascii_alphanumeric() => SCALAR,
+            _ if is_blank(b) => BLANK,
+            _ if is_scalar_byte(b) => SCALAR,
             _ => OTHER,
         };
         i += 1;
@@ -127,11 +127,9 @@ pub(crate) static NEXT: [[u8; CLASSES]; TOKS] = {
     let mut tok = 0;
     while tok < TOKS {
         let t = tok as Tok;
-        let array = match t {
-            ITEM_O | KEY | AWAIT_COLON | VALUE_O => 0,
-            ITEM_A | VALUE_A => 1,
-            _ => t % 2,
-        };
+        // 1 in an array: the `_A` states are the odd ones (`KEY` and `AWAIT_COLON`,
+        // object states, read no container-dependent byte).
+        let array = t % 2;
         let mut class = 0;
         while class < CLASSES {
             let c = class as Class;
@@ -141,10 +139,10 @@ pub(crate) static NEXT: [[u8; CLASSES]; TOKS] = {
                 // A scalar goes on over its bytes, a terminator's first byte included;
                 // any other byte is read as right after the value.
                 SCALAR_O | SCALAR_A if base == SCALAR => t,
-                SCALAR_O | SCALAR_A => after(AFTER_O + array, base, term),
-                AFTER_O | AFTER_A | BLANK_O | BLANK_A => after(t, base, term),
+                SCALAR_O | SCALAR_A => after(array, base, term),
+                AFTER_O | AFTER_A | BLANK_O | BLANK_A => after(array, base, term),
                 QUOTED_O | QUOTED_A if base == BLANK => t,
-                QUOTED_O | QUOTED_A => after(AFTER_O + array, base, term),
+                QUOTED_O | QUOTED_A => after(array, base, term),
                 _ if base == BLANK => t,
                 _ if term => STOP,
                 ITEM_O | KEY if base == QUOTE => READ_KEY,
@@ -164,10 +162,9 @@ pub(crate) static NEXT: [[u8; CLASSES]; TOKS] = {
     next
 };
 
-/// What a non-blank byte of `class` does right after a value (in `AFTER_O + array`):
-/// a comma starts the next item, a closer pops; a blank is seen.
-const fn after(after: Tok, base: Class, term: bool) -> u8 {
-    let array = after % 2;
+/// What a byte of class `base` does right after a value (`array`: 1 in an array): a
+/// blank is seen, a comma starts the next item, a closer pops.
+const fn after(array: u8, base: Class, term: bool) -> u8 {
     match base {
         BLANK => BLANK_O + array,
         _ if term => STOP,

@@ -125,7 +125,7 @@ struct Closed {
     read: usize,
 }
 
-fn is_blank(b: u8) -> bool {
+pub(super) const fn is_blank(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
@@ -143,7 +143,7 @@ pub(crate) fn content_at_once(b: u8, window: usize, terminators: &MarkerSet, pyt
         && !terminators.starts_with_byte(b)
 }
 
-fn is_scalar_byte(b: u8) -> bool {
+pub(super) const fn is_scalar_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.' | b'_' | b'$')
 }
 

@@ -714,7 +714,7 @@ impl Repairer {
                     let rest = &input[i..];
                     let plain = rest.iter().position(|&c| DOUBLE_STOP[c as usize]);
                     let n = match plain {
-                        Some(n) if rest[n] == b'"' && (key || self.memo.is_some()) => {
+                        Some(n) if rest[n] == b'"' && (key || self.quotes_wait()) => {
                             out.extend_from_slice(&rest[..n]);
                             self.work += n as u64;
                             n
@@ -1046,6 +1046,12 @@ impl Repairer {
         i
     }
 
+    /// Whether every value string's quote waits for a look-ahead: while a memo is kept,
+    /// [`content_quote`](Self::content_quote) takes none.
+    fn quotes_wait(&self) -> bool {
+        self.memo.is_some()
+    }
+
     /// Whether a quote in a value string is content as the byte after it, `next`,
     /// shows: one no string end can be followed by, which a look-ahead would answer
     /// [`Verdict::Content`] at (`content_at_once`). If so, the quote's effects are those
@@ -1054,7 +1060,7 @@ impl Repairer {
     /// such quote.)
     #[inline(never)]
     fn content_quote(&mut self, next: Option<u8>) -> bool {
-        let content = self.memo.is_none()
+        let content = !self.quotes_wait()
             && next.is_some_and(|next| {
                 content_at_once(
                     next,
