@@ -7,7 +7,7 @@
 use super::Step;
 use crate::calls::{Abort, Sink};
 use crate::dialect::EnvelopeSpec;
-use crate::json::repairer::{Repairer, Status};
+use crate::json::repairer::{Nesting, Repairer, Status};
 use crate::repairs::Repair;
 
 /// The bytes that matter inside a container below the call object's level.
@@ -172,7 +172,14 @@ impl Envelope {
         scratch.clear();
         let status = rep.feed(input, scratch);
         self.cut_from = cut_from(status, rep, scratch);
-        if let Err(why) = self.project(scratch, sink) {
+        let passed = match status {
+            // Below the call object's level: else `project` has the call's fields to read.
+            Status::NeedMore if self.depth > self.base => rep
+                .nesting()
+                .and_then(|n| self.pass_nested(scratch, n, sink)),
+            _ => None,
+        };
+        if let Err(why) = passed.unwrap_or_else(|| self.project(scratch, sink)) {
             let consumed = match status {
                 Status::Complete { consumed } | Status::Terminated { consumed, .. } => consumed,
                 _ => input.len(),
@@ -274,6 +281,48 @@ impl Envelope {
             }
         }
         Ok(())
+    }
+
+    /// `project` of a repairer's output that stays inside a container below the call
+    /// object's level, whole: its bytes are routed as one run, and the nesting and
+    /// whether a string is open after it are the repairer's (`nesting`), not read a
+    /// byte at a time (replayed structure, the bulk of a large arguments object, is
+    /// read once by the repairer rather than twice). `None` when the output may close
+    /// that container: `project` reads it.
+    fn pass_nested(
+        &mut self,
+        out: &[u8],
+        nesting: Nesting,
+        sink: &mut Sink<'_>,
+    ) -> Option<Result<(), Abort>> {
+        // The envelope's depth where the repairer's was lowest: a closer to the call
+        // object's level is `project_byte`'s.
+        let lowest = (self.depth as usize + nesting.low).checked_sub(nesting.before)?;
+        if lowest <= self.base as usize || out.is_empty() {
+            return None;
+        }
+        let depth = (self.depth as usize + nesting.after - nesting.before) as u32;
+        #[cfg(debug_assertions)]
+        {
+            let kept = (self.in_str, self.esc, self.depth);
+            let read = self.nested_run(out);
+            debug_assert_eq!(
+                (read, self.in_str, self.esc, self.depth),
+                (out.len(), nesting.in_string, false, depth),
+                "the repairer's nesting disagrees with its output {:?}",
+                String::from_utf8_lossy(out)
+            );
+            (self.in_str, self.esc, self.depth) = kept;
+        }
+        (self.in_str, self.esc, self.depth) = (nesting.in_string, false, depth);
+        if !self.streams_args() {
+            return Some(Ok(()));
+        }
+        if self.value_is_container {
+            return Some(sink.args(out));
+        }
+        self.args_scalar.extend_from_slice(out);
+        Some(Ok(()))
     }
 
     /// The bytes at the start of `bytes`, inside a container below the call object's

@@ -80,6 +80,17 @@ enum St {
     Done,
 }
 
+/// How the output of one [`Repairer::feed`] nests: the containers open before it, the
+/// fewest open at any point of it, and those open after it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Nesting {
+    pub before: usize,
+    pub low: usize,
+    pub after: usize,
+    /// It ended inside a string: its opening quote written, its closing one not.
+    pub in_string: bool,
+}
+
 /// What [`Repairer::feed`] stopped on.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Status {
@@ -163,6 +174,10 @@ pub(crate) struct Repairer {
     st: St,
     comment_prev: St,
     stack: Vec<u8>,
+    /// The containers open when the current `feed` began, and the fewest open at any
+    /// point of it (`nesting`).
+    fed_at: usize,
+    low: usize,
     /// Held structural bytes: a comma and its blanks (`hold[..tok]`), then the current
     /// token (`hold[tok..]`); in `Bare`, the trailing blanks.
     hold: Vec<u8>,
@@ -263,6 +278,8 @@ impl Repairer {
             st: St::Value,
             comment_prev: St::Value,
             stack: Vec::new(),
+            fed_at: 0,
+            low: 0,
             hold: Vec::new(),
             tok: 0,
             esc: Vec::new(),
@@ -507,8 +524,36 @@ impl Repairer {
         n
     }
 
+    /// How the output of the last [`feed`](Self::feed) nests, for a reader that tracks
+    /// it (the envelope's projection): `None` where the state does not say (in a
+    /// comment; pythonic arguments). A container's bracket is written when it opens
+    /// and when it closes, and an escape is written whole, so the output never ends
+    /// after a lone backslash.
+    pub(crate) fn nesting(&self) -> Option<Nesting> {
+        let in_string = match self.st {
+            St::Str { .. } | St::Bare => true,
+            St::Value
+            | St::KeyOrEnd
+            | St::Colon
+            | St::After
+            | St::Comma
+            | St::Num
+            | St::Word { .. }
+            | St::Done => false,
+            St::Comment { .. } | St::Slash => return None,
+        };
+        (!self.opts.python).then_some(Nesting {
+            before: self.fed_at,
+            low: self.low,
+            after: self.stack.len(),
+            in_string,
+        })
+    }
+
     /// Feed input; decided output is appended to `out`.
     pub(crate) fn feed(&mut self, input: &[u8], out: &mut Vec<u8>) -> Status {
+        self.fed_at = self.stack.len();
+        self.low = self.fed_at;
         if self.capture.active {
             self.capture.from = Some(out.len());
         }
@@ -882,7 +927,7 @@ impl Repairer {
             return 0;
         }
         self.started = true;
-        self.stack.pop();
+        self.pop();
         out.push(b);
         self.st = St::After;
         1
@@ -1316,7 +1361,7 @@ impl Repairer {
                     // `[{"i":1{"i":2}]`: an element's `}` was dropped before the next one.
                     self.flag(Repair::MissingClosers);
                     self.hold.clear();
-                    self.stack.pop();
+                    self.pop();
                     out.extend_from_slice(b"},");
                     self.st = St::Value;
                     self.structural_token(b, out);
@@ -1467,13 +1512,13 @@ impl Repairer {
     fn close(&mut self, b: u8, out: &mut Vec<u8>) {
         let open = if b == b'}' { b'{' } else { b'[' };
         if self.stack.last() == Some(&open) {
-            self.stack.pop();
+            self.pop();
             out.push(b);
             self.after_value();
         } else if self.stack.contains(&open) {
             // Closes an outer container: close the inner ones first.
             self.flag(Repair::RedundantCloser);
-            while let Some(top) = self.stack.pop() {
+            while let Some(top) = self.pop() {
                 out.push(if top == b'{' { b'}' } else { b']' });
                 if top == open {
                     break;
@@ -1488,6 +1533,13 @@ impl Repairer {
         }
     }
 
+    /// Close the innermost container (its closer is written with it, always).
+    fn pop(&mut self) -> Option<u8> {
+        let top = self.stack.pop();
+        self.low = self.low.min(self.stack.len());
+        top
+    }
+
     fn after_value(&mut self) {
         if self.stack.is_empty() {
             self.st = St::Done;
@@ -1499,7 +1551,7 @@ impl Repairer {
 
     /// Emit the closers of every open container.
     fn close_all(&mut self, out: &mut Vec<u8>) {
-        while let Some(top) = self.stack.pop() {
+        while let Some(top) = self.pop() {
             out.push(if top == b'{' { b'}' } else { b']' });
         }
     }
