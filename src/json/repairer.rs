@@ -578,8 +578,16 @@ impl Repairer {
         status
     }
 
-    /// A key or value string of the call object opens: capture it if it may name the tool.
+    /// A key or value string of the call object opens: capture it if it may name the
+    /// tool. Inlined: only a call whose name may come from the arguments captures.
+    #[inline]
     fn capture_open(&mut self, key: bool, out: &[u8]) {
+        if self.opts.tool_by_name.is_some() {
+            self.capture_opened(key, out);
+        }
+    }
+
+    fn capture_opened(&mut self, key: bool, out: &[u8]) {
         let Some(lookup) = &self.opts.tool_by_name else {
             return;
         };
@@ -594,11 +602,16 @@ impl Repairer {
         }
     }
 
-    /// The captured string closed (before its closing quote is written).
+    /// The captured string closed (before its closing quote is written). Inlined: most
+    /// strings are not captured, and every key's close asks.
+    #[inline]
     fn capture_close(&mut self, out: &[u8]) {
-        if !self.capture.active {
-            return;
+        if self.capture.active {
+            self.capture_closed(out);
         }
+    }
+
+    fn capture_closed(&mut self, out: &[u8]) {
         self.capture.active = false;
         if let Some(from) = self.capture.from.take() {
             let room = MAX_CAPTURE.saturating_sub(self.capture.buf.len());
@@ -792,7 +805,7 @@ impl Repairer {
                 },
                 St::KeyOrEnd => match b {
                     b'"' => {
-                        self.open_string(Delim::Double, out);
+                        self.strict_string(true, out);
                         1
                     }
                     b'}' => self.strict_close(b, out),
@@ -806,7 +819,7 @@ impl Repairer {
                 }
                 St::Value => match b {
                     b'"' => {
-                        self.open_string(Delim::Double, out);
+                        self.strict_string(false, out);
                         1
                     }
                     b'{' | b'[' => self.strict_open(b, out),
@@ -882,13 +895,7 @@ impl Repairer {
         // arguments, and calling them cost about 1 % of `args_19k`.
         match t {
             b'"' => {
-                out.push(b'"');
-                self.suspect = false;
-                self.capture_open(in_object, out);
-                self.st = St::Str {
-                    delim: Delim::Double,
-                    key: in_object,
-                };
+                self.strict_string(in_object, out);
                 n + 1
             }
             b'{' | b'[' => {
@@ -902,6 +909,21 @@ impl Repairer {
                 n
             }
         }
+    }
+
+    /// A `"` string opening, as `open_string` opens it where `begin_item` has nothing
+    /// to write (a key where one belongs, a value, a comma's next item written with
+    /// it): inline, as most strings of structure-heavy arguments open here.
+    #[inline]
+    fn strict_string(&mut self, key: bool, out: &mut Vec<u8>) {
+        self.started = true;
+        out.push(b'"');
+        self.suspect = false;
+        self.capture_open(key, out);
+        self.st = St::Str {
+            delim: Delim::Double,
+            key,
+        };
     }
 
     /// A container opening where a value belongs, as `structural_token` opens it; 0 at
@@ -2477,9 +2499,11 @@ fn take_held(held: &mut Vec<u8>) -> SmallVec<[u8; 72]> {
 /// (`-`, `1.`, `1e+`) or the integer part has a leading zero.
 fn strict_number_prefix(bytes: &[u8]) -> Option<usize> {
     let digits = |from: usize| {
-        bytes.get(from..).map_or(0, |rest| {
-            rest.iter().take_while(|b| b.is_ascii_digit()).count()
-        })
+        let mut end = from;
+        while bytes.get(end).is_some_and(u8::is_ascii_digit) {
+            end += 1;
+        }
+        end - from
     };
     let mut i = usize::from(bytes.first() == Some(&b'-'));
     let int = digits(i);
@@ -2587,12 +2611,24 @@ fn is_number_byte(b: u8) -> bool {
     b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-')
 }
 
-/// An ASCII byte that continues a bare word (see [`is_word_byte`]).
+/// An ASCII byte that continues a bare word (see [`is_word_byte`]), looked up: the
+/// literals of structure read in bulk ask it of every byte.
 fn is_ascii_word_byte(b: u8) -> bool {
-    b < 0x80 && is_word_byte(b)
+    ASCII_WORD[b as usize]
 }
 
-fn is_word_byte(b: u8) -> bool {
+/// [`is_word_byte`] of each ASCII byte; no other byte.
+const ASCII_WORD: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x80 {
+        table[b] = is_word_byte(b as u8);
+        b += 1;
+    }
+    table
+};
+
+const fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'-' | b'+' | b'.') || b >= 0x80
 }
 
