@@ -728,6 +728,12 @@ impl Repairer {
             return self.la_run(&input[..n]);
         }
         match self.st {
+            // A value's quote that waits for its look-ahead, where `strict_run`
+            // stopped: `string_run` would read nothing.
+            St::Str {
+                delim: Delim::Double,
+                key: false,
+            } if input[0] == b'"' && self.quotes_wait() => (0, None),
             St::Str { delim, key } if self.esc.is_empty() && self.utf8.is_empty() => {
                 (self.string_run(delim, key, input, out), None)
             }
