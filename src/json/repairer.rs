@@ -928,8 +928,8 @@ impl Repairer {
 
     /// A `"` string opening, as `open_string` opens it where `begin_item` has nothing
     /// to write (a key where one belongs, a value, a comma's next item written with
-    /// it): inline, as most strings of structure-heavy arguments open here.
-    #[inline]
+    /// it): inlined, as most strings of structure-heavy arguments open here.
+    #[inline(always)]
     fn strict_string(&mut self, key: bool, out: &mut Vec<u8>) {
         self.started = true;
         out.push(b'"');
