@@ -82,7 +82,7 @@ impl Members {
 }
 
 /// One call being assembled.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Call {
     pub index: u32,
     pub id: String,
@@ -105,6 +105,10 @@ pub(crate) struct Call {
     /// Its body was cut before its JSON ended: a JSON call object closed by a marker,
     /// or a body ended by a marker other than the call's closer.
     pub cut: bool,
+    /// Deltas are held: competing readings of the arguments are open (`json/readings.rs`).
+    pub hold: bool,
+    /// The competing readings could not be told apart: not released, with this feedback.
+    pub ambiguous: Option<String>,
 }
 
 /// Why a call is ended early.
@@ -148,6 +152,14 @@ pub(crate) struct Sink<'a> {
 }
 
 impl Calls {
+    /// The calls of a competing reading: `current` and nothing else.
+    pub(crate) fn with_call(current: Option<Box<Call>>) -> Calls {
+        Calls {
+            current,
+            ..Calls::default()
+        }
+    }
+
     pub(crate) fn reset(&mut self) {
         if let Some(call) = self.current.take() {
             self.spare = call.args;
@@ -370,7 +382,7 @@ impl Sink<'_> {
             .as_ref()
             .is_some_and(|call| scan_skips(call, from)));
         match self.calls.current.as_deref_mut() {
-            Some(call) if call.started && !call.silent && call.sent == from => {
+            Some(call) if call.started && !call.silent && !call.hold && call.sent == from => {
                 let end = call.args.len();
                 debug_assert_eq!(from + whole_chars(&call.args[from..]), end);
                 self.queue.delta(CallIndex(call.index), from..end);
@@ -425,7 +437,7 @@ impl Sink<'_> {
             self.queue
                 .started(index, &call.id, call.name.as_deref().unwrap_or(""));
         }
-        if call.sent < call.args.len() {
+        if call.sent < call.args.len() && !call.hold {
             // Whole UTF-8 characters only: grammars emit them, but a delta must never
             // end inside one (the queue validates the fragment when it is read).
             let end = call.sent + whole_chars(&call.args[call.sent..]);
@@ -434,11 +446,61 @@ impl Sink<'_> {
         }
     }
 
+    /// Hold the open call's deltas: competing readings of its arguments are open.
+    pub(crate) fn hold(&mut self) {
+        if let Some(call) = self.calls.current.as_mut() {
+            call.hold = true;
+        }
+    }
+
+    /// Send what was held: the competing readings of the open call are gone.
+    pub(crate) fn release_hold(&mut self) {
+        if let Some(call) = self.calls.current.as_mut() {
+            call.hold = false;
+        }
+        self.flush();
+    }
+
+    /// The open call's competing readings could not be told apart.
+    pub(crate) fn ambiguous(&mut self) {
+        if let Some(call) = self.calls.current.as_mut() {
+            let name = call.name.as_deref().unwrap_or("tool call");
+            call.ambiguous = Some(format!(
+                "{name}: a string in the arguments holds unescaped quotes, and where it ends cannot be told; \
+                 escape every quote and backslash inside strings (\\\" and \\\\), or split the write"
+            ));
+        }
+    }
+
+    /// Take a competing reading of the open call's arguments (`json/readings.rs`) in
+    /// place of the one read so far. Its arguments must begin with every byte already
+    /// sent (the readings agree up to their fork, where deltas stopped); false, and
+    /// nothing changed, if they do not.
+    pub(crate) fn replace_reading(&mut self, reading: Call) -> bool {
+        let Some(call) = self.calls.current.as_mut() else {
+            return false;
+        };
+        if reading.args.get(..call.sent) != Some(&call.args[..call.sent]) {
+            return false;
+        }
+        call.args = reading.args;
+        call.conformer = reading.conformer;
+        call.repairs = reading.repairs;
+        call.members = reading.members;
+        call.cut = reading.cut;
+        true
+    }
+
     /// The call's body ended: re-parse strictly and release it, or report why not.
     pub(crate) fn end(&mut self) {
         let Some(mut call) = self.calls.current.take() else {
             return;
         };
+        call.hold = false;
+        if let Some(feedback) = call.ambiguous.take() {
+            self.not_released(call, NotReleasedReason::Invalid, feedback);
+            return;
+        }
         let index = CallIndex(call.index);
         if let Some(mut conformer) = call.conformer.take() {
             if let Some(tool) = call.name.as_deref().and_then(|n| self.config.tools.get(n)) {
@@ -604,6 +666,43 @@ impl Sink<'_> {
     /// The queue keeps the ended call's arguments: its queued events read from them.
     fn recycle(&mut self, call: Call) {
         self.queue.keep_args(CallIndex(call.index), call.args);
+    }
+}
+
+impl Call {
+    /// The cost of this call's reading and its arguments as they would be released
+    /// (conformed to the schema), with `more` repairs of the repairer's; `None` when
+    /// they would not be released (not strict JSON, not an object).
+    pub(crate) fn outcome(&self, more: Repairs, config: &Config) -> Option<(u32, Vec<u8>)> {
+        let mut args = self.args.clone();
+        let mut repairs = self.repairs.union(more);
+        let tool = self.name.as_deref().and_then(|n| config.tools.get(n));
+        if let (Some(conformer), Some(tool)) = (&self.conformer, tool) {
+            let mut conformer = conformer.clone();
+            conformer.finish(tool, &mut args);
+            repairs = repairs.union(conformer.repairs);
+        }
+        let value = serde_json::from_slice::<serde_json::Value>(&args).ok()?;
+        if !value.is_object() {
+            return None;
+        }
+        // Schema errors, and keys the tool does not declare (the reading that made
+        // them up from content is the less likely one, even where extra keys pass).
+        let errors = tool.map_or(0, |tool| {
+            let declared = tool
+                .parameters()
+                .get("properties")
+                .and_then(|p| p.as_object());
+            let undeclared = match (declared, value.as_object()) {
+                (Some(props), Some(args)) => {
+                    args.keys().filter(|k| !props.contains_key(*k)).count()
+                }
+                _ => 0,
+            };
+            (tool.validate(&value).len() + undeclared) as u32
+        });
+        let cost = crate::json::cost::of(repairs) + errors * crate::json::cost::SCHEMA_ERROR;
+        Some((cost, args))
     }
 }
 

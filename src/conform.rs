@@ -29,7 +29,7 @@ enum Phase {
 }
 
 /// The conformer of one call.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Conformer {
     phase: Phase,
     depth: u32,

@@ -26,6 +26,7 @@ use crate::event::{Event, StopReason};
 use crate::feed::{FedAs, Feed};
 use crate::grammar::{Grammar, Step};
 use crate::json::lookahead::KeyCheck;
+use crate::json::readings::Policy;
 use crate::json::repairer::{Options, Repairer, ToolByName};
 use crate::queue::Queue;
 use crate::repairs::{Repair, Repairs};
@@ -615,7 +616,7 @@ impl Parser {
                     && self.plain.is_none()
                     && self.utf8.is_empty()
                     && self.byte_held.is_none()
-                    && matches!(**grammar, Grammar::Envelope(_))
+                    && matches!(&**grammar, Grammar::Envelope(e) if !e.forked())
                     && work.rep.lookahead_clean()
             }
             _ => false,
@@ -1234,7 +1235,7 @@ impl Parser {
     fn in_idle_string_arg(&self) -> bool {
         match (&self.mode, &self.rep) {
             (Mode::Call { grammar, .. }, Some(work)) => {
-                matches!(&**grammar, Grammar::Envelope(e) if e.in_args_string())
+                matches!(&**grammar, Grammar::Envelope(e) if e.in_args_string() && !e.forked())
                     && work.rep.in_idle_string()
             }
             _ => false,
@@ -1882,6 +1883,9 @@ impl Parser {
             python: false,
             tool_by_name,
         });
+        if matches!(form.body, Body::Envelope(_)) {
+            rep.set_policy(Policy::ARMED);
+        }
         // Lock `auto` only on a body that is certainly a call: a sniffed body locks when
         // chosen, and a weak opener or a harmony header may turn out not to be one.
         if !form.anchored && !matches!(form.body, Body::Sniff(_) | Body::Harmony(_)) {

@@ -10,6 +10,8 @@ use crate::dialect::EnvelopeSpec;
 use crate::json::repairer::{Nesting, Repairer, Status};
 use crate::repairs::Repair;
 
+mod readings;
+
 /// The bytes that matter inside a container below the call object's level.
 const NESTED: [bool; 256] = {
     let mut t = [false; 256];
@@ -38,6 +40,7 @@ enum Expect {
     Comma,
 }
 
+#[derive(Clone)]
 pub(crate) struct Envelope {
     spec: &'static EnvelopeSpec,
     depth: u32,
@@ -68,6 +71,9 @@ pub(crate) struct Envelope {
     /// Where in the current output the closers begin that a marker supplied when it
     /// ended the body before its JSON ended.
     cut_from: usize,
+    /// The readings forked at the first weak decision, decided when the body ends
+    /// (`super::readings`).
+    fork: readings::Fork,
 }
 
 impl Envelope {
@@ -91,7 +97,26 @@ impl Envelope {
             args_null: false,
             args_scalar: Vec::new(),
             cut_from: usize::MAX,
+            fork: readings::Fork(None),
         }
+    }
+
+    /// Whether the body forked its readings: every byte must come through `feed`
+    /// (it is kept for them), so the parser's bypasses stay closed.
+    pub(crate) fn forked(&self) -> bool {
+        self.fork.0.is_some()
+    }
+
+    /// Bytes the primary reading consumed: the competing readings read them too.
+    fn record(&mut self, bytes: &[u8], sink: &Sink<'_>, rep: &Repairer) {
+        if let Some(fork) = self.fork.0.as_mut() {
+            fork.read(bytes, sink.config, rep);
+        }
+    }
+
+    /// Whether the primary reading ended and competing readings still read.
+    fn parked(&self) -> bool {
+        self.fork.0.as_ref().is_some_and(|f| f.parked())
     }
 
     pub(crate) fn feed(
@@ -102,11 +127,15 @@ impl Envelope {
         scratch: &mut Vec<u8>,
     ) -> Step {
         scratch.clear();
+        if self.parked() {
+            return self.feed_parked(input, sink, rep);
+        }
         if self.in_args_string() {
             // Inside a string of the arguments: its content goes to the sink as the
             // repairer writes it, with no projection (`project` would pass it as is).
             let n = rep.pass_string(input, scratch);
             if n > 0 {
+                self.record(&input[..n], sink, rep);
                 if let Err(why) = sink.string_args(scratch) {
                     return Step::Abort { why, consumed: n };
                 }
@@ -170,7 +199,23 @@ impl Envelope {
         scratch: &mut Vec<u8>,
     ) -> Step {
         scratch.clear();
+        if self.parked() {
+            return self.feed_parked(input, sink, rep);
+        }
         let status = rep.feed(input, scratch);
+        if let Status::Fork { consumed } = status {
+            // The output so far is every reading's: project it, then fork.
+            self.record(&input[..consumed], sink, rep);
+            self.cut_from = usize::MAX;
+            if let Err(why) = self.project(scratch, sink) {
+                return Step::Abort { why, consumed };
+            }
+            self.fork_readings(rep, sink);
+            return self
+                .feed_repaired(&input[consumed..], sink, rep, scratch)
+                .after(consumed);
+        }
+        self.record(&input[..consumed_by(status, input.len())], sink, rep);
         self.cut_from = cut_from(status, rep, scratch);
         let passed = match status {
             // Below the call object's level: else `project` has the call's fields to read.
@@ -188,6 +233,12 @@ impl Envelope {
         }
         match status {
             Status::NeedMore => Step::NeedMore,
+            Status::Complete { consumed } if self.forked() => self
+                .primary_ended(&input[consumed..], false, sink, rep)
+                .after(consumed),
+            Status::Terminated { consumed, .. } if self.forked() => self
+                .primary_ended(&input[consumed..], true, sink, rep)
+                .after(consumed),
             Status::Complete { consumed } => Step::Ended {
                 consumed,
                 closer_seen: false,
@@ -204,6 +255,7 @@ impl Envelope {
                 why: Abort::HeldTooLong,
                 consumed,
             },
+            Status::Fork { .. } => unreachable!("handled above"),
         }
     }
 
@@ -215,6 +267,9 @@ impl Envelope {
         scratch: &mut Vec<u8>,
     ) -> bool {
         scratch.clear();
+        if self.forked() {
+            return self.finish_readings(sink, rep, scratch);
+        }
         let status = rep.drain_at_eof(scratch);
         self.cut_from = cut_from(status, rep, scratch);
         let _ = self.project(scratch, sink);
@@ -616,6 +671,18 @@ impl Envelope {
             _ => {}
         }
         Ok(())
+    }
+}
+
+/// How many bytes of an input of `len` a repairer status consumed.
+fn consumed_by(status: Status, len: usize) -> usize {
+    match status {
+        Status::NeedMore => len,
+        Status::Complete { consumed }
+        | Status::Terminated { consumed, .. }
+        | Status::TooDeep { consumed }
+        | Status::HeldOverflow { consumed }
+        | Status::Fork { consumed } => consumed,
     }
 }
 

@@ -143,6 +143,7 @@ impl Harmony {
                 why: Abort::HeldTooLong,
                 consumed: i + consumed,
             },
+            Status::Fork { .. } => unreachable!("readings fork only in an envelope"),
         }
     }
 

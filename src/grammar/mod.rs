@@ -169,6 +169,9 @@ impl Grammar {
                 let held = std::mem::take(held);
                 *chosen = Some(body);
                 *self = Grammar::new(body, closer, false);
+                if let Grammar::Envelope(_) = self {
+                    rep.set_policy(crate::json::readings::Policy::ARMED);
+                }
                 if before == 0 {
                     // Every byte sniffed came from this input: the body reads it whole
                     // (a well-formed call pushed whole takes the strict fast path).

@@ -230,6 +230,7 @@ impl NameArgs {
                 why: Abort::HeldTooLong,
                 consumed: i + consumed,
             },
+            Status::Fork { .. } => unreachable!("readings fork only in an envelope"),
         }
     }
 

@@ -195,6 +195,7 @@ impl Python {
                     Status::HeldOverflow { consumed } => {
                         Run::Abort(Abort::HeldTooLong, i + consumed)
                     }
+                    Status::Fork { .. } => unreachable!("readings fork only in an envelope"),
                 };
             }
             let b = bytes[i];

@@ -80,6 +80,7 @@ pub(crate) struct Ctx<'a> {
     pub classes: &'a Classes,
 }
 
+#[derive(Clone)]
 pub(crate) struct Lookahead {
     // Vectors, not small vectors: their length is one field, read at nearly every
     // token, and the repairer reuses one look-ahead's storage from quote to quote.
@@ -107,6 +108,10 @@ pub(crate) struct Lookahead {
     /// Nested string ends whose container closed since (see [`Closed`]), kept while
     /// the structure has not gone shallower than that container's parent.
     closes: SmallVec<[Closed; 8]>,
+    /// The verdict was `Close` at a token only a real end allows: the parent's closer
+    /// after the enclosing value, a terminator, or a blank after the whole value (see
+    /// [`strong`](Self::strong)).
+    strong: bool,
 }
 
 /// A nested `"` string end that a look-ahead read on past until the string's
@@ -164,6 +169,7 @@ impl Lookahead {
             ends: SmallVec::new(),
             last_end: 0,
             closes: SmallVec::new(),
+            strong: false,
         }
     }
 
@@ -185,12 +191,22 @@ impl Lookahead {
         self.ends.clear();
         self.last_end = 0;
         self.closes.clear();
+        self.strong = false;
     }
 
     /// Whether the window ran out with no contradiction (the verdict was `Close` by
     /// exhaustion, so every byte read so far was read without a decision).
     pub(crate) fn exhausted(&self) -> bool {
         self.seen > self.window
+    }
+
+    /// Whether a `Close` was reached at a token only the string's real end allows: the
+    /// parent's own closer right after the enclosing value, a terminator, or a blank
+    /// after the whole value. Any other `Close` (the window ran out, a comment, the
+    /// parent's next member, a nested string with quotes of its own) is weak: a
+    /// reading that keeps the quote as content may still be the better one.
+    pub(crate) fn strong(&self) -> bool {
+        self.strong
     }
 
     /// How many bytes have been read.
@@ -573,7 +589,7 @@ impl Lookahead {
         if !self.marker.is_empty() {
             self.marker.push(b);
             return match ctx.terminators.match_at(&self.marker, 0) {
-                Found::Full { .. } => Some(Verdict::Close),
+                Found::Full { .. } => self.strong_close(),
                 Found::Partial { .. } => None,
                 Found::None => Some(Verdict::Content),
             };
@@ -677,6 +693,11 @@ impl Lookahead {
         }
     }
 
+    fn strong_close(&mut self) -> Option<Verdict> {
+        self.strong = true;
+        Some(Verdict::Close)
+    }
+
     fn key_done(&mut self, ctx: &Ctx<'_>) -> Option<Verdict> {
         if ctx.suspect && self.stack.len() == ctx.check.depth {
             if let Some(keys) = &ctx.check.keys {
@@ -697,7 +718,7 @@ impl Lookahead {
                 self.pop(self.seen);
                 if self.closed {
                     // The parent's own closer after the enclosing value: legal.
-                    return Some(Verdict::Close);
+                    return self.strong_close();
                 }
                 if self.stack.len() < self.base {
                     self.closed = true;
@@ -715,7 +736,7 @@ impl Lookahead {
                 // The whole value ended and a blank follows: nothing else to check (a
                 // call may be followed by prose). A top-level string goes on: `"a 24"
                 // screen"` is one string.
-                return Some(Verdict::Close);
+                return self.strong_close();
             }
             if self.st == St::After {
                 self.blank_seen = true;
@@ -725,7 +746,7 @@ impl Lookahead {
         if ctx.terminators.starts_with_byte(b) {
             self.marker.push(b);
             return match ctx.terminators.match_at(&self.marker, 0) {
-                Found::Full { .. } => Some(Verdict::Close),
+                Found::Full { .. } => self.strong_close(),
                 Found::Partial { .. } => None,
                 Found::None => {
                     self.marker.clear();

@@ -2,6 +2,8 @@
 
 pub(crate) mod api;
 mod bulk;
+pub(crate) mod cost;
 pub(crate) mod lookahead;
+pub(crate) mod readings;
 pub(crate) mod repairer;
 pub(crate) mod strict;

@@ -11,6 +11,7 @@
 
 use super::bulk::Classes;
 use super::lookahead::{content_at_once, Ctx, KeyCheck, Lookahead, Verdict};
+use super::readings::Policy;
 use crate::ascii::char_len;
 use crate::repairs::{Repair, Repairs};
 use crate::scan::{Found, MarkerId, MarkerSet};
@@ -106,6 +107,10 @@ pub(crate) enum Status {
     TooDeep { consumed: usize },
     /// More bytes were held undecided than the limit allows, at byte `consumed`.
     HeldOverflow { consumed: usize },
+    /// The first weak decision of a reading armed to fork ([`Policy::arm`]) is pending
+    /// at byte `consumed`: clone the repairer now for the competing readings; the
+    /// next `feed` resolves it as the look-ahead decided.
+    Fork { consumed: usize },
 }
 
 /// Limits and dialect data for a [`Repairer`].
@@ -137,7 +142,7 @@ pub(crate) struct ToolByName {
 }
 
 /// A string being captured: a key of the call object, or its `"name"` value.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Capture {
     active: bool,
     is_key: bool,
@@ -164,6 +169,8 @@ impl Default for Options {
     }
 }
 
+/// Cloned only to fork a reading (`json/readings.rs`).
+#[derive(Clone)]
 pub(crate) struct Repairer {
     opts: Options,
     /// Terminators, then the curly openers and the alt string opener.
@@ -254,6 +261,8 @@ pub(crate) struct Repairer {
     /// In a dialect with a string token: the bytes after a bare value's possible end
     /// (`,`, `}`, `<`), held while what follows decides (see [`bare_probe`]).
     bare_hold: Vec<u8>,
+    /// How weak decisions are taken (see `json/readings.rs`).
+    policy: Policy,
 }
 
 /// Bytes held at most while deciding whether a dialect string's closer was lost.
@@ -318,6 +327,7 @@ impl Repairer {
             capture: Capture::default(),
             suspect: false,
             bare_hold: Vec::new(),
+            policy: Policy::default(),
         };
         r.rebuild();
         r
@@ -389,6 +399,23 @@ impl Repairer {
         self.alt_hold.clear();
         self.terminated_by = None;
         self.closed_by_terminator = 0;
+        self.policy = Policy::default();
+    }
+
+    /// The look-ahead's verdict waiting to be resolved by the next `feed` (at a
+    /// [`Status::Fork`], the primary reading's at the fork).
+    pub(crate) fn decided(&self) -> Option<Verdict> {
+        self.decided
+    }
+
+    /// Add bytes after the leftover: the caller reads them next, after it.
+    pub(crate) fn push_leftover(&mut self, bytes: &[u8]) {
+        self.replay.extend_from_slice(bytes);
+    }
+
+    /// Set how weak decisions are taken (see `json/readings.rs`).
+    pub(crate) fn set_policy(&mut self, policy: Policy) {
+        self.policy = policy;
     }
 
     /// The terminator that ended the value, if one did.
@@ -444,6 +471,7 @@ impl Repairer {
             Status::Terminated { marker, .. } => Status::Terminated { consumed, marker },
             Status::TooDeep { .. } => Status::TooDeep { consumed },
             Status::HeldOverflow { .. } => Status::HeldOverflow { consumed },
+            Status::Fork { .. } => Status::Fork { consumed },
             other => other,
         })
     }
@@ -572,7 +600,8 @@ impl Repairer {
             Status::Complete { consumed }
             | Status::Terminated { consumed, .. }
             | Status::TooDeep { consumed }
-            | Status::HeldOverflow { consumed } => consumed,
+            | Status::HeldOverflow { consumed }
+            | Status::Fork { consumed } => consumed,
         };
         self.strict_skip = self.strict_skip.saturating_sub(consumed);
         if let Some(from) = self.capture.from.take() {
@@ -1820,7 +1849,36 @@ impl Repairer {
         true
     }
 
-    fn resolve(&mut self, verdict: Verdict, out: &mut Vec<u8>) {
+    /// Whether the look-ahead's `verdict` is weak: a `Close` of a string that already
+    /// showed it is malformed, reached at no token only its real end allows
+    /// ([`Lookahead::strong`]), or a `Content` decided past the first byte (a quote
+    /// followed by what could be structure, `"x", "b": fast`). Only these may be
+    /// decided by the whole call instead (`json/readings.rs`).
+    fn weak(&self, verdict: Verdict) -> bool {
+        let Some(la) = self.la.as_ref() else {
+            return false;
+        };
+        match verdict {
+            Verdict::Close => self.suspect && !la.strong(),
+            Verdict::Content => la.read() > 1,
+        }
+    }
+
+    fn resolve(&mut self, mut verdict: Verdict, out: &mut Vec<u8>) {
+        if let Some(forced) = self.policy.force.take() {
+            verdict = forced;
+        } else if (self.policy.arm || self.policy.weak.is_some()) && self.weak(verdict) {
+            if self.policy.arm {
+                // Stop here: the caller clones this state for the competing readings.
+                self.policy.arm = false;
+                self.decided = Some(verdict);
+                self.stop = Some(Status::Fork { consumed: 0 });
+                return;
+            }
+            if let Some(weak) = self.policy.weak {
+                verdict = weak;
+            }
+        }
         // A quote that is content shows the string is malformed.
         self.suspect |= verdict == Verdict::Content;
         #[cfg(test)]
@@ -2147,6 +2205,8 @@ impl Repairer {
     /// closes, a partial marker is text) without closing anything. Returns `Complete`
     /// or `Terminated` when the value ended with what was held.
     pub(crate) fn drain_at_eof(&mut self, out: &mut Vec<u8>) -> Status {
+        // No reading forks at the end: what is held is decided as it stands.
+        self.policy.arm = false;
         if let Some(v) = self.decided.take() {
             self.resolve(v, out);
         }

@@ -1,0 +1,65 @@
+//! The cost model of competing readings (`readings.rs`): what each named repair says
+//! about how likely a reading is the one the model meant.
+//!
+//! | repairs | cost | why |
+//! |---|---:|---|
+//! | `unescaped_quote`, `control_character`, `invalid_escape`, `lone_surrogate`, `number_normalized`, `special_whitespace` | 1 | what a model writing raw text into a string does all the time |
+//! | `invalid_utf8` | 2 | |
+//! | `trailing_comma`, `python_literal`, `undefined_literal`, `non_finite_number` | 4 | common slips, but not what raw text turns into |
+//! | `single_quoted_string`, `curly_quoted_string`, `ellipsis` | 8 | |
+//! | `unquoted_string` | 20 | a string read to its end, then a value that lost its quotes |
+//! | `unquoted_key`, `missing_comma`, `missing_colon`, `comment`, `redundant_closer`, `missing_value` | 30 | structure invented around text that was never structure |
+//! | `unclosed_string`, `missing_closers` | 40 | the value ran on past where the model ended it |
+//! | a schema error (undeclared key, missing required key, wrong type) | 40 each | the reading does not fit the tool |
+//! | any other | 4 | |
+//!
+//! Costs are per repair kind, not per occurrence: a file with a thousand raw quotes is
+//! one kind of slip, and a reading that invents structure pays for it once and then
+//! gains nothing by inventing more.
+
+use crate::repairs::{Repair, Repairs};
+
+/// The cost of one schema error of a reading's arguments.
+pub(crate) const SCHEMA_ERROR: u32 = 40;
+
+/// The cost of one repair kind.
+pub(crate) fn weight(repair: Repair) -> u32 {
+    use Repair::*;
+    match repair {
+        UnescapedQuote | ControlCharacter | InvalidEscape | LoneSurrogate | NumberNormalized
+        | SpecialWhitespace => 1,
+        InvalidUtf8 => 2,
+        TrailingComma | PythonLiteral | UndefinedLiteral | NonFiniteNumber => 4,
+        SingleQuotedString | CurlyQuotedString | Ellipsis => 8,
+        UnquotedString => 20,
+        UnquotedKey | MissingComma | MissingColon | Comment | RedundantCloser | MissingValue => 30,
+        UnclosedString | MissingClosers => 40,
+        _ => 4,
+    }
+}
+
+/// The cost of a set of repairs.
+pub(crate) fn of(repairs: Repairs) -> u32 {
+    repairs.iter().map(weight).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_text_is_cheaper_than_invented_structure() {
+        let raw: Repairs = [
+            Repair::UnescapedQuote,
+            Repair::ControlCharacter,
+            Repair::InvalidEscape,
+        ]
+        .into_iter()
+        .collect();
+        let closed: Repairs = [Repair::ControlCharacter, Repair::UnquotedKey]
+            .into_iter()
+            .collect();
+        assert!(of(raw) + super::super::readings::MARGIN <= of(closed));
+        assert_eq!(of(Repairs::NONE), 0);
+    }
+}

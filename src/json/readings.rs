@@ -1,0 +1,166 @@
+//! Competing readings of an ambiguous string, decided by the whole value.
+//!
+//! Most quotes inside a string are decided by the look-ahead for certain: a quote
+//! followed by a letter is content, a quote followed by the parent's closer and the
+//! call's closing marker ends the string. Some are not: in a string that already
+//! showed it is malformed (raw quotes, raw newlines), a quote followed by `}, body:` or
+//! `#cb0000"` may end it or not, and a quote followed by `, "b": fast` may be content
+//! or the end of a string whose next value lost its quotes. Such a decision is *weak*
+//! ([`Repairer`](super::repairer::Repairer)'s `weak`).
+//!
+//! A reading armed to fork stops at its first weak decision
+//! ([`Status::Fork`](super::repairer::Status::Fork)); its owner clones it there and
+//! goes on with the look-ahead's verdict. Every byte read after the fork is kept. When
+//! the value ends, the competing readings ([`ALTERNATIVES`]) are read from the clone
+//! over the same bytes, each with its own [`Policy`], and the whole value decides:
+//!
+//! ```text
+//!            first weak quote
+//!                   │
+//!   strict prefix ──┼── primary: the look-ahead's verdicts ───────────┐
+//!   (streamed)      ├── flipped, then the look-ahead's ───────────────┤  cheapest complete
+//!                   ├── flipped, then every weak quote content ───────┼─ reading that re-parses,
+//!                   └── as decided, then every weak quote content ────┘  by a clear margin
+//! ```
+//!
+//! Each reading costs the named repairs it needed ([`cost`](super::cost)); a reading
+//! that does not end where the primary ended, or whose output is not strict JSON, is out.
+//! The cheapest is taken only when no reading with a different result comes within
+//! [`MARGIN`]; otherwise the value is not taken at all ([`Decision::Ambiguous`]). Work is
+//! bounded: each reading reads the bytes after the fork once, and a reading is dropped
+//! as soon as its repairs alone cost more than the primary's by the margin.
+
+use super::lookahead::Verdict;
+
+/// How a reading takes weak decisions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Policy {
+    /// Stop at the first weak decision ([`Status::Fork`](super::repairer::Status::Fork)),
+    /// so the owner can fork the readings there.
+    pub arm: bool,
+    /// The verdict for the decision pending at the fork.
+    pub force: Option<Verdict>,
+    /// The verdict for every later weak decision; `None`: the look-ahead's.
+    pub weak: Option<Verdict>,
+}
+
+impl Policy {
+    /// The primary reading's: fork at the first weak decision, take the look-ahead's
+    /// verdicts.
+    pub(crate) const ARMED: Policy = Policy {
+        arm: true,
+        force: None,
+        weak: None,
+    };
+}
+
+/// One competing reading, relative to the verdict the primary took at the fork.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Alternative {
+    /// Take the other verdict at the fork.
+    pub flip: bool,
+    /// The verdict for later weak decisions.
+    pub weak: Option<Verdict>,
+}
+
+/// The readings compared with the primary (which is `flip: false, weak: None`).
+pub(crate) const ALTERNATIVES: [Alternative; 4] = [
+    Alternative {
+        flip: true,
+        weak: None,
+    },
+    Alternative {
+        flip: true,
+        weak: Some(Verdict::Content),
+    },
+    Alternative {
+        flip: false,
+        weak: Some(Verdict::Content),
+    },
+    Alternative {
+        flip: true,
+        weak: Some(Verdict::Close),
+    },
+];
+
+impl Alternative {
+    /// The policy of this reading, the primary having taken `verdict` at the fork.
+    pub(crate) fn policy(self, verdict: Verdict) -> Policy {
+        let other = match verdict {
+            Verdict::Close => Verdict::Content,
+            Verdict::Content => Verdict::Close,
+        };
+        Policy {
+            arm: false,
+            force: Some(if self.flip { other } else { verdict }),
+            weak: self.weak,
+        }
+    }
+}
+
+/// A reading's result must beat every reading with a different result by this much.
+pub(crate) const MARGIN: u32 = 8;
+
+/// What the whole value decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Decision {
+    /// Take reading `n` (0 is the primary, `n` is `ALTERNATIVES[n - 1]`).
+    Take(usize),
+    /// Two readings with different results are too close to tell apart.
+    Ambiguous,
+}
+
+/// Decide among readings: `scored[n]` is reading `n`'s cost and a key of its result
+/// (equal keys are the same result), `None` when it is out. The primary wins ties.
+pub(crate) fn decide<K: PartialEq>(scored: &[Option<(u32, K)>]) -> Option<Decision> {
+    let (best, (cost, key)) = scored
+        .iter()
+        .enumerate()
+        .filter_map(|(n, s)| s.as_ref().map(|s| (n, s)))
+        .min_by_key(|(n, (cost, _))| (*cost, *n))?;
+    let close = scored
+        .iter()
+        .flatten()
+        .any(|(c, k)| k != key && *c < cost.saturating_add(MARGIN));
+    Some(match close {
+        true => Decision::Ambiguous,
+        false => Decision::Take(best),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cheapest_wins_by_a_margin_or_nothing_does() {
+        let take = |s: &[Option<(u32, u8)>]| decide(s);
+        assert_eq!(
+            take(&[Some((3, 0)), Some((40, 1))]),
+            Some(Decision::Take(0))
+        );
+        assert_eq!(
+            take(&[Some((60, 0)), Some((2, 1))]),
+            Some(Decision::Take(1))
+        );
+        assert_eq!(
+            take(&[Some((5, 0)), Some((9, 1))]),
+            Some(Decision::Ambiguous)
+        );
+        // Readings with the same result never compete.
+        assert_eq!(take(&[Some((5, 0)), Some((5, 0))]), Some(Decision::Take(0)));
+        assert_eq!(take(&[None, Some((7, 1))]), Some(Decision::Take(1)));
+        assert_eq!(take(&[None, None]), None);
+    }
+
+    #[test]
+    fn alternatives_force_the_fork_and_set_later_weak_decisions() {
+        let p = ALTERNATIVES[0].policy(Verdict::Close);
+        assert_eq!(p.force, Some(Verdict::Content));
+        assert_eq!(p.weak, None);
+        let p = ALTERNATIVES[2].policy(Verdict::Close);
+        assert_eq!(p.force, Some(Verdict::Close));
+        assert_eq!(p.weak, Some(Verdict::Content));
+        assert!(ALTERNATIVES.iter().all(|a| !a.policy(Verdict::Content).arm));
+    }
+}
