@@ -58,8 +58,8 @@ fn config() -> Config {
 }
 
 /// How a file's output is pushed: whole, then two random chunkings of 1 to 16 bytes
-/// seeded by the file and way.
-fn chunkings(name: &str, way: Way, len: usize) -> Vec<(String, Vec<usize>)> {
+/// seeded by the file and way; a full run adds one byte at a time.
+fn chunkings(name: &str, way: Way, len: usize, full: bool) -> Vec<(String, Vec<usize>)> {
     let seed = select::hash(name.as_bytes()) ^ (way as u64) << 56;
     let mut out = vec![("whole".to_owned(), Vec::new())];
     for k in 1..=2u64 {
@@ -68,6 +68,9 @@ fn chunkings(name: &str, way: Way, len: usize) -> Vec<(String, Vec<usize>)> {
             format!("random:{seed}"),
             support::random_cuts(len, seed, 16),
         ));
+    }
+    if full {
+        out.push(("bytes".to_owned(), (1..len).collect()));
     }
     out
 }
@@ -98,19 +101,20 @@ fn real_files_are_released_exactly_or_held() {
     let mut report = Report {
         source: format!(
             "Files: {} from the registry ({} of {} locked packages unpacked, {} eligible files) \
-             and {} of the project's own; each pushed whole and in 2 random chunkings.",
+             and {} of the project's own; each pushed whole, in 2 random chunkings{}.",
             registry.files.len(),
             registry.found,
             registry.locked,
             registry.eligible,
-            own.len()
+            own.len(),
+            if full { " and one byte at a time" } else { "" }
         ),
         ..Report::default()
     };
     let config = config();
     for file in registry.files.iter().chain(&own) {
         for way in Way::ALL {
-            run_file(&config, file, way, &mut report);
+            run_file(&config, file, way, full, &mut report);
         }
     }
     let table = report.markdown();
@@ -165,12 +169,12 @@ fn real_files_are_released_exactly_or_held() {
 }
 
 /// Run one file written one way under every chunking, and count it.
-fn run_file(config: &Config, file: &select::File, way: Way, report: &mut Report) {
+fn run_file(config: &Config, file: &select::File, way: Way, full: bool, report: &mut Report) {
     let raw = embed::output(way, &file.path, &file.text);
     let at = format!("way {}, `{}`", way.number(), file.name);
     let mut first: Option<(String, Outcome, Vec<OwnedEvent>)> = None;
     let mut worst: Option<(String, Outcome)> = None;
-    for (chunking, cuts) in chunkings(&file.name, way, raw.len()) {
+    for (chunking, cuts) in chunkings(&file.name, way, raw.len(), full) {
         let events = support::run_cuts(config, raw.as_bytes(), &cuts, StopReason::Stop);
         if let Err(e) = support::check(Dialect::Hermes, &events) {
             report
@@ -210,6 +214,7 @@ fn run_file(config: &Config, file: &select::File, way: Way, report: &mut Report)
     };
     match outcome.class {
         Class::Wrong => report.wrong.push(format!("{at}: {}", outcome.detail)),
+        Class::Ambiguous => report.ambiguous.push(format!("{at}: {}", outcome.detail)),
         Class::Held => {
             for reason in outcome.detail.split(", ") {
                 *report.held.entry((way, reason.to_owned())).or_default() += 1;

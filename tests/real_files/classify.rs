@@ -135,6 +135,7 @@ fn released_call(
         None => problems.push("no path".into()),
     }
     let mut class = Class::Exact;
+    let mut first_difference = String::new();
     match args.get("content").map(Value::as_str) {
         Some(Some(content)) if content == text => {}
         Some(Some(content)) => {
@@ -143,7 +144,19 @@ fn released_call(
             let branch = way.raw_backslashes();
             let reference = if branch { &written } else { text };
             match reading_of(reference.as_bytes(), content.as_bytes(), branch) {
-                Ok(()) => class = Class::Ambiguous,
+                Ok(()) => {
+                    class = Class::Ambiguous;
+                    let at = text
+                        .bytes()
+                        .zip(content.bytes())
+                        .take_while(|(a, b)| a == b)
+                        .count();
+                    first_difference = format!(
+                        "first at file byte {at}: file {} released {}, ",
+                        excerpt(text, at),
+                        excerpt(content, at)
+                    );
+                }
                 Err((at, got)) => problems.insert(0, describe(reference, content, at, got, branch)),
             }
         }
@@ -151,7 +164,7 @@ fn released_call(
         None => problems.push("no content".into()),
     }
     if problems.is_empty() {
-        Outcome::new(class, repairs)
+        Outcome::new(class, format!("{first_difference}{repairs}"))
     } else {
         Outcome::new(Class::Wrong, format!("{}, {repairs}", problems.join(", ")))
     }

@@ -16,6 +16,8 @@ pub struct Report {
     pub held: BTreeMap<(Way, String), usize>,
     /// One line per wrong release.
     pub wrong: Vec<String>,
+    /// One line per escape-ambiguous release: where it first reads the file differently.
+    pub ambiguous: Vec<String>,
     /// One line per file and way whose result depends on the chunking (invariant 4).
     pub chunking: Vec<String>,
     /// One line per broken invariant of a run (support::check, invariant 1 in way 1).
@@ -100,6 +102,7 @@ impl Report {
         }
         for (title, lines) in [
             ("Wrong releases", &self.wrong),
+            ("Escape-ambiguous releases", &self.ambiguous),
             ("Results that depend on the chunking", &self.chunking),
             ("Broken invariants", &self.invariants),
         ] {
