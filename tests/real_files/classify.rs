@@ -51,23 +51,18 @@ pub fn classify(events: &[OwnedEvent], way: Way, path: &str, text: &str) -> Outc
                 name,
                 arguments,
                 repairs,
+                validation,
                 ..
-            } => released.push((name, arguments, repairs.names().collect::<Vec<_>>())),
+            } => released.push((
+                name,
+                arguments,
+                repairs.names().collect::<Vec<_>>(),
+                validation,
+            )),
             OwnedEvent::CallNotReleased { reason, .. } => held.push(reason.as_str()),
             _ => {}
         }
     }
-    let call = match (released.as_slice(), held.as_slice()) {
-        ([], []) => Outcome::new(Class::Wrong, "the call was neither released nor reported"),
-        ([], reasons) => Outcome::new(Class::Held, reasons.join(", ")),
-        ([(name, arguments, repairs)], []) => {
-            released_call(name, arguments, repairs, way, path, text)
-        }
-        (released, held) => Outcome::new(
-            Class::Wrong,
-            format!("{} calls released, {} held", released.len(), held.len()),
-        ),
-    };
     // Any of the call in the visible text (or the preamble lost) is wrong whatever
     // became of the call.
     let shown = match visible.strip_prefix(PREAMBLE) {
@@ -87,6 +82,24 @@ pub fn classify(events: &[OwnedEvent], way: Way, path: &str, text: &str) -> Outc
     let shown = shown.or_else(|| {
         (!reasoning.is_empty()).then(|| format!("reasoning: {}", excerpt(&reasoning, 0)))
     });
+    let call = match (released.as_slice(), held.as_slice()) {
+        ([], []) => Outcome::new(Class::Wrong, "the call was neither released nor reported"),
+        ([], reasons) => Outcome::new(Class::Held, reasons.join(", ")),
+        ([(name, arguments, repairs, validation)], []) => released_call(
+            name,
+            arguments,
+            repairs,
+            validation,
+            way,
+            path,
+            text,
+            shown.is_some(),
+        ),
+        (released, held) => Outcome::new(
+            Class::Wrong,
+            format!("{} calls released, {} held", released.len(), held.len()),
+        ),
+    };
     match (shown, call.class) {
         (None, _) => call,
         (Some(shown), Class::Wrong) => {
@@ -103,14 +116,17 @@ pub fn classify(events: &[OwnedEvent], way: Way, path: &str, text: &str) -> Outc
     }
 }
 
-/// Classify the one released call.
+/// Classify the one released call (`shown`: some of the call is in the visible text).
+#[allow(clippy::too_many_arguments)]
 fn released_call(
     name: &str,
     arguments: &str,
     repairs: &[&str],
+    validation: &str,
     way: Way,
     path: &str,
     text: &str,
+    shown: bool,
 ) -> Outcome {
     let repairs = format!("repairs [{}]", repairs.join(", "));
     let args: serde_json::Map<String, Value> = match serde_json::from_str(arguments) {
@@ -157,11 +173,21 @@ fn released_call(
                         excerpt(content, at)
                     );
                 }
-                Err((at, got)) => problems.insert(0, describe(reference, content, at, got, branch)),
+                Err((at, got)) => {
+                    let mut what = describe(reference, content, at, got, branch);
+                    let cut = got == content.len() && at < reference.len();
+                    if cut && extra.is_empty() && !shown {
+                        what.push_str(", the rest in no key and not shown");
+                    }
+                    problems.insert(0, what);
+                }
             }
         }
         Some(None) => problems.push("content not a string".into()),
         None => problems.push("no content".into()),
+    }
+    if !validation.is_empty() {
+        problems.push(format!("schema errors {}", short(validation)));
     }
     if problems.is_empty() {
         Outcome::new(class, format!("{first_difference}{repairs}"))
