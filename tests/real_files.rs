@@ -216,6 +216,7 @@ fn run_file(config: &Config, file: &select::File, way: Way, full: bool, report: 
         Class::Wrong => report.wrong.push(format!("{at}: {}", outcome.detail)),
         Class::Ambiguous => report.ambiguous.push(format!("{at}: {}", outcome.detail)),
         Class::Held => {
+            report.held_calls.push(format!("{at}: {}", outcome.detail));
             for reason in outcome.detail.split(", ") {
                 *report.held.entry((way, reason.to_owned())).or_default() += 1;
             }

@@ -16,6 +16,8 @@ pub struct Report {
     pub held: BTreeMap<(Way, String), usize>,
     /// One line per wrong release.
     pub wrong: Vec<String>,
+    /// One line per held call: file, way, reasons.
+    pub held_calls: Vec<String>,
     /// One line per escape-ambiguous release: where it first reads the file differently.
     pub ambiguous: Vec<String>,
     /// One line per file and way whose result depends on the chunking (invariant 4).
@@ -103,6 +105,7 @@ impl Report {
         for (title, lines) in [
             ("Wrong releases", &self.wrong),
             ("Escape-ambiguous releases", &self.ambiguous),
+            ("Held calls", &self.held_calls),
             ("Results that depend on the chunking", &self.chunking),
             ("Broken invariants", &self.invariants),
         ] {
