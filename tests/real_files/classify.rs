@@ -1,0 +1,384 @@
+//! What became of one written file: exact, escape-ambiguous, held or wrong.
+
+use crate::embed::{Way, PREAMBLE};
+use serde_json::Value;
+use toolsift::OwnedEvent;
+
+/// The class of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Class {
+    /// Released, one call, `{"path": P, "content": C}` with C the file byte for byte.
+    Exact,
+    /// Released with the content differing only where the written text allows another
+    /// reading of a backslash (see [`reading_of`]).
+    Ambiguous,
+    /// Not released, with a reason, and nothing wrong released.
+    Held,
+    /// Anything else.
+    Wrong,
+}
+
+impl Class {}
+
+/// A class and what it rests on: the reasons a call was held, what a wrong release got
+/// wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub class: Class,
+    pub detail: String,
+}
+
+impl Outcome {
+    fn new(class: Class, detail: impl Into<String>) -> Outcome {
+        Outcome {
+            class,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// Classify the events of one run of `way`'s output for the file `path` with `text`.
+pub fn classify(events: &[OwnedEvent], way: Way, path: &str, text: &str) -> Outcome {
+    let mut visible = String::new();
+    let mut reasoning = String::new();
+    let mut released = Vec::new();
+    let mut held = Vec::new();
+    for event in events {
+        match event {
+            OwnedEvent::Text(t) => visible.push_str(t),
+            OwnedEvent::Reasoning(t) => reasoning.push_str(t),
+            OwnedEvent::CallFinished {
+                name,
+                arguments,
+                repairs,
+                validation,
+                ..
+            } => released.push((
+                name,
+                arguments,
+                repairs.names().collect::<Vec<_>>(),
+                validation,
+            )),
+            OwnedEvent::CallNotReleased { reason, .. } => held.push(reason.as_str()),
+            _ => {}
+        }
+    }
+    // Any of the call in the visible text (or the preamble lost) is wrong whatever
+    // became of the call.
+    let shown = match visible.strip_prefix(PREAMBLE) {
+        None => Some(format!("visible text lost: {}", excerpt(&visible, 0))),
+        Some("") => None,
+        Some(rest) => Some(format!(
+            "{} bytes of the call in the visible text{}: {}",
+            rest.len(),
+            if rest.contains("tool_call>") {
+                ", markup included"
+            } else {
+                ""
+            },
+            excerpt(rest, 0)
+        )),
+    };
+    let shown = shown.or_else(|| {
+        (!reasoning.is_empty()).then(|| format!("reasoning: {}", excerpt(&reasoning, 0)))
+    });
+    let call = match (released.as_slice(), held.as_slice()) {
+        ([], []) => Outcome::new(Class::Wrong, "the call was neither released nor reported"),
+        ([], reasons) => Outcome::new(Class::Held, reasons.join(", ")),
+        ([(name, arguments, repairs, validation)], []) => released_call(
+            name,
+            arguments,
+            repairs,
+            validation,
+            way,
+            path,
+            text,
+            shown.is_some(),
+        ),
+        (released, held) => Outcome::new(
+            Class::Wrong,
+            format!("{} calls released, {} held", released.len(), held.len()),
+        ),
+    };
+    match (shown, call.class) {
+        (None, _) => call,
+        (Some(shown), Class::Wrong) => {
+            Outcome::new(Class::Wrong, format!("{}; {shown}", call.detail))
+        }
+        (Some(shown), class) => Outcome::new(
+            Class::Wrong,
+            format!(
+                "the call {} ({}); {shown}",
+                format!("{class:?}").to_lowercase(),
+                call.detail
+            ),
+        ),
+    }
+}
+
+/// Classify the one released call (`shown`: some of the call is in the visible text).
+#[allow(clippy::too_many_arguments)]
+fn released_call(
+    name: &str,
+    arguments: &str,
+    repairs: &[&str],
+    validation: &str,
+    way: Way,
+    path: &str,
+    text: &str,
+    shown: bool,
+) -> Outcome {
+    let repairs = format!("repairs [{}]", repairs.join(", "));
+    let args: serde_json::Map<String, Value> = match serde_json::from_str(arguments) {
+        Ok(args) => args,
+        Err(e) => return Outcome::new(Class::Wrong, format!("arguments: {e}, {repairs}")),
+    };
+    let mut problems = Vec::new();
+    if name != "write_file" {
+        problems.push(format!("released as {name:?}"));
+    }
+    let extra: Vec<String> = args
+        .keys()
+        .filter(|k| *k != "path" && *k != "content")
+        .map(|k| short(k))
+        .collect();
+    if !extra.is_empty() {
+        problems.push(format!("extra keys [{}]", extra.join(", ")));
+    }
+    match args.get("path") {
+        Some(p) if p == path => {}
+        Some(p) => problems.push(format!("path {}", short(&p.to_string()))),
+        None => problems.push("no path".into()),
+    }
+    let mut class = Class::Exact;
+    let mut first_difference = String::new();
+    match args.get("content").map(Value::as_str) {
+        Some(Some(content)) if content == text => {}
+        Some(Some(content)) => {
+            // Ways 1 and 2 have one reading; ways 3 and 4 as many as backslashes.
+            let written = crate::embed::written(way, text);
+            let branch = way.raw_backslashes();
+            let reference = if branch { &written } else { text };
+            match reading_of(reference.as_bytes(), content.as_bytes(), branch) {
+                Ok(()) => {
+                    class = Class::Ambiguous;
+                    let at = text
+                        .bytes()
+                        .zip(content.bytes())
+                        .take_while(|(a, b)| a == b)
+                        .count();
+                    first_difference = format!(
+                        "first at file byte {at}: file {} released {}, ",
+                        excerpt(text, at),
+                        excerpt(content, at)
+                    );
+                }
+                Err((at, got)) => {
+                    let mut what = describe(reference, content, at, got, branch);
+                    let cut = got == content.len() && at < reference.len();
+                    if cut && extra.is_empty() && !shown {
+                        what.push_str(", the rest in no key and not shown");
+                    }
+                    problems.insert(0, what);
+                }
+            }
+        }
+        Some(None) => problems.push("content not a string".into()),
+        None => problems.push("no content".into()),
+    }
+    if !validation.is_empty() {
+        problems.push(format!("schema errors {}", short(validation)));
+    }
+    if problems.is_empty() {
+        Outcome::new(class, format!("{first_difference}{repairs}"))
+    } else {
+        Outcome::new(Class::Wrong, format!("{}, {repairs}", problems.join(", ")))
+    }
+}
+
+/// Whether `content` is a reading of `written`: byte for byte, except that (when
+/// `branch`) each backslash is read either as a literal backslash or as the start of a
+/// JSON escape (`\n`, `\"`, `\\`, `\u0041`, a surrogate pair), each on its own. On
+/// failure, the furthest place both could be followed to: (written offset, content
+/// offset).
+pub fn reading_of(written: &[u8], content: &[u8], branch: bool) -> Result<(), (usize, usize)> {
+    let mut furthest = (0, 0);
+    let mut stack = vec![(0usize, 0usize)];
+    let mut seen = std::collections::HashSet::new();
+    while let Some((mut i, mut j)) = stack.pop() {
+        // The plain run up to the next backslash is one way only.
+        while i < written.len()
+            && j < content.len()
+            && written[i] == content[j]
+            && !(branch && written[i] == b'\\')
+        {
+            i += 1;
+            j += 1;
+        }
+        if (j, i) > (furthest.1, furthest.0) {
+            furthest = (i, j);
+        }
+        if i == written.len() && j == content.len() {
+            return Ok(());
+        }
+        let at_backslash = branch && i < written.len() && written[i] == b'\\';
+        if !(at_backslash && seen.insert((i, j))) {
+            continue;
+        }
+        if content.get(j) == Some(&b'\\') {
+            stack.push((i + 1, j + 1));
+        }
+        if let Some((used, decoded)) = escape(&written[i..]) {
+            let mut buf = [0; 4];
+            let bytes = decoded.encode_utf8(&mut buf).as_bytes();
+            if content[j..].starts_with(bytes) {
+                stack.push((i + used, j + bytes.len()));
+            }
+        }
+    }
+    Err(furthest)
+}
+
+/// The JSON escape at the start of `s` (which starts with a backslash): bytes used and
+/// the character.
+fn escape(s: &[u8]) -> Option<(usize, char)> {
+    let simple = match s.get(1)? {
+        b'n' => '\n',
+        b't' => '\t',
+        b'r' => '\r',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'u' => {
+            let unit = hex4(s.get(2..6)?)?;
+            if let Some(c) = char::from_u32(unit) {
+                return Some((6, c));
+            }
+            // A surrogate pair.
+            if (0xd800..0xdc00).contains(&unit) && s.get(6..8) == Some(b"\\u") {
+                let low = hex4(s.get(8..12)?)?;
+                if (0xdc00..0xe000).contains(&low) {
+                    let c = 0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00);
+                    return Some((12, char::from_u32(c)?));
+                }
+            }
+            return None;
+        }
+        _ => return None,
+    };
+    Some((2, simple))
+}
+
+fn hex4(s: &[u8]) -> Option<u32> {
+    let s = std::str::from_utf8(s).ok()?;
+    if !s.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u32::from_str_radix(s, 16).ok()
+}
+
+/// One line on what a wrong content got wrong: where it stops following the written text.
+fn describe(reference: &str, content: &str, at: usize, got: usize, branch: bool) -> String {
+    let of = if branch { "written" } else { "file" };
+    if got == content.len() && at < reference.len() {
+        return format!(
+            "content cut at {of} byte {at} of {}, at {}",
+            reference.len(),
+            excerpt(reference, at)
+        );
+    }
+    format!(
+        "content leaves the {of} text at its byte {at} of {} (released byte {got} of {}): \
+         {of} {} released {}",
+        reference.len(),
+        content.len(),
+        excerpt(reference, at),
+        excerpt(content, got)
+    )
+}
+
+/// Up to 40 bytes of `text`, Debug-quoted.
+fn short(text: &str) -> String {
+    let end = (0..=text.len().min(40))
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap();
+    let more = if end < text.len() { "..." } else { "" };
+    format!("{:?}{more}", &text[..end])
+}
+
+/// Up to 40 bytes of `text` from `at` (on character boundaries), Debug-quoted, with the
+/// 20 bytes before it.
+pub fn excerpt(text: &str, at: usize) -> String {
+    let floor = |mut i: usize| {
+        i = i.min(text.len());
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let (start, at, end) = (floor(at.saturating_sub(20)), floor(at), floor(at + 40));
+    format!("{:?}|{:?}", &text[start..at], &text[at..end])
+}
+
+/// The instrument itself: which readings count as escape-ambiguous.
+#[test]
+fn readings_of_a_written_text() {
+    let ok = |w: &str, c: &str| reading_of(w.as_bytes(), c.as_bytes(), true).is_ok();
+    // The intended reading, and each backslash read as an escape or as itself.
+    assert!(ok(r"a\nb", r"a\nb"));
+    assert!(ok(r"a\nb", "a\nb"));
+    assert!(ok(r#"say \"hi\""#, r#"say "hi\""#));
+    assert!(ok(r"\\n", r"\n"));
+    assert!(ok(r"\\n", "\\\n"));
+    assert!(ok(r"\u0041\d", r"A\d"));
+    assert!(ok(r"\ud83d\ude00", "\u{1f600}"));
+    // Way 4 writes a shell line continuation (`\` and a line break) as `\\n`.
+    assert!(ok(r"a \\nb", r"a \nb"));
+    // Not readings: a cut, a dropped byte, an escape that is not one.
+    assert_eq!(reading_of(br"abc\n", b"ab", true), Err((2, 2)));
+    assert!(!ok(r"a\qb", "aqb"));
+    assert!(!ok(r"a\nb", "anb"));
+    assert!(!ok(r"\ud83d", "\u{fffd}"));
+    // Without branching, byte for byte.
+    assert!(reading_of(br"a\nb", b"a\nb", false).is_err());
+    assert_eq!(reading_of(b"abc", b"abX", false), Err((2, 2)));
+}
+
+#[test]
+fn a_call_cut_short_and_shown_is_wrong() {
+    let events = |args: &str, shown: &str| {
+        vec![
+            OwnedEvent::Text(format!("{PREAMBLE}{shown}")),
+            OwnedEvent::CallFinished {
+                index: toolsift::CallIndex(0),
+                id: "call_0".into(),
+                name: "write_file".into(),
+                arguments: args.into(),
+                repairs: Default::default(),
+                validation: String::new(),
+            },
+            OwnedEvent::End {
+                stop: toolsift::StopReason::Stop,
+                truncated: false,
+            },
+        ]
+    };
+    let class = |args: &str, shown: &str, way: Way| {
+        classify(&events(args, shown), way, "a.txt", "x \\n \"y\"").class
+    };
+    let exact = r#"{"path": "a.txt", "content": "x \\n \"y\""}"#;
+    let read = r#"{"path": "a.txt", "content": "x \n \"y\""}"#;
+    assert_eq!(class(exact, "", Way::Escaped), Class::Exact);
+    assert_eq!(class(read, "", Way::Raw), Class::Ambiguous);
+    assert_eq!(class(read, "", Way::RawNewlines), Class::Wrong);
+    assert_eq!(
+        class(r#"{"path": "a.txt", "content": "x \\n "}"#, "", Way::Raw),
+        Class::Wrong
+    );
+    assert_eq!(class(exact, "y\"}}", Way::Raw), Class::Wrong);
+    let extra = r#"{"path": "a.txt", "content": "x \\n \"y\"", "y": 1}"#;
+    assert_eq!(class(extra, "", Way::Raw), Class::Wrong);
+}

@@ -1,0 +1,262 @@
+//! Which files the check writes: text files from the sources and docs of the crate's
+//! locked dependencies in the cargo registry (every build machine has them), sampled
+//! deterministically, plus the project's own set under `tests/fixtures/files/`.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Smallest and largest file taken from the registry.
+const MIN_BYTES: u64 = 512;
+const MAX_BYTES: u64 = 30 * 1024;
+/// Seed of the sampling hash: a given lock always selects the same files.
+const SEED: u64 = 0x5eed_f11e_5700_1cab;
+
+/// A registry file before sampling: its hash, `crate-version/relative/path`, its path.
+type Candidate = (u64, String, PathBuf);
+
+/// One file to write.
+pub struct File {
+    /// Where it came from, for the report: `crate-version/relative/path` or `own/name`.
+    pub name: String,
+    /// The path the call writes to.
+    pub path: String,
+    /// Its kind (`rust`, `markdown`, `html`, ...).
+    pub kind: &'static str,
+    /// Its text.
+    pub text: String,
+}
+
+/// The kind of a file by its name, or `None` for a file the check does not take.
+pub fn kind_of(name: &str) -> Option<&'static str> {
+    // criterion's report templates are HTML with inline JS.
+    let name = name.strip_suffix(".tt").unwrap_or(name);
+    if name.ends_with(".toml.orig") || name == "Cargo.lock" {
+        return Some("toml");
+    }
+    let upper = name.to_ascii_uppercase();
+    if [
+        "LICENSE",
+        "UNLICENSE",
+        "COPYING",
+        "COPYRIGHT",
+        "NOTICE",
+        "AUTHORS",
+    ]
+    .iter()
+    .any(|p| upper.starts_with(p) && !name.contains('.'))
+    {
+        return Some("text");
+    }
+    let ext = name.rsplit_once('.').map(|(_, e)| e)?;
+    Some(match ext {
+        "rs" => "rust",
+        "md" | "markdown" => "markdown",
+        "toml" => "toml",
+        "json" => "json",
+        "txt" | "stderr" | "stdout" => "text",
+        "html" | "htm" => "html",
+        "js" | "mjs" | "ts" => "js",
+        "py" => "python",
+        "sh" | "bash" | "bat" | "ps1" => "shell",
+        "yml" | "yaml" => "yaml",
+        "css" => "css",
+        _ => return None,
+    })
+}
+
+/// A seeded FNV-1a hash: the sampling order, and the chunking seeds.
+pub fn hash(bytes: &[u8]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325 ^ SEED;
+    for &b in bytes {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// The project's own files, sorted by name.
+pub fn own() -> Vec<File> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/files");
+    let mut files: Vec<File> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+            let kind = kind_of(&name).unwrap_or_else(|| panic!("{name}: no kind"));
+            let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+            File {
+                name: format!("own/{name}"),
+                path: format!("site/{name}"),
+                kind,
+                text,
+            }
+        })
+        .collect();
+    files.sort_by(|a, b| a.name.cmp(&b.name));
+    files
+}
+
+/// What the registry offered.
+pub struct Registry {
+    /// The registry source directories searched.
+    pub roots: Vec<PathBuf>,
+    /// Locked registry packages, and how many of them were found unpacked.
+    pub locked: usize,
+    pub found: usize,
+    /// Files eligible before sampling.
+    pub eligible: usize,
+    /// The sample.
+    pub files: Vec<File>,
+}
+
+/// Up to `want` files from the registry: kinds taken in turn (each kind's files in
+/// seeded-hash order), so no kind crowds out the others while it has files left.
+/// Identical files (the many copies of one license) are taken once.
+pub fn registry(want: usize) -> Registry {
+    let locked = locked_packages();
+    let roots = registry_roots();
+    let mut found = BTreeSet::new();
+    let mut by_kind: BTreeMap<&'static str, Vec<Candidate>> = BTreeMap::new();
+    for root in &roots {
+        for package in &locked {
+            let dir = root.join(package);
+            if !dir.is_dir() {
+                continue;
+            }
+            found.insert(package.clone());
+            let mut files = Vec::new();
+            walk(&dir, &mut files);
+            for path in files {
+                let rel = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
+                let Some(kind) = kind_of(path.file_name().unwrap().to_str().unwrap_or("")) else {
+                    continue;
+                };
+                let len = fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+                if (MIN_BYTES..=MAX_BYTES).contains(&len) {
+                    by_kind
+                        .entry(kind)
+                        .or_default()
+                        .push((hash(rel.as_bytes()), rel, path));
+                }
+            }
+        }
+    }
+    let eligible = by_kind.values().map(Vec::len).sum();
+    let mut queues: Vec<(&'static str, std::vec::IntoIter<Candidate>)> = by_kind
+        .into_iter()
+        .map(|(kind, mut files)| {
+            files.sort();
+            files.dedup_by(|a, b| a.1 == b.1);
+            (kind, files.into_iter())
+        })
+        .collect();
+    let mut seen = HashSet::new();
+    let mut files = Vec::new();
+    while files.len() < want && !queues.is_empty() {
+        queues.retain_mut(|(kind, queue)| {
+            if files.len() >= want {
+                return true;
+            }
+            for (_, rel, path) in queue.by_ref() {
+                let Ok(text) = fs::read_to_string(&path) else {
+                    continue; // not UTF-8
+                };
+                if !seen.insert(hash(text.as_bytes())) {
+                    continue;
+                }
+                let inner = rel.split_once(['/', '\\']).map_or(&*rel, |(_, p)| p);
+                files.push(File {
+                    path: inner.replace('\\', "/"),
+                    name: rel.replace('\\', "/"),
+                    kind,
+                    text,
+                });
+                return true;
+            }
+            false
+        });
+    }
+    files.sort_by(|a, b| a.name.cmp(&b.name));
+    Registry {
+        roots,
+        locked: locked.len(),
+        found: found.len(),
+        eligible,
+        files,
+    }
+}
+
+/// Every file under `dir`, skipping hidden and build directories and symlinks.
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Ok(meta) = fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if meta.is_dir() && !name.starts_with('.') && name != "target" {
+            walk(&entry.path(), out);
+        } else if meta.is_file() {
+            out.push(entry.path());
+        }
+    }
+}
+
+/// `name-version` of every registry package in the lock file (found from the crate's
+/// directory upward, so a workspace's lock is found too).
+fn locked_packages() -> Vec<String> {
+    let start = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lock = start
+        .ancestors()
+        .map(|dir| dir.join("Cargo.lock"))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("no Cargo.lock at or above {}", start.display()));
+    let text = fs::read_to_string(&lock).unwrap();
+    let mut out = Vec::new();
+    for package in text.split("[[package]]").skip(1) {
+        let field = |key: &str| {
+            package.lines().find_map(|line| {
+                let (k, v) = line.split_once('=')?;
+                (k.trim() == key).then(|| v.trim().trim_matches('"').to_owned())
+            })
+        };
+        let from_registry =
+            field("source").is_some_and(|s| s.starts_with("registry+") || s.starts_with("sparse+"));
+        if let (Some(name), Some(version), true) = (field("name"), field("version"), from_registry)
+        {
+            out.push(format!("{name}-{version}"));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `$CARGO_HOME/registry/src/*/` (`~/.cargo` by default).
+fn registry_roots() -> Vec<PathBuf> {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    let Some(src) = home.map(|h| h.join("registry/src")) else {
+        return Vec::new();
+    };
+    let mut roots: Vec<PathBuf> = fs::read_dir(src)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    roots.sort();
+    roots
+}
