@@ -5,7 +5,7 @@
     e2e_client.py --check-sse FILE    check that FILE (a body captured by curl -N) is
                                       well-formed SSE ending with data: [DONE]
 
-The proxy runs in front of `toolsift replay-upstream --dir tests/fixtures/e2e`, which
+The proxy runs in front of `toolsift replay-upstream --dir cli/tests/fixtures/e2e`, which
 answers model M with the recorded raw output in M.txt (see scripts/e2e_proxy.sh).
 Exits non-zero when any check fails.
 """

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End to end: the official `openai` Python package and curl, through `toolsift proxy`,
 # in front of `toolsift replay-upstream` replaying the recorded raw model outputs in
-# tests/fixtures/e2e/ (model name M -> M.txt). Needs cargo, python3 (with venv) and curl;
+# cli/tests/fixtures/e2e/ (model name M -> M.txt). Needs cargo, python3 (with venv) and curl;
 # installs `openai` from PyPI into a fresh virtual environment.
 #
 #   scripts/e2e_proxy.sh        (E2E_VENV=DIR reuses/keeps a virtual environment there)
@@ -60,7 +60,7 @@ start() {
     fail "$name did not start listening"
 }
 
-start upstream "$BIN" replay-upstream --listen 127.0.0.1:0 --dir "$ROOT/tests/fixtures/e2e" --piece-bytes 3
+start upstream "$BIN" replay-upstream --listen 127.0.0.1:0 --dir "$ROOT/cli/tests/fixtures/e2e" --piece-bytes 3
 UPSTREAM=$URL
 start proxy "$BIN" proxy --listen 127.0.0.1:0 --upstream "$UPSTREAM" --dialect model
 PROXY=$URL

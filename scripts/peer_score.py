@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Score `toolsift repair` against the peer JSON-repair suites by parsed value, per
-suite and per kind (repair_semantics.md §3.6). Informational: peers disagree with each
-other on a third of the inputs; docs/peer-suites.md records the result and the kinds
-where toolsift differs on purpose. Usage: peer_score.py TOOLSIFT_BIN SHARED_DIR [--by-kind]"""
+suite and per kind. Informational: peers disagree with each other on a third of the
+inputs; docs/repairs.md ("Deliberate choices") lists where toolsift differs on purpose.
+Usage: peer_score.py TOOLSIFT_BIN SHARED_DIR [--by-kind]"""
 import collections, glob, json, subprocess, sys
 
 binary, shared = sys.argv[1], sys.argv[2]

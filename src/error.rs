@@ -31,7 +31,10 @@ struct ErrorImpl {
 }
 
 impl Error {
-    pub(crate) fn new(category: Category, message: impl Into<String>) -> Error {
+    /// An error of `category` with `message` (lower-case, without trailing period), for
+    /// code built on the library (a transport around the codec, a proxy) that reports its
+    /// failures in the same type.
+    pub fn new(category: Category, message: impl Into<String>) -> Error {
         Error(Box::new(ErrorImpl {
             category,
             message: message.into(),

@@ -4,9 +4,6 @@
 
 mod ascii;
 mod calls;
-#[cfg(feature = "cli")]
-#[doc(hidden)]
-pub mod cli;
 mod config;
 mod conform;
 pub mod dialect;
@@ -16,8 +13,6 @@ mod feed;
 mod grammar;
 mod json;
 mod parser;
-#[cfg(feature = "cli")]
-pub mod proxy;
 mod queue;
 mod repairs;
 mod scan;

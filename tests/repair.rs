@@ -1,4 +1,4 @@
-//! The standalone repair API against the rule table of repair_semantics.md §3.
+//! The standalone repair API against the rule table (docs/repairs.md).
 
 use toolsift::repair;
 
@@ -151,6 +151,9 @@ fn escapes_and_unicode() {
     t!(r#"["\ud83dx"]"#, r#"["\ufffdx"]"#, ["lone_surrogate"]);
     t!(r#"["\ude00"]"#, r#"["\ufffd"]"#, ["lone_surrogate"]);
     t!("[\"a\u{1}b\"]", r#"["a\u0001b"]"#, ["control_character"]);
+    // A tab inside an unquoted word is escaped like any control byte in a string.
+    t!("abc\tdef", r#""abc\tdef""#, ["unquoted_string"]);
+    t!("{\"a\": x \t y, \"b\": 1}", r#"{"a": "x \t y", "b": 1}"#, ["unquoted_string"]);
     let bad = repair(b"[\"a\xffb\"]").unwrap();
     assert_eq!(bad.json, "[\"a\u{fffd}b\"]");
     assert!(bad.repairs.contains(toolsift::Repair::InvalidUtf8));

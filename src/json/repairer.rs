@@ -2137,8 +2137,11 @@ impl Repairer {
         } else if b == b' ' || b == b'\t' {
             self.hold.push(b);
         } else {
+            // Blanks inside the word are content: a tab among them is escaped.
             let blanks = std::mem::take(&mut self.hold);
-            out.extend_from_slice(&blanks);
+            for &c in &blanks {
+                self.content_byte(c, true, out);
+            }
             self.hold = blanks;
             self.hold.clear();
             self.content_byte(b, true, out);

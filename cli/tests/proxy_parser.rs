@@ -1,6 +1,5 @@
 //! The proxy with the real parser transform, against the replay upstream: recorded raw
 //! model outputs in, OpenAI tool calls out.
-#![cfg(feature = "cli")]
 
 mod net;
 
@@ -15,11 +14,11 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio_util::codec::Decoder;
-use toolsift::proxy::{
+use toolsift::sse::{CallMode, SseFrameDecoder};
+use toolsift_cli::proxy::{
     serve_replays, DialectChoice, ModelDialects, ParserOptions, ParserTransforms, Proxy,
     ProxyOptions, Replay, Stats, StatsSnapshot,
 };
-use toolsift::sse::{CallMode, SseFrameDecoder};
 
 const HERMES: &str = include_str!("fixtures/e2e/hermes-weather.txt");
 const QWEN: &str = include_str!("fixtures/e2e/qwen3-coder-write.txt");

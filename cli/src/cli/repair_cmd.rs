@@ -18,7 +18,7 @@ pub(crate) fn run(args: &[String]) -> Result<i32, String> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if !jsonl {
-        return match crate::repair(&input) {
+        return match toolsift::repair(&input) {
             Ok(fixed) => {
                 out.write_all(fixed.json.as_bytes())
                     .map_err(|e| e.to_string())?;
@@ -41,7 +41,7 @@ pub(crate) fn run(args: &[String]) -> Result<i32, String> {
             .get("input")
             .and_then(Value::as_str)
             .ok_or_else(|| format!("line {}: no \"input\" string", n + 1))?;
-        let result = match crate::repair(text.as_bytes()) {
+        let result = match toolsift::repair(text.as_bytes()) {
             Ok(fixed) => json!({
                 "output": fixed.json,
                 "repairs": fixed.repairs.names().collect::<Vec<_>>(),

@@ -1,10 +1,10 @@
 //! Counters kept by the proxy, and the summary printed on shutdown.
 
-use crate::sse::Outcome;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
+use toolsift::sse::Outcome;
 
 /// Live counters of a running proxy (see [`Proxy::stats`](crate::proxy::Proxy::stats)).
 #[derive(Debug, Default)]

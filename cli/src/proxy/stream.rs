@@ -1,10 +1,8 @@
 //! The streaming pipeline: upstream SSE → frames → chunks → transform → encoder → client.
 
-use crate::event::{OwnedEvent, StopReason};
 use crate::proxy::body::BoxError;
 use crate::proxy::transform::Transform;
 use crate::proxy::{RequestLog, State};
-use crate::sse::{read_chunk, ChatChunkEncoder, Chunk, ChunkMeta, SseEvent, SseFrameDecoder};
 use bytes::{Bytes, BytesMut};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
@@ -12,6 +10,8 @@ use serde_json::Value;
 use std::sync::Arc;
 use tokio::sync::mpsc::Sender;
 use tokio_util::codec::{Decoder, Encoder};
+use toolsift::sse::{read_chunk, ChatChunkEncoder, Chunk, ChunkMeta, SseEvent, SseFrameDecoder};
+use toolsift::{OwnedEvent, StopReason};
 
 /// Where one upstream stream stands.
 struct Pipeline {
@@ -44,6 +44,8 @@ impl Pipeline {
                 }
             }
             Ok(Chunk::Error(error)) => self.fail(error),
+            // A kind of chunk this version does not know carries nothing to pass on.
+            Ok(_) => {}
             // Data that is not a chunk (a keep-alive, a stray line) is skipped.
             Err(err) => eprintln!("toolsift: skipped an unreadable upstream event: {err}"),
         }

@@ -1,15 +1,15 @@
 //! The real transform: a [`Parser`] per request, configured from the request body.
 
-use crate::config::{Config, Invalid, Limits, UnknownTool};
-use crate::dialect::Dialect;
-use crate::event::{OwnedEvent, StopReason};
-use crate::parser::Parser;
 use crate::proxy::transform::Transform;
-use crate::schema::Tools;
 use serde_json::Value;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
+use toolsift::Dialect;
+use toolsift::Parser;
+use toolsift::Tools;
+use toolsift::{Config, Invalid, Limits, UnknownTool};
+use toolsift::{OwnedEvent, StopReason};
 
 /// How the dialect of a request is chosen.
 #[derive(Clone, Debug, PartialEq, Eq)]

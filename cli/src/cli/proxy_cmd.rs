@@ -1,10 +1,10 @@
 //! `toolsift proxy`: the repairing OpenAI-compatible proxy in front of a model server.
 
-use crate::proxy::{
+use toolsift::sse::CallMode;
+use toolsift::{Dialect, Invalid, UnknownTool};
+use toolsift_cli::proxy::{
     DialectChoice, ModelDialects, ParserOptions, ParserTransforms, Proxy, ProxyOptions,
 };
-use crate::sse::CallMode;
-use crate::{Dialect, Invalid, UnknownTool};
 
 pub(crate) const USAGE: &str = "usage: toolsift proxy --listen ADDR --upstream URL [OPTIONS]
   --listen ADDR            where to serve, e.g. 127.0.0.1:8081 (port 0: any free port)

@@ -2,8 +2,8 @@
 
 use super::message::Message;
 use super::parse_cmd::{run_job, Chunks, Job};
-use crate::{Config, Dialect, StopReason, Tools};
 use std::sync::Arc;
+use toolsift::{Config, Dialect, StopReason, Tools};
 
 struct Sample {
     title: &'static str,

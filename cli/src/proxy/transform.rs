@@ -1,8 +1,8 @@
 //! The transform: model text in, events out. The parser plugs in here.
 
-use crate::event::{OwnedEvent, StopReason};
 use serde_json::Value;
 use std::sync::Arc;
+use toolsift::{OwnedEvent, StopReason};
 
 /// Turns the model's text, as it streams, into [`OwnedEvent`]s.
 ///

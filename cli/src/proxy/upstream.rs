@@ -1,6 +1,5 @@
 //! The client side: requests to the upstream OpenAI-compatible server.
 
-use crate::error::{Category, Error};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
@@ -8,6 +7,7 @@ use hyper::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE}
 use hyper::{Method, Request, Response, Uri};
 use hyper_util::client::legacy::{connect::HttpConnector, Client};
 use hyper_util::rt::TokioExecutor;
+use toolsift::{Category, Error};
 
 /// An upstream base URL (`http://127.0.0.1:8080/v1`) and a pooled HTTP/1 client.
 #[derive(Clone, Debug)]

@@ -3,9 +3,9 @@
 //! output named by the request's `model`.
 
 use super::proxy_cmd::{runtime, shutdown_signal};
-use crate::proxy::{serve_replays, Replay};
 use serde_json::json;
 use std::collections::BTreeMap;
+use toolsift_cli::proxy::{serve_replays, Replay};
 
 const USAGE: &str = "usage: toolsift replay-upstream --listen ADDR --dir DIR [--piece-bytes N]
   Answers POST /v1/chat/completions for model M with the text of DIR/M.txt, as SSE chunks

@@ -3,7 +3,7 @@
 //!
 //! * `POST /v1/chat/completions`, streaming or not: the request body goes upstream
 //!   untouched (including `tools`); the upstream's text goes through the transform and
-//!   comes back as OpenAI chunks ([`ChatChunkEncoder`](crate::sse::ChatChunkEncoder)) or
+//!   comes back as OpenAI chunks ([`ChatChunkEncoder`](toolsift::sse::ChatChunkEncoder)) or
 //!   a whole completion ([`MessageBuilder`]).
 //! * `GET /v1/models` is forwarded as it is.
 //! * Upstream errors pass through with their status and body.
@@ -27,9 +27,6 @@ pub use replay::{serve_replay, serve_replays, Replay};
 pub use stats::{Stats, StatsSnapshot};
 pub use transform::{MakeTransform, Passthrough, Transform};
 
-use crate::error::Error;
-use crate::event::StopReason;
-use crate::sse::{read_completion, stop_reason, CallMode, MessageBuilder, Outcome};
 use body::{full, ChannelBody};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
@@ -41,6 +38,9 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
+use toolsift::sse::{read_completion, stop_reason, CallMode, MessageBuilder, Outcome};
+use toolsift::Error;
+use toolsift::StopReason;
 use upstream::Upstream;
 
 /// How the proxy runs.
@@ -70,7 +70,7 @@ impl Default for ProxyOptions {
         ProxyOptions {
             upstream: "http://127.0.0.1:8080/v1".into(),
             channel_capacity: 16,
-            max_event_bytes: crate::sse::DEFAULT_MAX_EVENT_BYTES,
+            max_event_bytes: toolsift::sse::DEFAULT_MAX_EVENT_BYTES,
             max_body_bytes: 32 << 20,
             call_mode: CallMode::default(),
             log: true,

@@ -2,9 +2,9 @@
 
 use super::message::{event_json, Message};
 use super::read_input;
-use crate::{Config, Dialect, OwnedEvent, Parser, StopReason, Tools};
 use serde_json::Value;
 use std::io::Write;
+use toolsift::{Config, Dialect, OwnedEvent, Parser, StopReason, Tools};
 
 /// How input is pushed.
 #[derive(Copy, Clone, Debug)]

@@ -1,7 +1,7 @@
 //! The CLI's message: the events of one response folded into one JSON object.
 
-use crate::event::{OwnedEvent, StopReason};
 use serde_json::{json, Value};
+use toolsift::{OwnedEvent, StopReason};
 
 /// Events folded into the `toolsift parse` message.
 #[derive(Default)]
@@ -112,5 +112,7 @@ pub(crate) fn event_json(event: &OwnedEvent) -> Value {
         OwnedEvent::End { stop, truncated } => {
             json!({"type": "end", "stop": stop.as_str(), "truncated": truncated})
         }
+        // An event kind added to the library after this tool: shown, not dropped.
+        other => json!({"type": "other", "event": format!("{other:?}")}),
     }
 }

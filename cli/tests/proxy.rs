@@ -1,5 +1,4 @@
 //! The proxy end to end, against the replay upstream, with test transforms.
-#![cfg(feature = "cli")]
 
 mod net;
 
@@ -13,11 +12,11 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio_util::codec::Decoder;
-use toolsift::proxy::{
-    serve_replay, Passthrough, Proxy, ProxyOptions, Replay, Stats, StatsSnapshot, Transform,
-};
 use toolsift::sse::SseFrameDecoder;
 use toolsift::{CallIndex, OwnedEvent, Repairs, StopReason};
+use toolsift_cli::proxy::{
+    serve_replay, Passthrough, Proxy, ProxyOptions, Replay, Stats, StatsSnapshot, Transform,
+};
 
 async fn start_replay(replay: Replay) -> Running<()> {
     let listener = listener().await;

@@ -2,11 +2,11 @@
 //! parser and print counters by outcome, dialect and repair kind.
 
 use super::read_input;
-use crate::{Config, Dialect, OwnedEvent, Parser, Repair, Stats, StopReason, Tools};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
+use toolsift::{Config, Dialect, OwnedEvent, Parser, Repair, Stats, StopReason, Tools};
 
 /// Outcome counters of one dialect.
 #[derive(Default)]

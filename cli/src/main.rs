@@ -1,0 +1,6 @@
+//! The `toolsift` command-line tool.
+mod cli;
+
+fn main() {
+    std::process::exit(cli::main(std::env::args().skip(1).collect()));
+}
