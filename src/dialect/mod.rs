@@ -41,6 +41,12 @@ mod minimax_m1;
 mod mistral;
 mod phi4_mini;
 mod xlam;
+// Dialects of issue 27.
+mod ernie45;
+mod gigachat3;
+mod hy_v3;
+mod longcat;
+mod step3;
 
 use crate::repairs::{Repair, Repairs};
 
@@ -132,6 +138,22 @@ pub enum Dialect {
     /// FunctionGemma `<start_function_call>call:NAME{k:<escape>v<escape>}
     /// <end_function_call>`.
     FunctionGemma,
+    // Dialects of issue 27.
+    /// ERNIE 4.5 Thinking `</think>` then `<tool_call>{"name", "arguments"}</tool_call>`,
+    /// `<response>` dropped.
+    Ernie45,
+    /// LongCat `<longcat_tool_call>` with a call object (Flash-Chat) or
+    /// `NAME<longcat_arg_key>K</longcat_arg_key><longcat_arg_value>V...` (2601, Lite).
+    LongCat,
+    /// GigaChat 3 `<|message_sep|>\n\nfunction call<|role_sep|>\n{...}`, 3.1
+    /// `<|function_call|>{...}`.
+    GigaChat3,
+    /// Step 3 `<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="NAME">
+    /// <steptml:parameter name="K">V</steptml:parameter>...`.
+    Step3,
+    /// Hy3-preview plain tags `<tool_calls><tool_call>NAME<tool_sep><arg_key>K</arg_key>
+    /// <arg_value>V</arg_value></tool_call></tool_calls>`.
+    HyV3,
 }
 
 impl Dialect {
@@ -172,6 +194,12 @@ impl Dialect {
         Dialect::Lfm2,
         Dialect::Gemma3,
         Dialect::FunctionGemma,
+        // Dialects of issue 27.
+        Dialect::Ernie45,
+        Dialect::LongCat,
+        Dialect::GigaChat3,
+        Dialect::Step3,
+        Dialect::HyV3,
     ];
 
     /// The dialect's stable name (`auto`, `hermes`, `qwen3_coder`, ...).
@@ -213,6 +241,12 @@ impl Dialect {
             Dialect::Lfm2 => "lfm2",
             Dialect::Gemma3 => "gemma3",
             Dialect::FunctionGemma => "functiongemma",
+            // Dialects of issue 27.
+            Dialect::Ernie45 => "ernie45",
+            Dialect::LongCat => "longcat",
+            Dialect::GigaChat3 => "gigachat3",
+            Dialect::Step3 => "step3",
+            Dialect::HyV3 => "hy_v3",
         }
     }
 
@@ -268,6 +302,12 @@ impl Dialect {
             "lfm2" | "lfm2_5" | "lfm" | "liquid" => Dialect::Lfm2,
             "gemma3" | "gemma_3" | "tool_code" => Dialect::Gemma3,
             "functiongemma" | "function_gemma" => Dialect::FunctionGemma,
+            // Dialects of issue 27.
+            "ernie45" | "ernie4_5" | "ernie" | "ernie_x1" => Dialect::Ernie45,
+            "longcat" | "longcat_flash" => Dialect::LongCat,
+            "gigachat3" | "gigachat3_1" | "gigachat" => Dialect::GigaChat3,
+            "step3" | "steptml" => Dialect::Step3,
+            "hy_v3" | "hyv3" | "hy3_preview" => Dialect::HyV3,
             _ => return None,
         })
     }
@@ -373,6 +413,12 @@ impl Dialect {
             Dialect::Lfm2 => &lfm2::SPEC,
             Dialect::Gemma3 => &gemma3::SPEC,
             Dialect::FunctionGemma => &functiongemma::SPEC,
+            // Dialects of issue 27.
+            Dialect::Ernie45 => &ernie45::SPEC,
+            Dialect::LongCat => &longcat::SPEC,
+            Dialect::GigaChat3 => &gigachat3::SPEC,
+            Dialect::Step3 => &step3::SPEC,
+            Dialect::HyV3 => &hy_v3::SPEC,
         }
     }
 }
@@ -535,6 +581,26 @@ pub(crate) struct XmlSpec {
     pub framed: bool,
     /// A prefix that may follow `<` or `</` in any tag and is ignored (`｜DSML｜`).
     pub tag_prefix: &'static [u8],
+    /// A separator tag that may follow a name that ends at the next tag (Hy3's
+    /// `<tool_sep>` in a GLM-style body); dropped.
+    pub name_sep: &'static [u8],
+}
+
+impl XmlSpec {
+    /// The defaults of the optional fields (`..XmlSpec::BASE`).
+    pub(crate) const BASE: XmlSpec = XmlSpec {
+        name_open: b"",
+        name_close: b"",
+        key_open: b"",
+        key_close: b"",
+        value_close: b"",
+        func_close: b"",
+        nameless: false,
+        value_open: b"",
+        framed: false,
+        tag_prefix: b"",
+        name_sep: b"",
+    };
 }
 
 /// Markers of a name-then-arguments grammar.
@@ -609,7 +675,7 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
     // without its prefix) and Gemma 3's fences (a plain "```" closer): their openers
     // mean other things elsewhere. Where two dialects share a marker, the first listed
     // reads it.
-    static ALL: [&Spec; 25] = [
+    static ALL: [&Spec; 30] = [
         &qwen3_coder::SPEC,
         &hermes::SPEC,
         &gemma4::SPEC,
@@ -638,6 +704,12 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
         &pythonic::AUTO_SPEC,
         &lfm2::SPEC,
         &functiongemma::SPEC,
+        // Dialects of issue 27.
+        &ernie45::SPEC,
+        &longcat::SPEC,
+        &gigachat3::SPEC,
+        &step3::SPEC,
+        &hy_v3::SPEC,
     ];
     &ALL
 }

@@ -95,6 +95,9 @@ impl Xml {
         in_value.extend_from_slice(func);
         let mut between = vec![spec.key_open];
         between.extend_from_slice(func);
+        if !spec.name_sep.is_empty() {
+            between.push(spec.name_sep);
+        }
         let mut confirm_value = vec![spec.key_open];
         confirm_value.extend_from_slice(func);
         let mut confirm_function: Vec<&'static [u8]> = vec![];
@@ -575,7 +578,9 @@ impl Xml {
             Found::Full { id, .. } => {
                 let m = self.between_markers.get(id);
                 self.tag.clear();
-                if m == self.spec.key_open {
+                if m == self.spec.name_sep {
+                    // The separator after a name that ended at it: nothing to read.
+                } else if m == self.spec.key_open {
                     self.phase = Phase::Key;
                 } else if m == self.spec.func_close {
                     self.out.push(b'}');
