@@ -42,6 +42,7 @@ mod mistral;
 mod phi4_mini;
 mod xlam;
 // Dialects of issue 27.
+mod apertus;
 mod ernie45;
 mod gigachat3;
 mod hy_v3;
@@ -154,6 +155,8 @@ pub enum Dialect {
     /// Hy3-preview plain tags `<tool_calls><tool_call>NAME<tool_sep><arg_key>K</arg_key>
     /// <arg_value>V</arg_value></tool_call></tool_calls>`.
     HyV3,
+    /// Apertus `<|tools_prefix|>[{"NAME": {...}}]<|tools_suffix|>`.
+    Apertus,
 }
 
 impl Dialect {
@@ -200,6 +203,7 @@ impl Dialect {
         Dialect::GigaChat3,
         Dialect::Step3,
         Dialect::HyV3,
+        Dialect::Apertus,
     ];
 
     /// The dialect's stable name (`auto`, `hermes`, `qwen3_coder`, ...).
@@ -247,6 +251,7 @@ impl Dialect {
             Dialect::GigaChat3 => "gigachat3",
             Dialect::Step3 => "step3",
             Dialect::HyV3 => "hy_v3",
+            Dialect::Apertus => "apertus",
         }
     }
 
@@ -308,6 +313,7 @@ impl Dialect {
             "gigachat3" | "gigachat3_1" | "gigachat" => Dialect::GigaChat3,
             "step3" | "steptml" => Dialect::Step3,
             "hy_v3" | "hyv3" | "hy3_preview" => Dialect::HyV3,
+            "apertus" | "apertus2509" => Dialect::Apertus,
             _ => return None,
         })
     }
@@ -419,6 +425,7 @@ impl Dialect {
             Dialect::GigaChat3 => &gigachat3::SPEC,
             Dialect::Step3 => &step3::SPEC,
             Dialect::HyV3 => &hy_v3::SPEC,
+            Dialect::Apertus => &apertus::SPEC,
         }
     }
 }
@@ -542,6 +549,9 @@ pub(crate) struct EnvelopeSpec {
     pub args_keys: &'static [(&'static str, Option<Repair>)],
     /// Keys holding the call id.
     pub id_keys: &'static [&'static str],
+    /// The call object's one key is the tool name and its value the arguments
+    /// (Apertus `{"NAME": {...}}`); the keys above are not used.
+    pub name_is_key: bool,
 }
 
 /// The Hermes call object: `arguments` is native; `parameters`, `args` and `input` are
@@ -555,6 +565,7 @@ pub(crate) static HERMES_ENVELOPE: EnvelopeSpec = EnvelopeSpec {
         ("input", Some(Repair::ParametersKey)),
     ],
     id_keys: &["id", "tool_call_id", "call_id"],
+    name_is_key: false,
 };
 
 /// Markers of an XML-parameter grammar.
@@ -675,7 +686,7 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
     // without its prefix) and Gemma 3's fences (a plain "```" closer): their openers
     // mean other things elsewhere. Where two dialects share a marker, the first listed
     // reads it.
-    static ALL: [&Spec; 30] = [
+    static ALL: [&Spec; 31] = [
         &qwen3_coder::SPEC,
         &hermes::SPEC,
         &gemma4::SPEC,
@@ -710,6 +721,7 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
         &gigachat3::SPEC,
         &step3::SPEC,
         &hy_v3::SPEC,
+        &apertus::SPEC,
     ];
     &ALL
 }
