@@ -20,6 +20,7 @@ pub(crate) static XML: XmlSpec = XmlSpec {
     framed: false,
     tag_prefix: b"",
     name_sep: b"<tool_sep>",
+    ..XmlSpec::BASE
 };
 
 pub(crate) static SPEC: Spec = Spec {

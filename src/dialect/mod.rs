@@ -47,6 +47,7 @@ mod ernie45;
 mod gigachat3;
 mod hy_v3;
 mod longcat;
+mod minicpm5;
 mod step3;
 
 use crate::repairs::{Repair, Repairs};
@@ -157,6 +158,9 @@ pub enum Dialect {
     HyV3,
     /// Apertus `<|tools_prefix|>[{"NAME": {...}}]<|tools_suffix|>`.
     Apertus,
+    /// MiniCPM5 `<function name="NAME"><param name="K">V</param></function>`, CDATA
+    /// values.
+    MiniCpm5,
 }
 
 impl Dialect {
@@ -204,6 +208,7 @@ impl Dialect {
         Dialect::Step3,
         Dialect::HyV3,
         Dialect::Apertus,
+        Dialect::MiniCpm5,
     ];
 
     /// The dialect's stable name (`auto`, `hermes`, `qwen3_coder`, ...).
@@ -252,6 +257,7 @@ impl Dialect {
             Dialect::Step3 => "step3",
             Dialect::HyV3 => "hy_v3",
             Dialect::Apertus => "apertus",
+            Dialect::MiniCpm5 => "minicpm5",
         }
     }
 
@@ -314,6 +320,7 @@ impl Dialect {
             "step3" | "steptml" => Dialect::Step3,
             "hy_v3" | "hyv3" | "hy3_preview" => Dialect::HyV3,
             "apertus" | "apertus2509" => Dialect::Apertus,
+            "minicpm5" | "minicpm5xml" | "minicpm" => Dialect::MiniCpm5,
             _ => return None,
         })
     }
@@ -426,6 +433,7 @@ impl Dialect {
             Dialect::Step3 => &step3::SPEC,
             Dialect::HyV3 => &hy_v3::SPEC,
             Dialect::Apertus => &apertus::SPEC,
+            Dialect::MiniCpm5 => &minicpm5::SPEC,
         }
     }
 }
@@ -595,6 +603,12 @@ pub(crate) struct XmlSpec {
     /// A separator tag that may follow a name that ends at the next tag (Hy3's
     /// `<tool_sep>` in a GLM-style body); dropped.
     pub name_sep: &'static [u8],
+    /// A value may be wrapped in `<![CDATA[` ... `]]>` (MiniCPM5); the wrapper is
+    /// dropped and what it holds is the value as written.
+    pub cdata: bool,
+    /// Non-string values are written as Python prints them (`True`, `['a']`): their
+    /// conversion is this grammar's own, not a `python_value` repair.
+    pub python_values: bool,
 }
 
 impl XmlSpec {
@@ -611,6 +625,8 @@ impl XmlSpec {
         framed: false,
         tag_prefix: b"",
         name_sep: b"",
+        cdata: false,
+        python_values: false,
     };
 }
 
@@ -686,7 +702,7 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
     // without its prefix) and Gemma 3's fences (a plain "```" closer): their openers
     // mean other things elsewhere. Where two dialects share a marker, the first listed
     // reads it.
-    static ALL: [&Spec; 31] = [
+    static ALL: [&Spec; 32] = [
         &qwen3_coder::SPEC,
         &hermes::SPEC,
         &gemma4::SPEC,
@@ -722,6 +738,7 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
         &step3::SPEC,
         &hy_v3::SPEC,
         &apertus::SPEC,
+        &minicpm5::SPEC,
     ];
     &ALL
 }

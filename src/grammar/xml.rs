@@ -32,6 +32,9 @@ enum Phase {
     SkipTag(usize),
     /// A bare JSON object as the whole body, up to the function's or the call's closer.
     JsonBody,
+    /// Inside `<![CDATA[` ... `]]>`: every byte is value text; the count is the `]`
+    /// held that may begin the end.
+    CData(u8),
     Done,
 }
 
@@ -40,6 +43,9 @@ enum Closing {
     Value,
     Function,
 }
+
+/// Opens a CDATA section in a value.
+const CDATA_OPEN: &[u8] = b"<![CDATA[";
 
 /// Longest misspelled value closer accepted (`</parameter_function>`).
 const MAX_CLOSE_TAIL: usize = 24;
@@ -93,6 +99,9 @@ impl Xml {
         };
         let mut in_value = vec![spec.value_close, spec.key_open];
         in_value.extend_from_slice(func);
+        if spec.cdata {
+            in_value.push(CDATA_OPEN);
+        }
         let mut between = vec![spec.key_open];
         between.extend_from_slice(func);
         if !spec.name_sep.is_empty() {
@@ -459,6 +468,7 @@ impl Xml {
             }
             Phase::JsonBody => self.json_body(b, sink)?,
             Phase::Value => self.value_byte(b, sink)?,
+            Phase::CData(held) => self.cdata_byte(b, held),
             Phase::Confirm(closing) => self.confirm(b, closing, sink)?,
             Phase::SkipTag(n) => {
                 if b == b'>' || n > MAX_CLOSE_TAIL {
@@ -547,9 +557,10 @@ impl Xml {
             let (json, mut repairs) = sink.type_value(&self.key, &raw);
             // Typing raw text by the schema is this grammar's own conversion; only
             // Python spellings and coercions are repairs.
+            let python = self.spec.python_values;
             repairs = repairs
                 .iter()
-                .filter(|r| *r != Repair::TypedValue)
+                .filter(|r| *r != Repair::TypedValue && !(python && *r == Repair::PythonValue))
                 .collect();
             sink.repairs(repairs);
             self.out.extend_from_slice(json.as_bytes());
@@ -696,6 +707,13 @@ impl Xml {
                     } else {
                         self.tag_is_content();
                     }
+                } else if m == CDATA_OPEN {
+                    self.tag.clear();
+                    if self.nl_held {
+                        self.nl_held = false;
+                        self.emit_content(b'\n');
+                    }
+                    self.phase = Phase::CData(0);
                 } else if m == self.spec.func_close {
                     self.start_confirm(Closing::Function);
                 } else {
@@ -711,6 +729,22 @@ impl Xml {
             Found::None => self.tag_is_content(),
         }
         Ok(())
+    }
+
+    /// One byte of a CDATA section: content, up to `]]>`.
+    fn cdata_byte(&mut self, b: u8, held: u8) {
+        match (b, held) {
+            (b']', 0 | 1) => self.phase = Phase::CData(held + 1),
+            (b']', _) => self.emit_content(b']'),
+            (b'>', 2) => self.phase = Phase::Value,
+            _ => {
+                for _ in 0..held {
+                    self.emit_content(b']');
+                }
+                self.emit_content(b);
+                self.phase = Phase::CData(0);
+            }
+        }
     }
 
     /// The bytes in `tag` were not a tag: the `<` is content, the rest is read again.
