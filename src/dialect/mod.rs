@@ -46,6 +46,7 @@ mod apertus;
 mod ernie45;
 mod gigachat3;
 mod hy_v3;
+mod kimi_k3;
 mod longcat;
 mod minicpm5;
 mod step3;
@@ -161,6 +162,9 @@ pub enum Dialect {
     /// MiniCPM5 `<function name="NAME"><param name="K">V</param></function>`, CDATA
     /// values.
     MiniCpm5,
+    /// Kimi K3 XTML `<|open|>call tool="NAME" index="1"<|sep|><|open|>argument key="K"
+    /// type="T"<|sep|>V<|close|>argument<|sep|><|close|>call<|sep|>`.
+    KimiK3,
 }
 
 impl Dialect {
@@ -209,6 +213,7 @@ impl Dialect {
         Dialect::HyV3,
         Dialect::Apertus,
         Dialect::MiniCpm5,
+        Dialect::KimiK3,
     ];
 
     /// The dialect's stable name (`auto`, `hermes`, `qwen3_coder`, ...).
@@ -258,6 +263,7 @@ impl Dialect {
             Dialect::HyV3 => "hy_v3",
             Dialect::Apertus => "apertus",
             Dialect::MiniCpm5 => "minicpm5",
+            Dialect::KimiK3 => "kimi_k3",
         }
     }
 
@@ -321,6 +327,7 @@ impl Dialect {
             "hy_v3" | "hyv3" | "hy3_preview" => Dialect::HyV3,
             "apertus" | "apertus2509" => Dialect::Apertus,
             "minicpm5" | "minicpm5xml" | "minicpm" => Dialect::MiniCpm5,
+            "kimi_k3" | "kimik3" | "xtml" => Dialect::KimiK3,
             _ => return None,
         })
     }
@@ -434,6 +441,7 @@ impl Dialect {
             Dialect::HyV3 => &hy_v3::SPEC,
             Dialect::Apertus => &apertus::SPEC,
             Dialect::MiniCpm5 => &minicpm5::SPEC,
+            Dialect::KimiK3 => &kimi_k3::SPEC,
         }
     }
 }
@@ -609,6 +617,14 @@ pub(crate) struct XmlSpec {
     /// Non-string values are written as Python prints them (`True`, `['a']`): their
     /// conversion is this grammar's own, not a `python_value` repair.
     pub python_values: bool,
+    /// The key tag's attribute that names the value's type (`type="number"`): any type
+    /// but `string` means the value is JSON. Empty for none.
+    pub type_attr: &'static str,
+    /// Opens an element holding the whole arguments as one JSON object (Kimi K3
+    /// `<|open|>json type="object"<|sep|>`), in place of parameters; empty for none.
+    pub json_open: &'static [u8],
+    /// Closes that element (`<|close|>json<|sep|>`).
+    pub json_close: &'static [u8],
 }
 
 impl XmlSpec {
@@ -627,6 +643,9 @@ impl XmlSpec {
         name_sep: b"",
         cdata: false,
         python_values: false,
+        type_attr: "",
+        json_open: b"",
+        json_close: b"",
     };
 }
 
@@ -702,7 +721,7 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
     // without its prefix) and Gemma 3's fences (a plain "```" closer): their openers
     // mean other things elsewhere. Where two dialects share a marker, the first listed
     // reads it.
-    static ALL: [&Spec; 32] = [
+    static ALL: [&Spec; 33] = [
         &qwen3_coder::SPEC,
         &hermes::SPEC,
         &gemma4::SPEC,
@@ -739,6 +758,7 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
         &hy_v3::SPEC,
         &apertus::SPEC,
         &minicpm5::SPEC,
+        &kimi_k3::SPEC,
     ];
     &ALL
 }
