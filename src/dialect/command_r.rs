@@ -13,6 +13,7 @@ static ENVELOPE: EnvelopeSpec = EnvelopeSpec {
         ("args", Some(Repair::ParametersKey)),
     ],
     id_keys: &["tool_call_id", "id"],
+    name_is_key: false,
 };
 
 pub(crate) static SPEC: Spec = Spec {

@@ -19,6 +19,7 @@ static XML: XmlSpec = XmlSpec {
     value_open: b"",
     framed: false,
     tag_prefix: "｜DSML｜".as_bytes(),
+    ..XmlSpec::BASE
 };
 
 pub(crate) static SPEC: Spec = Spec {

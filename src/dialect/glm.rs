@@ -3,7 +3,8 @@
 //!
 //! The name ends at the first newline or tag; values are raw text (typed by the schema
 //! when tools are given). `<tool_call>` is shared with Hermes and Qwen3-Coder: in `auto`
-//! (and under Hermes) a body that begins with a name is read as GLM's.
+//! (and under Hermes) a body that begins with a name is read as GLM's. Hy3's plain
+//! tags write the same body with `<tool_sep>` after the name: it is dropped.
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec};
 
@@ -18,6 +19,8 @@ pub(crate) static XML: XmlSpec = XmlSpec {
     value_open: b"<arg_value>",
     framed: false,
     tag_prefix: b"",
+    name_sep: b"<tool_sep>",
+    ..XmlSpec::BASE
 };
 
 pub(crate) static SPEC: Spec = Spec {

@@ -17,6 +17,7 @@ static XML: XmlSpec = XmlSpec {
     value_open: b"<arg_value:opensource>",
     framed: false,
     tag_prefix: b"",
+    ..XmlSpec::BASE
 };
 
 /// A call object (`{` or `[`) or the tag grammar, by how the body begins.

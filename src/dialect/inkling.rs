@@ -13,6 +13,7 @@ static ENVELOPE: EnvelopeSpec = EnvelopeSpec {
         ("parameters", Some(Repair::ParametersKey)),
     ],
     id_keys: &["id"],
+    name_is_key: false,
 };
 
 pub(crate) static SPEC: Spec = Spec {

@@ -15,6 +15,7 @@ pub(crate) static ENVELOPE: EnvelopeSpec = EnvelopeSpec {
         ("input", Some(Repair::ParametersKey)),
     ],
     id_keys: &["id", "tool_call_id", "call_id"],
+    name_is_key: false,
 };
 
 /// The forms with a marker.

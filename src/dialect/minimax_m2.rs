@@ -17,6 +17,7 @@ pub(crate) static XML: XmlSpec = XmlSpec {
     value_open: b"",
     framed: false,
     tag_prefix: b"",
+    ..XmlSpec::BASE
 };
 
 pub(crate) static SPEC: Spec = Spec {

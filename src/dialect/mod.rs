@@ -41,6 +41,15 @@ mod minimax_m1;
 mod mistral;
 mod phi4_mini;
 mod xlam;
+// Dialects of issue 27.
+mod apertus;
+mod ernie45;
+mod gigachat3;
+mod hy_v3;
+mod kimi_k3;
+mod longcat;
+mod minicpm5;
+mod step3;
 
 use crate::repairs::{Repair, Repairs};
 
@@ -132,6 +141,30 @@ pub enum Dialect {
     /// FunctionGemma `<start_function_call>call:NAME{k:<escape>v<escape>}
     /// <end_function_call>`.
     FunctionGemma,
+    // Dialects of issue 27.
+    /// ERNIE 4.5 Thinking `</think>` then `<tool_call>{"name", "arguments"}</tool_call>`,
+    /// `<response>` dropped.
+    Ernie45,
+    /// LongCat `<longcat_tool_call>` with a call object (Flash-Chat) or
+    /// `NAME<longcat_arg_key>K</longcat_arg_key><longcat_arg_value>V...` (2601, Lite).
+    LongCat,
+    /// GigaChat 3 `<|message_sep|>\n\nfunction call<|role_sep|>\n{...}`, 3.1
+    /// `<|function_call|>{...}`.
+    GigaChat3,
+    /// Step 3 `<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="NAME">
+    /// <steptml:parameter name="K">V</steptml:parameter>...`.
+    Step3,
+    /// Hy3-preview plain tags `<tool_calls><tool_call>NAME<tool_sep><arg_key>K</arg_key>
+    /// <arg_value>V</arg_value></tool_call></tool_calls>`.
+    HyV3,
+    /// Apertus `<|tools_prefix|>[{"NAME": {...}}]<|tools_suffix|>`.
+    Apertus,
+    /// MiniCPM5 `<function name="NAME"><param name="K">V</param></function>`, CDATA
+    /// values.
+    MiniCpm5,
+    /// Kimi K3 XTML `<|open|>call tool="NAME" index="1"<|sep|><|open|>argument key="K"
+    /// type="T"<|sep|>V<|close|>argument<|sep|><|close|>call<|sep|>`.
+    KimiK3,
 }
 
 impl Dialect {
@@ -172,6 +205,15 @@ impl Dialect {
         Dialect::Lfm2,
         Dialect::Gemma3,
         Dialect::FunctionGemma,
+        // Dialects of issue 27.
+        Dialect::Ernie45,
+        Dialect::LongCat,
+        Dialect::GigaChat3,
+        Dialect::Step3,
+        Dialect::HyV3,
+        Dialect::Apertus,
+        Dialect::MiniCpm5,
+        Dialect::KimiK3,
     ];
 
     /// The dialect's stable name (`auto`, `hermes`, `qwen3_coder`, ...).
@@ -213,6 +255,15 @@ impl Dialect {
             Dialect::Lfm2 => "lfm2",
             Dialect::Gemma3 => "gemma3",
             Dialect::FunctionGemma => "functiongemma",
+            // Dialects of issue 27.
+            Dialect::Ernie45 => "ernie45",
+            Dialect::LongCat => "longcat",
+            Dialect::GigaChat3 => "gigachat3",
+            Dialect::Step3 => "step3",
+            Dialect::HyV3 => "hy_v3",
+            Dialect::Apertus => "apertus",
+            Dialect::MiniCpm5 => "minicpm5",
+            Dialect::KimiK3 => "kimi_k3",
         }
     }
 
@@ -268,6 +319,15 @@ impl Dialect {
             "lfm2" | "lfm2_5" | "lfm" | "liquid" => Dialect::Lfm2,
             "gemma3" | "gemma_3" | "tool_code" => Dialect::Gemma3,
             "functiongemma" | "function_gemma" => Dialect::FunctionGemma,
+            // Dialects of issue 27.
+            "ernie45" | "ernie4_5" | "ernie" | "ernie_x1" => Dialect::Ernie45,
+            "longcat" | "longcat_flash" => Dialect::LongCat,
+            "gigachat3" | "gigachat3_1" | "gigachat" => Dialect::GigaChat3,
+            "step3" | "steptml" => Dialect::Step3,
+            "hy_v3" | "hyv3" | "hy3_preview" => Dialect::HyV3,
+            "apertus" | "apertus2509" => Dialect::Apertus,
+            "minicpm5" | "minicpm5xml" | "minicpm" => Dialect::MiniCpm5,
+            "kimi_k3" | "kimik3" | "xtml" => Dialect::KimiK3,
             _ => return None,
         })
     }
@@ -373,6 +433,15 @@ impl Dialect {
             Dialect::Lfm2 => &lfm2::SPEC,
             Dialect::Gemma3 => &gemma3::SPEC,
             Dialect::FunctionGemma => &functiongemma::SPEC,
+            // Dialects of issue 27.
+            Dialect::Ernie45 => &ernie45::SPEC,
+            Dialect::LongCat => &longcat::SPEC,
+            Dialect::GigaChat3 => &gigachat3::SPEC,
+            Dialect::Step3 => &step3::SPEC,
+            Dialect::HyV3 => &hy_v3::SPEC,
+            Dialect::Apertus => &apertus::SPEC,
+            Dialect::MiniCpm5 => &minicpm5::SPEC,
+            Dialect::KimiK3 => &kimi_k3::SPEC,
         }
     }
 }
@@ -496,6 +565,9 @@ pub(crate) struct EnvelopeSpec {
     pub args_keys: &'static [(&'static str, Option<Repair>)],
     /// Keys holding the call id.
     pub id_keys: &'static [&'static str],
+    /// The call object's one key is the tool name and its value the arguments
+    /// (Apertus `{"NAME": {...}}`); the keys above are not used.
+    pub name_is_key: bool,
 }
 
 /// The Hermes call object: `arguments` is native; `parameters`, `args` and `input` are
@@ -509,6 +581,7 @@ pub(crate) static HERMES_ENVELOPE: EnvelopeSpec = EnvelopeSpec {
         ("input", Some(Repair::ParametersKey)),
     ],
     id_keys: &["id", "tool_call_id", "call_id"],
+    name_is_key: false,
 };
 
 /// Markers of an XML-parameter grammar.
@@ -535,6 +608,45 @@ pub(crate) struct XmlSpec {
     pub framed: bool,
     /// A prefix that may follow `<` or `</` in any tag and is ignored (`｜DSML｜`).
     pub tag_prefix: &'static [u8],
+    /// A separator tag that may follow a name that ends at the next tag (Hy3's
+    /// `<tool_sep>` in a GLM-style body); dropped.
+    pub name_sep: &'static [u8],
+    /// A value may be wrapped in `<![CDATA[` ... `]]>` (MiniCPM5); the wrapper is
+    /// dropped and what it holds is the value as written.
+    pub cdata: bool,
+    /// Non-string values are written as Python prints them (`True`, `['a']`): their
+    /// conversion is this grammar's own, not a `python_value` repair.
+    pub python_values: bool,
+    /// The key tag's attribute that names the value's type (`type="number"`): any type
+    /// but `string` means the value is JSON. Empty for none.
+    pub type_attr: &'static str,
+    /// Opens an element holding the whole arguments as one JSON object (Kimi K3
+    /// `<|open|>json type="object"<|sep|>`), in place of parameters; empty for none.
+    pub json_open: &'static [u8],
+    /// Closes that element (`<|close|>json<|sep|>`).
+    pub json_close: &'static [u8],
+}
+
+impl XmlSpec {
+    /// The defaults of the optional fields (`..XmlSpec::BASE`).
+    pub(crate) const BASE: XmlSpec = XmlSpec {
+        name_open: b"",
+        name_close: b"",
+        key_open: b"",
+        key_close: b"",
+        value_close: b"",
+        func_close: b"",
+        nameless: false,
+        value_open: b"",
+        framed: false,
+        tag_prefix: b"",
+        name_sep: b"",
+        cdata: false,
+        python_values: false,
+        type_attr: "",
+        json_open: b"",
+        json_close: b"",
+    };
 }
 
 /// Markers of a name-then-arguments grammar.
@@ -609,7 +721,7 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
     // without its prefix) and Gemma 3's fences (a plain "```" closer): their openers
     // mean other things elsewhere. Where two dialects share a marker, the first listed
     // reads it.
-    static ALL: [&Spec; 25] = [
+    static ALL: [&Spec; 33] = [
         &qwen3_coder::SPEC,
         &hermes::SPEC,
         &gemma4::SPEC,
@@ -638,6 +750,15 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
         &pythonic::AUTO_SPEC,
         &lfm2::SPEC,
         &functiongemma::SPEC,
+        // Dialects of issue 27.
+        &ernie45::SPEC,
+        &longcat::SPEC,
+        &gigachat3::SPEC,
+        &step3::SPEC,
+        &hy_v3::SPEC,
+        &apertus::SPEC,
+        &minicpm5::SPEC,
+        &kimi_k3::SPEC,
     ];
     &ALL
 }

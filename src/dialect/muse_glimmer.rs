@@ -22,6 +22,7 @@ static XML: XmlSpec = XmlSpec {
     value_open: b"",
     framed: false,
     tag_prefix: b"",
+    ..XmlSpec::BASE
 };
 
 pub(crate) static SPEC: Spec = Spec {

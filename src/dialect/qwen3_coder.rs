@@ -15,6 +15,7 @@ pub(crate) static XML: XmlSpec = XmlSpec {
     value_open: b"",
     framed: true,
     tag_prefix: b"",
+    ..XmlSpec::BASE
 };
 
 /// The bare form: the opener is the name's own opening tag.

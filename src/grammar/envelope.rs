@@ -279,6 +279,9 @@ impl Envelope {
 
     fn classify(&self) -> (Field, Option<Repair>) {
         let key = self.key.as_slice();
+        if self.spec.name_is_key {
+            return (Field::Args, None);
+        }
         if self.spec.name_keys.iter().any(|k| k.as_bytes() == key) {
             return (Field::Name, None);
         }
@@ -597,6 +600,20 @@ impl Envelope {
         Ok(())
     }
 
+    /// A call object keyed by its tool's name: the first key is the name and its
+    /// value the arguments; a second key is not the call's (dropped, reported).
+    fn name_from_key(&mut self, sink: &Sink<'_>) -> (Field, Option<Repair>) {
+        if self.name.is_some() || sink.has_name() {
+            return (Field::Other, Some(Repair::StrayText));
+        }
+        let mut quoted = Vec::with_capacity(self.key.len() + 2);
+        quoted.push(b'"');
+        quoted.extend_from_slice(&self.key);
+        quoted.push(b'"');
+        self.name = serde_json::from_slice(&quoted).ok();
+        (Field::Args, None)
+    }
+
     fn flush_name(&mut self, sink: &mut Sink<'_>) {
         if let Some(name) = self.name.take() {
             sink.name(&name);
@@ -604,7 +621,10 @@ impl Envelope {
     }
 
     fn start_value(&mut self, container: bool, sink: &mut Sink<'_>) {
-        let (field, repair) = self.classify();
+        let (mut field, mut repair) = self.classify();
+        if self.spec.name_is_key {
+            (field, repair) = self.name_from_key(sink);
+        }
         self.field = field;
         if field == Field::Args {
             self.flush_name(sink);

@@ -32,6 +32,9 @@ enum Phase {
     SkipTag(usize),
     /// A bare JSON object as the whole body, up to the function's or the call's closer.
     JsonBody,
+    /// Inside `<![CDATA[` ... `]]>`: every byte is value text; the count is the `]`
+    /// held that may begin the end.
+    CData(u8),
     Done,
 }
 
@@ -40,6 +43,9 @@ enum Closing {
     Value,
     Function,
 }
+
+/// Opens a CDATA section in a value.
+const CDATA_OPEN: &[u8] = b"<![CDATA[";
 
 /// Longest misspelled value closer accepted (`</parameter_function>`).
 const MAX_CLOSE_TAIL: usize = 24;
@@ -61,6 +67,8 @@ pub(crate) struct Xml {
     typed: bool,
     /// The value is JSON by its tag's own attribute (`string="false"`).
     json_value: bool,
+    /// A JSON element gave the arguments, closed already.
+    json_done: bool,
     /// Bytes that may begin `<` + the spec's tag prefix, not yet passed on.
     pf: Vec<u8>,
     skip: bool,
@@ -93,8 +101,17 @@ impl Xml {
         };
         let mut in_value = vec![spec.value_close, spec.key_open];
         in_value.extend_from_slice(func);
+        if spec.cdata {
+            in_value.push(CDATA_OPEN);
+        }
         let mut between = vec![spec.key_open];
         between.extend_from_slice(func);
+        if !spec.name_sep.is_empty() {
+            between.push(spec.name_sep);
+        }
+        if !spec.json_open.is_empty() {
+            between.push(spec.json_open);
+        }
         let mut confirm_value = vec![spec.key_open];
         confirm_value.extend_from_slice(func);
         let mut confirm_function: Vec<&'static [u8]> = vec![];
@@ -126,6 +143,7 @@ impl Xml {
             first_param: true,
             typed: false,
             json_value: false,
+            json_done: false,
             pf: Vec::new(),
             skip: false,
             raw: Vec::new(),
@@ -456,6 +474,7 @@ impl Xml {
             }
             Phase::JsonBody => self.json_body(b, sink)?,
             Phase::Value => self.value_byte(b, sink)?,
+            Phase::CData(held) => self.cdata_byte(b, held),
             Phase::Confirm(closing) => self.confirm(b, closing, sink)?,
             Phase::SkipTag(n) => {
                 if b == b'>' || n > MAX_CLOSE_TAIL {
@@ -471,7 +490,10 @@ impl Xml {
 
     fn end_name(&mut self, sink: &mut Sink<'_>) -> Result<(), Abort> {
         let raw = String::from_utf8_lossy(&self.buf).into_owned();
-        let mut name = raw.trim().trim_matches('"');
+        // `"NAME"`, also followed by attributes (`"NAME" index="1"`).
+        let (name, _) = split_attributes(raw.trim());
+        let name = unescape_attribute(name);
+        let mut name = name.as_str();
         self.buf.clear();
         if let Some(tool) = self.glued_tool(name, sink) {
             // `<arg_key>` dropped, the key glued to the name: split at the tool's name.
@@ -494,13 +516,20 @@ impl Xml {
         let raw = String::from_utf8_lossy(&self.buf).into_owned();
         self.buf.clear();
         let (key, attrs) = split_attributes(raw.trim());
-        let key = key.to_owned();
-        self.json_value = attrs.replace(' ', "").contains("string=\"false\"");
+        let key = unescape_attribute(key);
+        self.json_value = attrs.replace(' ', "").contains("string=\"false\"")
+            || attribute(attrs, self.spec.type_attr).is_some_and(|t| t != "string");
         self.phase = if self.spec.value_open.is_empty() {
             Phase::ValueStart
         } else {
             Phase::ValueOpen
         };
+        if self.json_done {
+            // A parameter after the JSON element gave the arguments: not the call's.
+            sink.repair(Repair::StrayText);
+            self.skip = true;
+            return Ok(());
+        }
         self.skip = self.keys.contains(&key);
         if self.skip {
             sink.repair(Repair::DuplicateKey);
@@ -544,9 +573,10 @@ impl Xml {
             let (json, mut repairs) = sink.type_value(&self.key, &raw);
             // Typing raw text by the schema is this grammar's own conversion; only
             // Python spellings and coercions are repairs.
+            let python = self.spec.python_values;
             repairs = repairs
                 .iter()
-                .filter(|r| *r != Repair::TypedValue)
+                .filter(|r| *r != Repair::TypedValue && !(python && *r == Repair::PythonValue))
                 .collect();
             sink.repairs(repairs);
             self.out.extend_from_slice(json.as_bytes());
@@ -575,10 +605,15 @@ impl Xml {
             Found::Full { id, .. } => {
                 let m = self.between_markers.get(id);
                 self.tag.clear();
-                if m == self.spec.key_open {
+                if m == self.spec.name_sep {
+                    // The separator after a name that ended at it: nothing to read.
+                } else if m == self.spec.json_open && self.keys.is_empty() {
+                    self.raw.clear();
+                    self.phase = Phase::JsonBody;
+                } else if m == self.spec.key_open {
                     self.phase = Phase::Key;
                 } else if m == self.spec.func_close {
-                    self.out.push(b'}');
+                    self.close_object();
                     self.phase = Phase::Done;
                     self.ended = Some(false);
                 } else {
@@ -586,7 +621,7 @@ impl Xml {
                     if !self.spec.func_close.is_empty() {
                         sink.repair(Repair::MissingCloser);
                     }
-                    self.out.push(b'}');
+                    self.close_object();
                     self.phase = Phase::Done;
                     self.ended = Some(true);
                 }
@@ -609,7 +644,7 @@ impl Xml {
                 {
                     // A new function while this one is open: end this call here.
                     sink.repair(Repair::MissingCloser);
-                    self.out.push(b'}');
+                    self.close_object();
                     self.phase = Phase::Done;
                     self.ended = Some(false);
                     self.requeue(&bytes);
@@ -691,6 +726,13 @@ impl Xml {
                     } else {
                         self.tag_is_content();
                     }
+                } else if m == CDATA_OPEN {
+                    self.tag.clear();
+                    if self.nl_held {
+                        self.nl_held = false;
+                        self.emit_content(b'\n');
+                    }
+                    self.phase = Phase::CData(0);
                 } else if m == self.spec.func_close {
                     self.start_confirm(Closing::Function);
                 } else {
@@ -706,6 +748,22 @@ impl Xml {
             Found::None => self.tag_is_content(),
         }
         Ok(())
+    }
+
+    /// One byte of a CDATA section: content, up to `]]>`.
+    fn cdata_byte(&mut self, b: u8, held: u8) {
+        match (b, held) {
+            (b']', 0 | 1) => self.phase = Phase::CData(held + 1),
+            (b']', _) => self.emit_content(b']'),
+            (b'>', 2) => self.phase = Phase::Value,
+            _ => {
+                for _ in 0..held {
+                    self.emit_content(b']');
+                }
+                self.emit_content(b);
+                self.phase = Phase::CData(0);
+            }
+        }
     }
 
     /// The bytes in `tag` were not a tag: the `<` is content, the rest is read again.
@@ -825,13 +883,45 @@ impl Xml {
     /// `{` already written.
     fn json_body(&mut self, b: u8, sink: &mut Sink<'_>) -> Result<(), Abort> {
         self.raw.push(b);
+        let inner = self.spec.json_close;
+        if !inner.is_empty() && self.raw.ends_with(inner) {
+            // The JSON element closed: its object is the arguments; the function's
+            // closer follows.
+            let body = self.raw[..self.raw.len() - inner.len()]
+                .trim_ascii()
+                .to_vec();
+            self.json_arguments(&body, sink);
+            self.raw.clear();
+            self.json_done = true;
+            self.keys.push(String::new());
+            self.phase = Phase::Between;
+            return Ok(());
+        }
         let ends = [(self.spec.func_close, false), (self.closer, true)]
             .into_iter()
             .find(|(m, _)| !m.is_empty() && self.raw.ends_with(m));
         let Some((m, closer_seen)) = ends else {
             return Ok(());
         };
-        let body = self.raw[..self.raw.len() - m.len()].trim_ascii();
+        let body = self.raw[..self.raw.len() - m.len()].trim_ascii().to_vec();
+        self.json_arguments(&body, sink);
+        self.raw.clear();
+        self.phase = Phase::Done;
+        self.ended = Some(closer_seen);
+        Ok(())
+    }
+}
+
+impl Xml {
+    /// Close the arguments object, unless a JSON element closed it already.
+    fn close_object(&mut self) {
+        if !self.json_done {
+            self.out.push(b'}');
+        }
+    }
+
+    /// A JSON arguments body: the repaired object continues the `{` already written.
+    fn json_arguments(&mut self, body: &[u8], sink: &mut Sink<'_>) {
         match crate::repair(body) {
             Ok(fixed) if fixed.json.starts_with('{') => {
                 sink.repairs(fixed.repairs);
@@ -842,11 +932,35 @@ impl Xml {
                 self.out.push(b'}');
             }
         }
-        self.raw.clear();
-        self.phase = Phase::Done;
-        self.ended = Some(closer_seen);
-        Ok(())
     }
+}
+
+/// The value of attribute `name` in a tag's attributes (` type="number"`).
+fn attribute<'a>(attrs: &'a str, name: &str) -> Option<&'a str> {
+    if name.is_empty() {
+        return None;
+    }
+    let mut rest = attrs;
+    while let Some(at) = rest.find(name) {
+        let before_ok = at == 0 || rest.as_bytes()[at - 1].is_ascii_whitespace();
+        let after = rest[at + name.len()..].trim_start();
+        if before_ok {
+            if let Some(v) = after.strip_prefix('=') {
+                let v = v.trim_start().strip_prefix('"')?;
+                return v.find('"').map(|q| &v[..q]);
+            }
+        }
+        rest = &rest[at + name.len()..];
+    }
+    None
+}
+
+/// An attribute value as written by a template that escapes `&` and `"` only.
+fn unescape_attribute(value: &str) -> String {
+    if !value.contains('&') {
+        return value.to_owned();
+    }
+    value.replace("&quot;", "\"").replace("&amp;", "&")
 }
 
 /// Split a tag's key from its attributes: `"city" string="true"` -> (`city`,
@@ -884,5 +998,32 @@ fn json_of_raw(raw: &str, sink: &mut Sink<'_>) -> String {
             sink.repair(Repair::UnquotedString);
             serde_json::Value::String(raw.to_owned()).to_string()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{attribute, split_attributes, unescape_attribute};
+
+    #[test]
+    fn attributes_are_read_by_name() {
+        let (key, attrs) = split_attributes(r#""city" type="string" index="2""#);
+        assert_eq!(key, "city");
+        assert_eq!(attribute(attrs, "type"), Some("string"));
+        assert_eq!(attribute(attrs, "index"), Some("2"));
+        assert_eq!(attribute(attrs, "dex"), None);
+        assert_eq!(attribute(attrs, ""), None);
+        assert_eq!(
+            attribute(r#" subtype="x" type = "number""#, "type"),
+            Some("number")
+        );
+    }
+
+    #[test]
+    fn attribute_escapes_are_undone_once() {
+        assert_eq!(unescape_attribute("q&amp;a"), "q&a");
+        assert_eq!(unescape_attribute("say &quot;hi&quot;"), "say \"hi\"");
+        assert_eq!(unescape_attribute("&amp;quot;"), "&quot;");
+        assert_eq!(unescape_attribute("plain"), "plain");
     }
 }

@@ -1,0 +1,31 @@
+//! Sber GigaChat 3 / 3.1: one call per turn, a call object with no closer. 3.0 ends
+//! the assistant message and writes the call as a `function call` message,
+//! `TEXT<|message_sep|>\n\nfunction call<|role_sep|>\n{"name": ..., "arguments":
+//! {...}}`; 3.1 writes it inline, `TEXT<|function_call|>{...}`. The message separator
+//! and the end token `</s>` are dropped.
+
+use super::{Body, CallForm, Dialect, Spec, HERMES_ENVELOPE};
+
+pub(crate) static SPEC: Spec = Spec {
+    dialect: Dialect::GigaChat3,
+    reasoning: &[],
+    calls: &[
+        CallForm {
+            opener: b"function call<|role_sep|>",
+            body: Body::Envelope(&HERMES_ENVELOPE),
+            ..CallForm::BASE
+        },
+        CallForm {
+            opener: b"<|function_call|>",
+            body: Body::Envelope(&HERMES_ENVELOPE),
+            ..CallForm::BASE
+        },
+    ],
+    // The longer `<|message_sep|>\n\n` wins: the blank lines are the frame's.
+    strip: &[
+        b"<|message_sep|>\n\n",
+        b"<|message_sep|>",
+        b"<|role_sep|>",
+        b"</s>",
+    ],
+};
