@@ -9,7 +9,10 @@
 //! that many; the default is 40); `TOOLSIFT_REAL_FILES_GATE=1` fails on any wrong
 //! release, any chunking-dependent result, any broken invariant, and on exact plus
 //! escape-ambiguous below 98% in any way; `TOOLSIFT_REAL_FILES_REPORT=PATH` writes the
-//! table there as Markdown. Without the gate the test asserts what holds today: no
+//! table there as Markdown; `TOOLSIFT_REAL_FILES_ONLY=TEXT` runs only the selected files
+//! whose name contains TEXT; `TOOLSIFT_REAL_FILES_DUMP=DIR` writes the model output of
+//! every file and way that is not exact to DIR, with `tools.json`, for `toolsift parse
+//! --dialect hermes --tools DIR/tools.json FILE`. Without the gate the test asserts what holds today: no
 //! broken invariant, no chunking-dependent result, ways 1 and 2 all exact.
 
 #[path = "real_files/classify.rs"]
@@ -33,27 +36,29 @@ const FULL_FILES: usize = 300;
 /// The gate's floor for exact plus escape-ambiguous, in every way.
 const GATE_SHARE: f64 = 0.98;
 
+/// The request's tools: `write_file` with two required strings and nothing else.
+fn tools() -> serde_json::Value {
+    serde_json::json!([{
+        "type": "function",
+        "function": {
+            "name": "write_file",
+            "description": "Write a text file.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string"},
+                    "content": {"type": "string"}
+                },
+                "required": ["path", "content"],
+                "additionalProperties": false
+            }
+        }
+    }])
+}
+
 fn config() -> Config {
     let mut config = Config::new(Dialect::Hermes);
-    config.tools(
-        Tools::from_value(&serde_json::json!([{
-            "type": "function",
-            "function": {
-                "name": "write_file",
-                "description": "Write a text file.",
-                "parameters": {
-                    "type": "object",
-                    "properties": {
-                        "path": {"type": "string"},
-                        "content": {"type": "string"}
-                    },
-                    "required": ["path", "content"],
-                    "additionalProperties": false
-                }
-            }
-        }]))
-        .unwrap(),
-    );
+    config.tools(Tools::from_value(&tools()).unwrap());
     config
 }
 
@@ -112,9 +117,23 @@ fn real_files_are_released_exactly_or_held() {
         ..Report::default()
     };
     let config = config();
+    let only = std::env::var("TOOLSIFT_REAL_FILES_ONLY").unwrap_or_default();
+    let dump = std::env::var_os("TOOLSIFT_REAL_FILES_DUMP").map(std::path::PathBuf::from);
+    if let Some(dir) = &dump {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join("tools.json"), tools().to_string()).unwrap();
+    }
     for file in registry.files.iter().chain(&own) {
+        if !file.name.contains(&only) {
+            continue;
+        }
         for way in Way::ALL {
-            run_file(&config, file, way, full, &mut report);
+            let class = run_file(&config, file, way, full, &mut report);
+            if let (Some(dir), false) = (&dump, class == Class::Exact) {
+                let name = format!("way{}-{}.txt", way.number(), file.name.replace('/', "_"));
+                let raw = embed::output(way, &file.path, &file.text);
+                std::fs::write(dir.join(name), raw).unwrap();
+            }
         }
     }
     let table = report.markdown();
@@ -168,8 +187,14 @@ fn real_files_are_released_exactly_or_held() {
     }
 }
 
-/// Run one file written one way under every chunking, and count it.
-fn run_file(config: &Config, file: &select::File, way: Way, full: bool, report: &mut Report) {
+/// Run one file written one way under every chunking, count it, and return its class.
+fn run_file(
+    config: &Config,
+    file: &select::File,
+    way: Way,
+    full: bool,
+    report: &mut Report,
+) -> Class {
     let raw = embed::output(way, &file.path, &file.text);
     let at = format!("way {}, `{}`", way.number(), file.name);
     let mut first: Option<(String, Outcome, Vec<OwnedEvent>)> = None;
@@ -223,6 +248,7 @@ fn run_file(config: &Config, file: &select::File, way: Way, full: bool, report: 
         }
         _ => {}
     }
+    outcome.class
 }
 
 /// Invariant 1: a well-formed call's arguments pass byte-identical, with no repair.
