@@ -232,7 +232,7 @@ fn run_file(
         }
     }
     let (chunking, outcome) = worst.unwrap();
-    report.count(way, file.kind, outcome.class);
+    report.count(way, file.kind, file.name.starts_with("own/"), outcome.class);
     let at = match chunking.as_str() {
         "whole" => at,
         chunking => format!("{at} ({chunking})"),

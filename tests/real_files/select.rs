@@ -192,7 +192,7 @@ pub fn registry(want: usize) -> Registry {
     }
 }
 
-/// Every file under `dir`, skipping hidden and build directories and symlinks.
+/// Every file under `dir` (`.github` too), skipping `.git`, `target` and symlinks.
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
@@ -203,7 +203,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         };
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        if meta.is_dir() && !name.starts_with('.') && name != "target" {
+        if meta.is_dir() && name != ".git" && name != "target" {
             walk(&entry.path(), out);
         } else if meta.is_file() {
             out.push(entry.path());
