@@ -145,6 +145,11 @@ fn released_call(
     if !extra.is_empty() {
         problems.push(format!("extra keys [{}]", extra.join(", ")));
     }
+    // A map keeps the last of two equal keys: count them in the text.
+    let keys = top_level_keys(arguments);
+    if keys.len() != args.len() {
+        problems.push(format!("{} members for {} keys", keys.len(), args.len()));
+    }
     match args.get("path") {
         Some(p) if p == path => {}
         Some(p) => problems.push(format!("path {}", short(&p.to_string()))),
@@ -194,6 +199,32 @@ fn released_call(
     } else {
         Outcome::new(Class::Wrong, format!("{}, {repairs}", problems.join(", ")))
     }
+}
+
+/// The keys of a strict JSON object's members, in order, repeated keys included.
+fn top_level_keys(object: &str) -> Vec<String> {
+    let bytes = object.as_bytes();
+    let (mut depth, mut keys, mut i) = (0usize, Vec::new(), 0);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth -= 1,
+            b'"' => {
+                let start = i;
+                i += 1;
+                while bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                let next = bytes[i + 1..].iter().find(|b| !b.is_ascii_whitespace());
+                if depth == 1 && next == Some(&b':') {
+                    keys.push(serde_json::from_str(&object[start..=i]).unwrap());
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    keys
 }
 
 /// Whether `content` is a reading of `written`: byte for byte, except that (when
@@ -348,6 +379,12 @@ fn readings_of_a_written_text() {
 }
 
 #[test]
+fn keys_of_an_object_are_counted_with_repeats() {
+    let keys = top_level_keys(r#"{"a": {"b": [1, {"c": 2}]}, "d\"": "e:", "a" : "f"}"#);
+    assert_eq!(keys, ["a", "d\"", "a"]);
+}
+
+#[test]
 fn a_call_cut_short_and_shown_is_wrong() {
     let events = |args: &str, shown: &str| {
         vec![
@@ -381,4 +418,6 @@ fn a_call_cut_short_and_shown_is_wrong() {
     assert_eq!(class(exact, "y\"}}", Way::Raw), Class::Wrong);
     let extra = r#"{"path": "a.txt", "content": "x \\n \"y\"", "y": 1}"#;
     assert_eq!(class(extra, "", Way::Raw), Class::Wrong);
+    let twice = r#"{"path": "a.txt", "content": "x", "content": "x \\n \"y\""}"#;
+    assert_eq!(class(twice, "", Way::Raw), Class::Wrong);
 }
