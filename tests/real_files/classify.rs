@@ -18,8 +18,6 @@ pub enum Class {
     Wrong,
 }
 
-impl Class {}
-
 /// A class and what it rests on: the reasons a call was held, what a wrong release got
 /// wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,12 +51,12 @@ pub fn classify(events: &[OwnedEvent], way: Way, path: &str, text: &str) -> Outc
                 repairs,
                 validation,
                 ..
-            } => released.push((
+            } => released.push(Released {
                 name,
                 arguments,
-                repairs.names().collect::<Vec<_>>(),
+                repairs: repairs.names().collect(),
                 validation,
-            )),
+            }),
             OwnedEvent::CallNotReleased { reason, .. } => held.push(reason.as_str()),
             _ => {}
         }
@@ -85,16 +83,7 @@ pub fn classify(events: &[OwnedEvent], way: Way, path: &str, text: &str) -> Outc
     let call = match (released.as_slice(), held.as_slice()) {
         ([], []) => Outcome::new(Class::Wrong, "the call was neither released nor reported"),
         ([], reasons) => Outcome::new(Class::Held, reasons.join(", ")),
-        ([(name, arguments, repairs, validation)], []) => released_call(
-            name,
-            arguments,
-            repairs,
-            validation,
-            way,
-            path,
-            text,
-            shown.is_some(),
-        ),
+        ([call], []) => released_call(call, way, path, text, shown.is_some()),
         (released, held) => Outcome::new(
             Class::Wrong,
             format!("{} calls released, {} held", released.len(), held.len()),
@@ -116,19 +105,23 @@ pub fn classify(events: &[OwnedEvent], way: Way, path: &str, text: &str) -> Outc
     }
 }
 
+/// A released call, as its `CallFinished` event has it.
+struct Released<'a> {
+    name: &'a str,
+    arguments: &'a str,
+    repairs: Vec<&'static str>,
+    validation: &'a str,
+}
+
 /// Classify the one released call (`shown`: some of the call is in the visible text).
-#[allow(clippy::too_many_arguments)]
-fn released_call(
-    name: &str,
-    arguments: &str,
-    repairs: &[&str],
-    validation: &str,
-    way: Way,
-    path: &str,
-    text: &str,
-    shown: bool,
-) -> Outcome {
-    let repairs = format!("repairs [{}]", repairs.join(", "));
+fn released_call(call: &Released, way: Way, path: &str, text: &str, shown: bool) -> Outcome {
+    let Released {
+        name,
+        arguments,
+        validation,
+        ..
+    } = *call;
+    let repairs = format!("repairs [{}]", call.repairs.join(", "));
     let args: serde_json::Map<String, Value> = match serde_json::from_str(arguments) {
         Ok(args) => args,
         Err(e) => return Outcome::new(Class::Wrong, format!("arguments: {e}, {repairs}")),
