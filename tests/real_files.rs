@@ -5,15 +5,20 @@
 //! pushed whole and in two seeded random chunkings. Each file and way is counted exact,
 //! escape-ambiguous, held or wrong; `docs/real-files.md` has the rules and the counts.
 //!
-//! Environment: `TOOLSIFT_REAL_FILES=full` takes 300 registry files (a number takes
-//! that many; the default is 40); `TOOLSIFT_REAL_FILES_GATE=1` fails on any wrong
-//! release, any chunking-dependent result, any broken invariant, and on exact plus
-//! escape-ambiguous below 98% in any way; `TOOLSIFT_REAL_FILES_REPORT=PATH` writes the
-//! table there as Markdown; `TOOLSIFT_REAL_FILES_ONLY=TEXT` runs only the selected files
-//! whose name contains TEXT; `TOOLSIFT_REAL_FILES_DUMP=DIR` writes the model output of
-//! every file and way that is not exact to DIR, with `tools.json`, for `toolsift parse
-//! --dialect hermes --tools DIR/tools.json FILE`. Without the gate the test asserts what holds today: no
-//! broken invariant, no chunking-dependent result, ways 1 and 2 all exact.
+//! Environment:
+//! - `TOOLSIFT_REAL_FILES=full`: 300 registry files, and also one byte at a time (a
+//!   number: that many files; unset: 40);
+//! - `TOOLSIFT_REAL_FILES_GATE=1`: fail on any wrong release, any chunking-dependent
+//!   result, any broken invariant, and on exact plus escape-ambiguous below 98% in any
+//!   way;
+//! - `TOOLSIFT_REAL_FILES_REPORT=PATH`: write the report there as Markdown;
+//! - `TOOLSIFT_REAL_FILES_ONLY=TEXT`: run only the selected files whose name contains it;
+//! - `TOOLSIFT_REAL_FILES_DUMP=DIR`: write the model output of every file and way that
+//!   is not exact to DIR, with `tools.json`, for `toolsift parse --dialect hermes
+//!   --tools DIR/tools.json FILE`.
+//!
+//! Without the gate the test asserts what holds today: no broken invariant, no
+//! chunking-dependent result, ways 1 and 2 all exact.
 
 #[path = "real_files/classify.rs"]
 mod classify;
