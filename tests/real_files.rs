@@ -5,12 +5,20 @@
 //! pushed whole and in two seeded random chunkings. Each file and way is counted exact,
 //! escape-ambiguous, held or wrong; `docs/real-files.md` has the rules and the counts.
 //!
-//! Environment: `TOOLSIFT_REAL_FILES=full` takes 300 registry files (a number takes
-//! that many; the default is 40); `TOOLSIFT_REAL_FILES_GATE=1` fails on any wrong
-//! release, any chunking-dependent result, any broken invariant, and on exact plus
-//! escape-ambiguous below 98% in any way; `TOOLSIFT_REAL_FILES_REPORT=PATH` writes the
-//! table there as Markdown. Without the gate the test asserts what holds today: no
-//! broken invariant, no chunking-dependent result, ways 1 and 2 all exact.
+//! Environment:
+//! - `TOOLSIFT_REAL_FILES=full`: 300 registry files, and also one byte at a time (a
+//!   number: that many files; unset: 40);
+//! - `TOOLSIFT_REAL_FILES_GATE=1`: fail on any wrong release, any chunking-dependent
+//!   result, any broken invariant, and on exact plus escape-ambiguous below 98% in any
+//!   way;
+//! - `TOOLSIFT_REAL_FILES_REPORT=PATH`: write the report there as Markdown;
+//! - `TOOLSIFT_REAL_FILES_ONLY=TEXT`: run only the selected files whose name contains it;
+//! - `TOOLSIFT_REAL_FILES_DUMP=DIR`: write the model output of every file and way that
+//!   is not exact to DIR, with `tools.json`, for `toolsift parse --dialect hermes
+//!   --tools DIR/tools.json FILE`.
+//!
+//! Without the gate the test asserts what holds today: no broken invariant, no
+//! chunking-dependent result, ways 1 and 2 all exact.
 
 #[path = "real_files/classify.rs"]
 mod classify;
@@ -33,27 +41,29 @@ const FULL_FILES: usize = 300;
 /// The gate's floor for exact plus escape-ambiguous, in every way.
 const GATE_SHARE: f64 = 0.98;
 
+/// The request's tools: `write_file` with two required strings and nothing else.
+fn tools() -> serde_json::Value {
+    serde_json::json!([{
+        "type": "function",
+        "function": {
+            "name": "write_file",
+            "description": "Write a text file.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string"},
+                    "content": {"type": "string"}
+                },
+                "required": ["path", "content"],
+                "additionalProperties": false
+            }
+        }
+    }])
+}
+
 fn config() -> Config {
     let mut config = Config::new(Dialect::Hermes);
-    config.tools(
-        Tools::from_value(&serde_json::json!([{
-            "type": "function",
-            "function": {
-                "name": "write_file",
-                "description": "Write a text file.",
-                "parameters": {
-                    "type": "object",
-                    "properties": {
-                        "path": {"type": "string"},
-                        "content": {"type": "string"}
-                    },
-                    "required": ["path", "content"],
-                    "additionalProperties": false
-                }
-            }
-        }]))
-        .unwrap(),
-    );
+    config.tools(Tools::from_value(&tools()).unwrap());
     config
 }
 
@@ -112,9 +122,23 @@ fn real_files_are_released_exactly_or_held() {
         ..Report::default()
     };
     let config = config();
+    let only = std::env::var("TOOLSIFT_REAL_FILES_ONLY").unwrap_or_default();
+    let dump = std::env::var_os("TOOLSIFT_REAL_FILES_DUMP").map(std::path::PathBuf::from);
+    if let Some(dir) = &dump {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(dir.join("tools.json"), tools().to_string()).unwrap();
+    }
     for file in registry.files.iter().chain(&own) {
+        if !file.name.contains(&only) {
+            continue;
+        }
         for way in Way::ALL {
-            run_file(&config, file, way, full, &mut report);
+            let class = run_file(&config, file, way, full, &mut report);
+            if let (Some(dir), false) = (&dump, class == Class::Exact) {
+                let name = format!("way{}-{}.txt", way.number(), file.name.replace('/', "_"));
+                let raw = embed::output(way, &file.path, &file.text);
+                std::fs::write(dir.join(name), raw).unwrap();
+            }
         }
     }
     let table = report.markdown();
@@ -168,8 +192,14 @@ fn real_files_are_released_exactly_or_held() {
     }
 }
 
-/// Run one file written one way under every chunking, and count it.
-fn run_file(config: &Config, file: &select::File, way: Way, full: bool, report: &mut Report) {
+/// Run one file written one way under every chunking, count it, and return its class.
+fn run_file(
+    config: &Config,
+    file: &select::File,
+    way: Way,
+    full: bool,
+    report: &mut Report,
+) -> Class {
     let raw = embed::output(way, &file.path, &file.text);
     let at = format!("way {}, `{}`", way.number(), file.name);
     let mut first: Option<(String, Outcome, Vec<OwnedEvent>)> = None;
@@ -207,7 +237,7 @@ fn run_file(config: &Config, file: &select::File, way: Way, full: bool, report: 
         }
     }
     let (chunking, outcome) = worst.unwrap();
-    report.count(way, file.kind, outcome.class);
+    report.count(way, file.kind, file.name.starts_with("own/"), outcome.class);
     let at = match chunking.as_str() {
         "whole" => at,
         chunking => format!("{at} ({chunking})"),
@@ -223,6 +253,7 @@ fn run_file(config: &Config, file: &select::File, way: Way, full: bool, report: 
         }
         _ => {}
     }
+    outcome.class
 }
 
 /// Invariant 1: a well-formed call's arguments pass byte-identical, with no repair.

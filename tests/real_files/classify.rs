@@ -18,8 +18,6 @@ pub enum Class {
     Wrong,
 }
 
-impl Class {}
-
 /// A class and what it rests on: the reasons a call was held, what a wrong release got
 /// wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,12 +51,12 @@ pub fn classify(events: &[OwnedEvent], way: Way, path: &str, text: &str) -> Outc
                 repairs,
                 validation,
                 ..
-            } => released.push((
+            } => released.push(Released {
                 name,
                 arguments,
-                repairs.names().collect::<Vec<_>>(),
+                repairs: repairs.names().collect(),
                 validation,
-            )),
+            }),
             OwnedEvent::CallNotReleased { reason, .. } => held.push(reason.as_str()),
             _ => {}
         }
@@ -85,16 +83,7 @@ pub fn classify(events: &[OwnedEvent], way: Way, path: &str, text: &str) -> Outc
     let call = match (released.as_slice(), held.as_slice()) {
         ([], []) => Outcome::new(Class::Wrong, "the call was neither released nor reported"),
         ([], reasons) => Outcome::new(Class::Held, reasons.join(", ")),
-        ([(name, arguments, repairs, validation)], []) => released_call(
-            name,
-            arguments,
-            repairs,
-            validation,
-            way,
-            path,
-            text,
-            shown.is_some(),
-        ),
+        ([call], []) => released_call(call, way, path, text, shown.is_some()),
         (released, held) => Outcome::new(
             Class::Wrong,
             format!("{} calls released, {} held", released.len(), held.len()),
@@ -116,19 +105,23 @@ pub fn classify(events: &[OwnedEvent], way: Way, path: &str, text: &str) -> Outc
     }
 }
 
+/// A released call, as its `CallFinished` event has it.
+struct Released<'a> {
+    name: &'a str,
+    arguments: &'a str,
+    repairs: Vec<&'static str>,
+    validation: &'a str,
+}
+
 /// Classify the one released call (`shown`: some of the call is in the visible text).
-#[allow(clippy::too_many_arguments)]
-fn released_call(
-    name: &str,
-    arguments: &str,
-    repairs: &[&str],
-    validation: &str,
-    way: Way,
-    path: &str,
-    text: &str,
-    shown: bool,
-) -> Outcome {
-    let repairs = format!("repairs [{}]", repairs.join(", "));
+fn released_call(call: &Released, way: Way, path: &str, text: &str, shown: bool) -> Outcome {
+    let Released {
+        name,
+        arguments,
+        validation,
+        ..
+    } = *call;
+    let repairs = format!("repairs [{}]", call.repairs.join(", "));
     let args: serde_json::Map<String, Value> = match serde_json::from_str(arguments) {
         Ok(args) => args,
         Err(e) => return Outcome::new(Class::Wrong, format!("arguments: {e}, {repairs}")),
@@ -144,6 +137,11 @@ fn released_call(
         .collect();
     if !extra.is_empty() {
         problems.push(format!("extra keys [{}]", extra.join(", ")));
+    }
+    // A map keeps the last of two equal keys: count them in the text.
+    let keys = top_level_keys(arguments);
+    if keys.len() != args.len() {
+        problems.push(format!("{} members for {} keys", keys.len(), args.len()));
     }
     match args.get("path") {
         Some(p) if p == path => {}
@@ -194,6 +192,32 @@ fn released_call(
     } else {
         Outcome::new(Class::Wrong, format!("{}, {repairs}", problems.join(", ")))
     }
+}
+
+/// The keys of a strict JSON object's members, in order, repeated keys included.
+fn top_level_keys(object: &str) -> Vec<String> {
+    let bytes = object.as_bytes();
+    let (mut depth, mut keys, mut i) = (0usize, Vec::new(), 0);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth -= 1,
+            b'"' => {
+                let start = i;
+                i += 1;
+                while bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                let next = bytes[i + 1..].iter().find(|b| !b.is_ascii_whitespace());
+                if depth == 1 && next == Some(&b':') {
+                    keys.push(serde_json::from_str(&object[start..=i]).unwrap());
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    keys
 }
 
 /// Whether `content` is a reading of `written`: byte for byte, except that (when
@@ -348,6 +372,12 @@ fn readings_of_a_written_text() {
 }
 
 #[test]
+fn keys_of_an_object_are_counted_with_repeats() {
+    let keys = top_level_keys(r#"{"a": {"b": [1, {"c": 2}]}, "d\"": "e:", "a" : "f"}"#);
+    assert_eq!(keys, ["a", "d\"", "a"]);
+}
+
+#[test]
 fn a_call_cut_short_and_shown_is_wrong() {
     let events = |args: &str, shown: &str| {
         vec![
@@ -381,4 +411,6 @@ fn a_call_cut_short_and_shown_is_wrong() {
     assert_eq!(class(exact, "y\"}}", Way::Raw), Class::Wrong);
     let extra = r#"{"path": "a.txt", "content": "x \\n \"y\"", "y": 1}"#;
     assert_eq!(class(extra, "", Way::Raw), Class::Wrong);
+    let twice = r#"{"path": "a.txt", "content": "x", "content": "x \\n \"y\""}"#;
+    assert_eq!(class(twice, "", Way::Raw), Class::Wrong);
 }

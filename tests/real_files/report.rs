@@ -12,6 +12,8 @@ pub struct Report {
     pub source: String,
     /// Counts by way and kind, in the order of [`Class::ALL`].
     pub counts: BTreeMap<(Way, &'static str), [usize; 4]>,
+    /// Counts of the project's own files by way (also in `counts`, by kind).
+    pub own: BTreeMap<Way, [usize; 4]>,
     /// Held calls by way and reason.
     pub held: BTreeMap<(Way, String), usize>,
     /// One line per wrong release.
@@ -27,8 +29,11 @@ pub struct Report {
 }
 
 impl Report {
-    pub fn count(&mut self, way: Way, kind: &'static str, class: Class) {
+    pub fn count(&mut self, way: Way, kind: &'static str, own: bool, class: Class) {
         self.counts.entry((way, kind)).or_default()[class as usize] += 1;
+        if own {
+            self.own.entry(way).or_default()[class as usize] += 1;
+        }
     }
 
     /// Counts of a way over every kind.
@@ -87,11 +92,23 @@ impl Report {
         let mut kinds: Vec<&str> = self.counts.keys().map(|(_, k)| *k).collect();
         kinds.sort();
         kinds.dedup();
-        for kind in kinds {
-            let files: usize = self.counts[&(Way::Escaped, kind)].iter().sum();
-            let _ = write!(out, "| {kind} | {files} |");
+        let mut rows: Vec<(String, BTreeMap<Way, [usize; 4]>)> = kinds
+            .into_iter()
+            .map(|kind| {
+                let by_way = Way::ALL.map(|w| (w, self.counts[&(w, kind)]));
+                (kind.to_owned(), by_way.into_iter().collect())
+            })
+            .collect();
+        rows.push(("the project's own".into(), self.own.clone()));
+        rows.push((
+            "all".into(),
+            Way::ALL.map(|w| (w, self.way(w))).into_iter().collect(),
+        ));
+        for (name, by_way) in rows {
+            let files: usize = by_way.get(&Way::Escaped).map_or(0, |c| c.iter().sum());
+            let _ = write!(out, "| {name} | {files} |");
             for way in Way::ALL {
-                let c = self.counts[&(way, kind)];
+                let c = by_way.get(&way).copied().unwrap_or_default();
                 let _ = write!(out, " {} / {} / {} / {} |", c[0], c[1], c[2], c[3]);
             }
             out.push('\n');

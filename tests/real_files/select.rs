@@ -128,11 +128,12 @@ pub fn registry(want: usize) -> Registry {
             let mut files = Vec::new();
             walk(&dir, &mut files);
             for path in files {
+                // `/`-separated on every OS, so the sample is the same everywhere.
                 let rel = path
                     .strip_prefix(root)
                     .unwrap()
                     .to_string_lossy()
-                    .into_owned();
+                    .replace('\\', "/");
                 let Some(kind) = kind_of(path.file_name().unwrap().to_str().unwrap_or("")) else {
                     continue;
                 };
@@ -169,10 +170,10 @@ pub fn registry(want: usize) -> Registry {
                 if !seen.insert(hash(text.as_bytes())) {
                     continue;
                 }
-                let inner = rel.split_once(['/', '\\']).map_or(&*rel, |(_, p)| p);
+                let inner = rel.split_once('/').map_or(&*rel, |(_, p)| p);
                 files.push(File {
-                    path: inner.replace('\\', "/"),
-                    name: rel.replace('\\', "/"),
+                    path: inner.to_owned(),
+                    name: rel.clone(),
                     kind,
                     text,
                 });
@@ -191,7 +192,7 @@ pub fn registry(want: usize) -> Registry {
     }
 }
 
-/// Every file under `dir`, skipping hidden and build directories and symlinks.
+/// Every file under `dir` (`.github` too), skipping `.git`, `target` and symlinks.
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
@@ -202,7 +203,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         };
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        if meta.is_dir() && !name.starts_with('.') && name != "target" {
+        if meta.is_dir() && name != ".git" && name != "target" {
             walk(&entry.path(), out);
         } else if meta.is_file() {
             out.push(entry.path());
@@ -259,4 +260,25 @@ fn registry_roots() -> Vec<PathBuf> {
         .unwrap_or_default();
     roots.sort();
     roots
+}
+
+#[test]
+fn kinds_of_file_names() {
+    let kinds = [
+        ("lib.rs", Some("rust")),
+        ("README.md", Some("markdown")),
+        ("Cargo.toml.orig", Some("toml")),
+        ("Cargo.lock", Some("toml")),
+        ("index.html.tt", Some("html")),
+        ("LICENSE-MIT", Some("text")),
+        ("conditional-drop-impl.stderr", Some("text")),
+        ("win-cargo.bat", Some("shell")),
+        ("ci.yml", Some("yaml")),
+        ("zero_dynamic_size.x86-64.mca", None),
+        ("Makefile", None),
+        ("data.bin", None),
+    ];
+    for (name, kind) in kinds {
+        assert_eq!(kind_of(name), kind, "{name}");
+    }
 }
