@@ -109,12 +109,17 @@ pub(crate) struct Call {
     pub hold: bool,
     /// The competing readings could not be told apart: not released, with this feedback.
     pub ambiguous: Option<String>,
+    /// The name written is not a name (quotes, braces, blanks): never emitted; the
+    /// call is not released.
+    pub bad_name: bool,
 }
 
 /// Why a call is ended early.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Abort {
     Truncated,
+    /// The call's closer was written inside a value that never closed.
+    Unclosed,
     TooLarge,
     TooDeep,
     HeldTooLong,
@@ -152,10 +157,13 @@ pub(crate) struct Sink<'a> {
 }
 
 impl Calls {
-    /// The calls of a competing reading: `current` and nothing else.
-    pub(crate) fn with_call(current: Option<Box<Call>>) -> Calls {
+    /// The calls of a competing reading: the open call and where numbering stands.
+    pub(crate) fn for_reading(&self) -> Calls {
         Calls {
-            current,
+            current: self.current.clone(),
+            next_index: self.next_index,
+            heuristic: self.heuristic,
+            pending_implies: self.pending_implies,
             ..Calls::default()
         }
     }
@@ -268,6 +276,12 @@ impl Sink<'_> {
             return; // the call limit ended it
         };
         if call.name.is_some() {
+            return;
+        }
+        if !is_name(name) {
+            // Never shown, not even as the start of a call.
+            call.bad_name = true;
+            call.silent = true;
             return;
         }
         let tools = &config.tools;
@@ -453,6 +467,17 @@ impl Sink<'_> {
         }
     }
 
+    /// Whether the open call's arguments hold `closer` (the call's closing marker,
+    /// read as content of a value that never closed).
+    pub(crate) fn swallowed(&self, closer: &[u8]) -> bool {
+        !closer.is_empty()
+            && self
+                .calls
+                .current
+                .as_ref()
+                .is_some_and(|c| memchr::memmem::find(&c.args, closer).is_some())
+    }
+
     /// Send what was held: the competing readings of the open call are gone.
     pub(crate) fn release_hold(&mut self) {
         if let Some(call) = self.calls.current.as_mut() {
@@ -472,16 +497,30 @@ impl Sink<'_> {
         }
     }
 
-    /// Take a competing reading of the open call's arguments (`json/readings.rs`) in
-    /// place of the one read so far. Its arguments must begin with every byte already
-    /// sent (the readings agree up to their fork, where deltas stopped); false, and
-    /// nothing changed, if they do not.
-    pub(crate) fn replace_reading(&mut self, reading: Call) -> bool {
+    /// Take a competing reading of the open call (`json/readings.rs`) in place of the
+    /// one read so far. Its arguments must begin with every byte already sent (the
+    /// readings agree up to their fork, where deltas stopped), and its name must be
+    /// the one shown, if one was; false, and nothing changed, if not.
+    pub(crate) fn replace_reading(&mut self, mut reading: Call) -> bool {
         let Some(call) = self.calls.current.as_mut() else {
-            return false;
+            // The primary reading had not begun the call: the reading's is the call,
+            // with nothing of it shown yet.
+            self.calls.next_index = self.calls.next_index.max(reading.index + 1);
+            reading.started = false;
+            reading.sent = 0;
+            self.calls.current = Some(Box::new(reading));
+            return true;
         };
-        if reading.args.get(..call.sent) != Some(&call.args[..call.sent]) {
+        if reading.args.get(..call.sent) != Some(&call.args[..call.sent])
+            || (call.started && reading.name != call.name)
+        {
             return false;
+        }
+        if !call.started {
+            call.name = reading.name;
+            call.silent = reading.silent;
+            call.undeclared = reading.undeclared;
+            call.bad_name = reading.bad_name;
         }
         call.args = reading.args;
         call.conformer = reading.conformer;
@@ -497,6 +536,12 @@ impl Sink<'_> {
             return;
         };
         call.hold = false;
+        if call.bad_name {
+            call.name = None;
+            let feedback = "the tool name is not a name (it holds quotes, braces or blanks); write the call with \"name\": \"TOOL\" and its arguments in \"arguments\"".to_owned();
+            self.not_released(call, NotReleasedReason::Invalid, feedback);
+            return;
+        }
         if let Some(feedback) = call.ambiguous.take() {
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
@@ -573,6 +618,17 @@ impl Sink<'_> {
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
         }
+        if call.repairs.contains(Repair::Ellipsis)
+            && serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&call.args)
+                .is_ok_and(|m| m.is_empty())
+        {
+            // `{...}`: the model wrote where the arguments go, not the arguments.
+            let feedback = format!(
+                "{name}: the arguments are a placeholder ({{...}}); send the call with its real arguments"
+            );
+            self.not_released(call, NotReleasedReason::Invalid, feedback);
+            return;
+        }
         let mut validation = String::new();
         if let Some(tool) = self.config.tools.get(&name) {
             if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&call.args) {
@@ -619,6 +675,10 @@ impl Sink<'_> {
                     format!("{name}: arguments were cut off{at}; send the call again, in smaller parts if it is large"),
                 )
             }
+            Abort::Unclosed => (
+                NotReleasedReason::Invalid,
+                format!("{name}: a string in the arguments is not closed before the end of the call; escape every quote inside strings and close each string"),
+            ),
             Abort::TooLarge => (
                 NotReleasedReason::LimitExceeded,
                 format!(
@@ -674,6 +734,9 @@ impl Call {
     /// (conformed to the schema), with `more` repairs of the repairer's; `None` when
     /// they would not be released (not strict JSON, not an object).
     pub(crate) fn outcome(&self, more: Repairs, config: &Config) -> Option<(u32, Vec<u8>)> {
+        if self.bad_name {
+            return None;
+        }
         let mut args = self.args.clone();
         let mut repairs = self.repairs.union(more);
         let tool = self.name.as_deref().and_then(|n| config.tools.get(n));
@@ -704,6 +767,15 @@ impl Call {
         let cost = crate::json::cost::of(repairs) + errors * crate::json::cost::SCHEMA_ERROR;
         Some((cost, args))
     }
+}
+
+/// Whether `name` is a tool name: one token of letters, digits and `_ - . : /`
+/// (never quotes, braces or blanks: those are what a misread call object puts there).
+pub(crate) fn is_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | '/'))
 }
 
 /// Whether the member scan of `call`'s arguments from `from` would leave it where it

@@ -345,6 +345,9 @@ pub struct Parser {
     /// Whether no visible text but blanks came yet: start-only openers count only here.
     at_start: bool,
     finished: bool,
+    /// How generation ended (set by `finish`): a call left open is truncated only when
+    /// it was cut, not when the model closed it in a way we could not read.
+    stop_reason: StopReason,
     /// The text path's table while it may be taken (see [`Parser::plain_table`]);
     /// updated after every push that leaves it.
     plain: Option<&'static Table>,
@@ -394,6 +397,7 @@ impl Parser {
             last_text: b'\n',
             at_start: true,
             finished: false,
+            stop_reason: StopReason::Stop,
             plain: None,
             plain_reasoning: false,
             fast: FastLane::Off,
@@ -1403,6 +1407,7 @@ impl Parser {
             self.process(&[held]);
         }
         self.finished = true;
+        self.stop_reason = stop;
         self.plain = None;
         self.queue.begin(&mut self.calls.spare);
         self.finish_mode();
@@ -2320,13 +2325,21 @@ impl Parser {
                     complete
                 };
                 let repairs = self.rep_repairs(&grammar, native);
-                let leftover = grammar.take_leftover(Parser::rep(&mut self.rep));
+                let mut leftover = grammar.take_leftover(Parser::rep(&mut self.rep));
                 // Ended by a marker other than its closer: cut, not finished (as in
-                // `feed_call`); by its closer (read while deciding the held bytes): no
-                // closer is missing.
+                // `feed_call`); by its closer (read while deciding the held bytes, or
+                // left after the body by the reading taken): no closer is missing.
                 let terminated_by = self.rep.as_ref().and_then(|w| w.rep.terminated_by());
                 let cut = terminated_by.is_some_and(|m| m != form.closer);
-                let closed = terminated_by == Some(form.closer);
+                let blanks = leftover.len() - leftover.trim_ascii_start().len();
+                let closer_left = complete
+                    && !form.closer.is_empty()
+                    && leftover[blanks..].starts_with(form.closer);
+                if closer_left {
+                    leftover.drain(..blanks + form.closer.len());
+                }
+                let closed = terminated_by == Some(form.closer) || closer_left;
+                let cut_short = self.stop_reason == StopReason::Length;
                 let (mut sink, ..) = self.sink();
                 if sink.calls.is_open() {
                     sink.repairs(repairs);
@@ -2344,6 +2357,10 @@ impl Parser {
                         self.process(&leftover);
                     }
                     self.finish_mode();
+                } else if !cut_short && sink.swallowed(form.closer) {
+                    // The model wrote the call's closer, and a value was still open
+                    // there: the call is malformed, not cut.
+                    sink.abort(Abort::Unclosed);
                 } else {
                     sink.abort(Abort::Truncated);
                 }

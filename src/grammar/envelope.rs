@@ -43,6 +43,8 @@ enum Expect {
 #[derive(Clone)]
 pub(crate) struct Envelope {
     spec: &'static EnvelopeSpec,
+    /// The call's closing marker (empty when the dialect has none).
+    closer: &'static [u8],
     depth: u32,
     /// Depth of the call object(s): 1 for an object body, 2 for an array of them; one
     /// more inside an OpenAI-style `"function": {...}`.
@@ -77,9 +79,10 @@ pub(crate) struct Envelope {
 }
 
 impl Envelope {
-    pub(crate) fn new(spec: &'static EnvelopeSpec) -> Envelope {
+    pub(crate) fn new(spec: &'static EnvelopeSpec, closer: &'static [u8]) -> Envelope {
         Envelope {
             spec,
+            closer,
             depth: 0,
             base: 1,
             in_str: false,
@@ -108,9 +111,9 @@ impl Envelope {
     }
 
     /// Bytes the primary reading consumed: the competing readings read them too.
-    fn record(&mut self, bytes: &[u8], sink: &Sink<'_>, rep: &Repairer) {
+    fn record(&mut self, bytes: &[u8], sink: &Sink<'_>) {
         if let Some(fork) = self.fork.0.as_mut() {
-            fork.read(bytes, sink.config, rep);
+            fork.read(bytes, sink.config);
         }
     }
 
@@ -135,7 +138,7 @@ impl Envelope {
             // repairer writes it, with no projection (`project` would pass it as is).
             let n = rep.pass_string(input, scratch);
             if n > 0 {
-                self.record(&input[..n], sink, rep);
+                self.record(&input[..n], sink);
                 if let Err(why) = sink.string_args(scratch) {
                     return Step::Abort { why, consumed: n };
                 }
@@ -205,7 +208,7 @@ impl Envelope {
         let status = rep.feed(input, scratch);
         if let Status::Fork { consumed } = status {
             // The output so far is every reading's: project it, then fork.
-            self.record(&input[..consumed], sink, rep);
+            self.record(&input[..consumed], sink);
             self.cut_from = usize::MAX;
             if let Err(why) = self.project(scratch, sink) {
                 return Step::Abort { why, consumed };
@@ -215,7 +218,7 @@ impl Envelope {
                 .feed_repaired(&input[consumed..], sink, rep, scratch)
                 .after(consumed);
         }
-        self.record(&input[..consumed_by(status, input.len())], sink, rep);
+        self.record(&input[..consumed_by(status, input.len())], sink);
         self.cut_from = cut_from(status, rep, scratch);
         let passed = match status {
             // Below the call object's level: else `project` has the call's fields to read.

@@ -99,7 +99,7 @@ pub(crate) enum Grammar {
 impl Grammar {
     pub(crate) fn new(body: &'static Body, closer: &'static [u8], weak: bool) -> Grammar {
         match body {
-            Body::Envelope(spec) => Grammar::Envelope(Envelope::new(spec)),
+            Body::Envelope(spec) => Grammar::Envelope(Envelope::new(spec, closer)),
             Body::Xml(spec) => Grammar::Xml(Box::new(Xml::new(spec, closer))),
             Body::NameArgs(spec) => Grammar::NameArgs(NameArgs::new(spec, weak)),
             Body::Harmony(spec) => Grammar::Harmony(Harmony::new(spec)),

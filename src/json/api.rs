@@ -1,5 +1,7 @@
 //! `toolsift::repair`: the same repair rules over one complete text.
 
+use super::cost;
+use super::readings::{decide, Decision, Policy, ALTERNATIVES};
 use super::repairer::{Options, Repairer, Status, LITERALS};
 use crate::error::{Category, Error};
 use crate::repairs::{Repair, Repairs};
@@ -27,14 +29,91 @@ pub struct Repaired {
 /// assert_eq!(names, ["single_quoted_string", "unquoted_key", "trailing_comma", "python_literal"]);
 /// ```
 pub fn repair(text: &[u8]) -> Result<Repaired, Error> {
-    let mut repairs = Repairs::NONE;
-    let body = strip_wrapping(text, &mut repairs);
+    // Well-formed input comes back as it is, after one strict pass (invariant 1).
+    if super::strict::whole_value(text, Options::default().max_depth) {
+        if let Ok(json) = std::str::from_utf8(text) {
+            return Ok(Repaired {
+                json: json.to_owned(),
+                repairs: Repairs::NONE,
+            });
+        }
+    }
+    let mut wrapping = Repairs::NONE;
+    let body = strip_wrapping(text, &mut wrapping);
     let mut repairer = Repairer::new(Options {
         max_held: usize::MAX,
         ..Options::default()
     });
+    repairer.set_policy(Policy::ARMED);
     let mut out = Vec::with_capacity(body.len() + 16);
-    let (status, tail) = match repairer.feed(body, &mut out) {
+    let mut status = repairer.feed(body, &mut out);
+    // Competing readings of the first weak quote (`readings.rs`): forked there, each
+    // read to the end, and the whole text decides.
+    let mut fork = None;
+    if let Status::Fork { consumed } = status {
+        fork = Some((repairer.clone(), out.clone(), consumed));
+        status = repairer.feed(&body[consumed..], &mut out);
+        status = offset(status, consumed);
+    }
+    let primary = finish_reading(repairer, status, body, out);
+    let Some((at_fork, written, consumed)) = fork else {
+        return primary.map(|r| with(r, wrapping));
+    };
+    let verdict = at_fork.decided().expect("a fork holds its decision");
+    let mut readings = vec![primary];
+    for alt in ALTERNATIVES {
+        let mut rep = at_fork.clone();
+        rep.set_policy(alt.policy(verdict));
+        let mut out = Vec::with_capacity(body.len() + 16);
+        out.extend_from_slice(&written);
+        let status = offset(rep.feed(&body[consumed..], &mut out), consumed);
+        readings.push(finish_reading(rep, status, body, out));
+    }
+    let scored: Vec<Option<(u32, &str)>> = readings
+        .iter()
+        .map(|r| {
+            r.as_ref()
+                .ok()
+                .map(|r| (cost::of(r.repairs), r.json.as_str()))
+        })
+        .collect();
+    match decide(&scored) {
+        Some(Decision::Take(n)) => {
+            let taken = readings.swap_remove(n);
+            taken.map(|r| with(r, wrapping))
+        }
+        Some(Decision::Ambiguous) => Err(Error::new(
+            Category::Syntax,
+            "a string holds unescaped quotes, and where it ends cannot be told",
+        )),
+        None => readings.swap_remove(0).map(|r| with(r, wrapping)),
+    }
+}
+
+fn with(mut r: Repaired, wrapping: Repairs) -> Repaired {
+    r.repairs = wrapping.union(r.repairs);
+    r
+}
+
+/// `status` of a feed of `input[at..]`, as of `input`.
+fn offset(status: Status, at: usize) -> Status {
+    match status {
+        Status::Complete { consumed } => Status::Complete {
+            consumed: consumed + at,
+        },
+        other => other,
+    }
+}
+
+/// End one reading of `body`: the repairer read it to `status`, writing `out`.
+fn finish_reading(
+    mut repairer: Repairer,
+    status: Status,
+    body: &[u8],
+    mut out: Vec<u8>,
+) -> Result<Repaired, Error> {
+    let mut repairs = Repairs::NONE;
+    let (status, tail) = match status {
         Status::Complete { consumed } => {
             let mut tail = repairer.take_leftover();
             tail.extend_from_slice(&body[consumed..]);

@@ -9,6 +9,7 @@
 //! | `single_quoted_string`, `curly_quoted_string`, `ellipsis` | 8 | |
 //! | `unquoted_string` | 20 | a string read to its end, then a value that lost its quotes |
 //! | `unquoted_key`, `missing_comma`, `missing_colon`, `comment`, `redundant_closer`, `missing_value` | 30 | structure invented around text that was never structure |
+//! | `surrounding_text`, or text left after the call's end | 30 | the value ended before the model's text did |
 //! | `unclosed_string`, `missing_closers` | 40 | the value ran on past where the model ended it |
 //! | a schema error (undeclared key, missing required key, wrong type) | 40 each | the reading does not fit the tool |
 //! | any other | 4 | |
@@ -32,7 +33,8 @@ pub(crate) fn weight(repair: Repair) -> u32 {
         TrailingComma | PythonLiteral | UndefinedLiteral | NonFiniteNumber => 4,
         SingleQuotedString | CurlyQuotedString | Ellipsis => 8,
         UnquotedString => 20,
-        UnquotedKey | MissingComma | MissingColon | Comment | RedundantCloser | MissingValue => 30,
+        UnquotedKey | MissingComma | MissingColon | Comment | RedundantCloser | MissingValue
+        | SurroundingText => 30,
         UnclosedString | MissingClosers => 40,
         _ => 4,
     }

@@ -112,6 +112,19 @@ pub(crate) struct Lookahead {
     /// after the enclosing value, a terminator, or a blank after the whole value (see
     /// [`strong`](Self::strong)).
     strong: bool,
+    /// Read past the end of the whole value to what follows it (a suspect string's
+    /// look-ahead): only the call's closer there makes the `Close` strong.
+    to_end: bool,
+    /// The whole value ended (with `to_end`): what follows decides how strong `Close` is.
+    whole_ended: bool,
+    /// `marker` began inside a nested string (with `to_end`): the call's closer there
+    /// means the structure read never closes before the call ends.
+    marker_in_str: bool,
+    /// What was read past the quote is not strict JSON (a dropped comma, an unquoted
+    /// key, single quotes, a comment, a nested string with quotes of its own): valid
+    /// JSON never makes a `Close` so, and a reading that keeps the quote as content may
+    /// be the better one.
+    lenient: bool,
 }
 
 /// A nested `"` string end that a look-ahead read on past until the string's
@@ -170,6 +183,10 @@ impl Lookahead {
             last_end: 0,
             closes: SmallVec::new(),
             strong: false,
+            to_end: false,
+            whole_ended: false,
+            marker_in_str: false,
+            lenient: false,
         }
     }
 
@@ -192,6 +209,22 @@ impl Lookahead {
         self.last_end = 0;
         self.closes.clear();
         self.strong = false;
+        self.to_end = false;
+        self.whole_ended = false;
+        self.marker_in_str = false;
+        self.lenient = false;
+    }
+
+    /// Whether anything read was not strict JSON (see the field).
+    pub(crate) fn lenient(&self) -> bool {
+        self.lenient
+    }
+
+    /// Read on past the whole value's end before deciding how strong a `Close` is
+    /// ([`strong`](Self::strong)): in a string already malformed, a quote followed by
+    /// the closers of every container is strong only when the call's closer follows.
+    pub(crate) fn read_to_end(&mut self) {
+        self.to_end = true;
     }
 
     /// Whether the window ran out with no contradiction (the verdict was `Close` by
@@ -313,7 +346,9 @@ impl Lookahead {
     /// closed container, Python, a long key or a checked one), which `skip` or `step`
     /// read. `read_run_reads_like_stepping` compares the two.
     fn bulk(&mut self, bytes: &[u8], ctx: &Ctx<'_>) -> usize {
-        if !self.marker.is_empty() || self.closed || ctx.python {
+        // A suspect string's look-ahead (`to_end`) watches for the call's closer inside
+        // nested strings too: `step`'s.
+        if !self.marker.is_empty() || self.closed || ctx.python || self.to_end {
             return 0;
         }
         let room = self.window.saturating_sub(self.seen).min(bytes.len());
@@ -531,6 +566,7 @@ impl Lookahead {
         };
         // Most bytes of structure begin no run: decided on the first byte.
         let runs = match self.st {
+            St::Str { .. } | St::KeyStr { .. } if self.to_end => false,
             St::Str { quote, esc: false } | St::KeyStr { quote, esc: false } => {
                 first != quote && first != b'\\'
             }
@@ -588,11 +624,42 @@ impl Lookahead {
         }
         if !self.marker.is_empty() {
             self.marker.push(b);
+            if self.marker_in_str {
+                return match ctx.terminators.match_at(&self.marker, 0) {
+                    Found::Full { .. } => Some(Verdict::Content),
+                    Found::Partial { .. } => None,
+                    Found::None => {
+                        // Content of the string after all: read this byte again in it.
+                        self.marker.clear();
+                        self.marker_in_str = false;
+                        self.seen -= 1;
+                        self.step(b, ctx)
+                    }
+                };
+            }
             return match ctx.terminators.match_at(&self.marker, 0) {
                 Found::Full { .. } => self.strong_close(),
                 Found::Partial { .. } => None,
+                Found::None if self.whole_ended => Some(Verdict::Close),
                 Found::None => Some(Verdict::Content),
             };
+        }
+        if self.to_end
+            && matches!(
+                self.st,
+                St::KeyStr { esc: false, .. } | St::Str { esc: false, .. }
+            )
+            && ctx.terminators.starts_with_byte(b)
+        {
+            self.marker.push(b);
+            if matches!(
+                ctx.terminators.match_at(&self.marker, 0),
+                Found::Partial { .. }
+            ) {
+                self.marker_in_str = true;
+                return None;
+            }
+            self.marker.clear();
         }
         match self.st {
             St::KeyStr { quote, esc } => {
@@ -718,6 +785,11 @@ impl Lookahead {
                 self.pop(self.seen);
                 if self.closed {
                     // The parent's own closer after the enclosing value: legal.
+                    if self.to_end && self.stack.is_empty() {
+                        self.whole_ended = true;
+                        self.st = St::After;
+                        return None;
+                    }
                     return self.strong_close();
                 }
                 if self.stack.len() < self.base {
@@ -731,11 +803,31 @@ impl Lookahead {
     }
 
     fn structural(&mut self, b: u8, ctx: &Ctx<'_>) -> Option<Verdict> {
+        if self.whole_ended {
+            // After the whole value: the call's closer makes the close strong; anything
+            // else (prose) leaves it weak.
+            if is_blank(b) {
+                return None;
+            }
+            if ctx.terminators.starts_with_byte(b) {
+                self.marker.push(b);
+                return match ctx.terminators.match_at(&self.marker, 0) {
+                    Found::Full { .. } => self.strong_close(),
+                    Found::Partial { .. } => None,
+                    Found::None => Some(Verdict::Close),
+                };
+            }
+            return Some(Verdict::Close);
+        }
         if is_blank(b) {
             if self.closed && self.stack.is_empty() && self.base > 0 {
                 // The whole value ended and a blank follows: nothing else to check (a
                 // call may be followed by prose). A top-level string goes on: `"a 24"
                 // screen"` is one string.
+                if self.to_end {
+                    self.whole_ended = true;
+                    return None;
+                }
                 return self.strong_close();
             }
             if self.st == St::After {
@@ -804,6 +896,7 @@ impl Lookahead {
                 self.st,
                 St::After | St::Item | St::Key | St::Value | St::Colon
             ) {
+                self.lenient = true;
                 self.resume = self.st;
                 // `star` right after a `/`: a `*` next makes it a block comment.
                 self.st = St::Comment {
@@ -839,6 +932,7 @@ impl Lookahead {
                 | b'A'..=b'Z'
                     if blank_seen && !self.closed =>
                 {
+                    self.lenient = true;
                     self.st = St::Item;
                     self.structural_token(b)
                 }
@@ -868,6 +962,7 @@ impl Lookahead {
             }
             St::Key => match b {
                 b'"' | b'\'' => {
+                    self.lenient |= b == b'\'';
                     self.st = St::KeyStr {
                         quote: b,
                         esc: false,
@@ -876,6 +971,7 @@ impl Lookahead {
                 }
                 b'}' => self.close(b),
                 _ if b.is_ascii_alphabetic() || b == b'_' || b == b'$' => {
+                    self.lenient = true;
                     self.key.push(b);
                     self.st = St::KeyWord;
                     None
@@ -891,6 +987,7 @@ impl Lookahead {
             },
             St::Value => match b {
                 b'"' | b'\'' => {
+                    self.lenient |= b == b'\'';
                     self.st = St::Str {
                         quote: b,
                         esc: false,

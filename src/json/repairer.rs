@@ -1759,13 +1759,17 @@ impl Repairer {
     /// A look-ahead started after the quote just read: a spare one restarted in place,
     /// or a new one.
     fn fresh_lookahead(&mut self) -> Box<Lookahead> {
-        match self.la_spare.pop() {
+        let mut la = match self.la_spare.pop() {
             Some(mut la) => {
                 la.restart(&self.stack, self.opts.lookahead);
                 la
             }
             None => Box::new(Lookahead::new(&self.stack, self.opts.lookahead)),
+        };
+        if self.suspect {
+            la.read_to_end();
         }
+        la
     }
 
     /// Where the quote just read stands in the memo's reading (its `seen` count), and
@@ -1859,7 +1863,7 @@ impl Repairer {
             return false;
         };
         match verdict {
-            Verdict::Close => self.suspect && !la.strong(),
+            Verdict::Close => (self.suspect && !la.strong()) || la.lenient(),
             Verdict::Content => la.read() > 1,
         }
     }
@@ -1925,8 +1929,10 @@ impl Repairer {
                     out.extend_from_slice(&self.esc);
                     self.esc.clear();
                 }
-                b'\'' => {
-                    // `\'` is not JSON; the quote needs no escape.
+                // `\'` is not JSON; the quote needs no escape. In a `"` string already
+                // shown raw (raw quotes or control bytes), it is the text's own
+                // backslash (a shell or regex quote): kept, as any other.
+                b'\'' if delim == Delim::Single || !self.suspect => {
                     if delim != Delim::Single {
                         self.flag(Repair::InvalidEscape);
                     }
@@ -2049,6 +2055,27 @@ impl Repairer {
     }
 
     fn end_word(&mut self, key: bool, next: Option<u8>, out: &mut Vec<u8>) {
+        if key
+            && self.hold.len() >= self.tok + 2
+            && self.hold[self.tok..].iter().all(|&c| c == b'.')
+        {
+            // `{...}`: a placeholder member, removed as in an array.
+            self.flag(Repair::Ellipsis);
+            self.hold.truncate(self.tok);
+            self.st = if self.tok > 0 {
+                St::Comma
+            } else {
+                St::KeyOrEnd
+            };
+            if self.tok == 0 {
+                self.hold.clear();
+            }
+            self.tok = 0;
+            if let Some(b) = next {
+                self.step(b, out);
+            }
+            return;
+        }
         // Words are short (a literal, a bare key): kept inline, no allocation a word.
         let word: SmallVec<[u8; 32]> = SmallVec::from_slice(&self.hold[self.tok..]);
         out.extend_from_slice(&self.hold[..self.tok]);

@@ -41,6 +41,16 @@ pub(crate) fn well_formed_value(
     Some(len)
 }
 
+/// Whether `text` is one well-formed JSON container, blanks around it allowed, that
+/// the repairer would pass unchanged (at most `room` levels deep, no lone surrogate
+/// escape): `toolsift::repair` hands such a text back as it is, after one strict pass.
+pub(crate) fn whole_value(text: &[u8], room: usize) -> bool {
+    let value = text.trim_ascii();
+    matches!(value.first(), Some(b'{' | b'['))
+        && serde_json::from_slice::<&RawValue>(value).is_ok()
+        && depth(value).is_some_and(|d| d <= room)
+}
+
 /// Whether `rest`, what comes right after a whole value, begins with what the
 /// look-ahead of the value's last strings takes as ending it: a blank, a redundant
 /// closer or a whole terminator. Anything else (or nothing yet: the next chunk decides)

@@ -25,9 +25,9 @@ use crate::stats::Stats;
 /// A reading that leaves text after its end (other readings read it as arguments).
 const STRAY_TEXT: u32 = 30;
 
-/// A competing reading drops out once its repairs cost this much more than the
-/// primary's.
-const DROP: u32 = 64;
+/// A competing reading drops out once its repairs cost this much: costs only grow,
+/// so the verdict is the same whenever it is taken (and whatever the chunking).
+const CAP: u32 = 160;
 
 /// An envelope's readings, if forked. A clone has none: a reading's own projection
 /// never forks.
@@ -51,6 +51,9 @@ pub(crate) struct Readings {
     /// read since: what a reading that ended there did not read.
     tail_from: usize,
     tail: Vec<u8>,
+    /// The call's closing marker: a reading still going once the body has read past
+    /// the first one after the primary's end is out (it swallowed the closer).
+    closer: &'static [u8],
 }
 
 struct Reading {
@@ -88,11 +91,10 @@ impl Readings {
 
     /// Bytes read after the fork (by the primary, or after its end): the competing
     /// readings still going read them.
-    pub(super) fn read(&mut self, bytes: &[u8], config: &Config, primary: &Repairer) {
+    pub(super) fn read(&mut self, bytes: &[u8], config: &Config) {
         if bytes.is_empty() {
             return;
         }
-        let budget = cost::of(primary.repairs()).saturating_add(DROP);
         let mut first_end: Option<usize> = None;
         for alt in &mut self.alts {
             if !matches!(alt.state, State::Live) {
@@ -108,7 +110,7 @@ impl Readings {
                 .env
                 .feed(bytes, &mut sink, &mut alt.rep, &mut alt.scratch);
             alt.state = match step {
-                Step::NeedMore if cost::of(alt.rep.repairs()) > budget => State::Out,
+                Step::NeedMore if cost::of(alt.rep.repairs()) > CAP => State::Out,
                 Step::NeedMore => State::Live,
                 Step::Ended {
                     consumed,
@@ -130,6 +132,68 @@ impl Readings {
             self.tail.extend_from_slice(&bytes[c..]);
         }
         self.pos += bytes.len();
+        self.drop_past_closer();
+    }
+
+    /// Drop the readings that read on past the call's closer (the first after the
+    /// primary's end) without ending before it: they swallowed it as content. By
+    /// position, not by when it is seen, so whatever the chunking.
+    fn drop_past_closer(&mut self) {
+        let Some(closer_end) = self.closer_end() else {
+            return;
+        };
+        for alt in &mut self.alts {
+            let past = match alt.state {
+                State::Live => self.pos >= closer_end,
+                State::Ended(end) => end.at > closer_end,
+                State::Out => false,
+            };
+            if past {
+                alt.state = State::Out;
+            }
+        }
+    }
+
+    /// Where the first closing marker after the primary's end ends, once read.
+    fn closer_end(&self) -> Option<usize> {
+        let end = self.primary?;
+        if self.closer.is_empty() {
+            return None;
+        }
+        let from = end.at.checked_sub(self.tail_from)?;
+        let at = memchr::memmem::find(self.tail.get(from..)?, self.closer)?;
+        Some(end.at + at + self.closer.len())
+    }
+
+    /// What follows a reading that ended at `end` (past blanks): the call's closer
+    /// (or the body saw it) is clean; anything else is text the parser would show;
+    /// `None` while the bytes read so far do not tell (at the end of the stream: clean).
+    fn follow(&self, end: End, eof: bool) -> Option<bool> {
+        if end.closer_seen || self.closer.is_empty() {
+            return Some(true);
+        }
+        let from = end.at.saturating_sub(self.tail_from);
+        let after = self.tail.get(from..).unwrap_or_default().trim_ascii_start();
+        if after.starts_with(self.closer) {
+            Some(true)
+        } else if self.closer.starts_with(after) {
+            eof.then_some(after.is_empty())
+        } else {
+            Some(false)
+        }
+    }
+
+    /// Whether the whole call can decide: no reading still reads, and what follows each
+    /// ended one is known.
+    fn settled(&self, eof: bool) -> bool {
+        let mut ends =
+            self.primary
+                .into_iter()
+                .chain(self.alts.iter().filter_map(|a| match a.state {
+                    State::Ended(end) => Some(end),
+                    _ => None,
+                }));
+        !self.live() && ends.all(|end| self.follow(end, eof).is_some())
     }
 }
 
@@ -150,7 +214,7 @@ impl Envelope {
                 Reading {
                     rep,
                     env: self.clone(),
-                    calls: Calls::with_call(sink.calls.current.clone()),
+                    calls: sink.calls.for_reading(),
                     queue: Queue::default(),
                     stats: Stats::default(),
                     scratch: Vec::new(),
@@ -164,6 +228,7 @@ impl Envelope {
             primary: None,
             tail_from: usize::MAX,
             tail: Vec::new(),
+            closer: self.closer,
         }));
     }
 
@@ -187,6 +252,7 @@ impl Envelope {
             closer_seen,
         });
         fork.tail_from = fork.tail_from.min(fork.pos);
+        fork.drop_past_closer();
         self.feed_parked(rest, sink, rep)
     }
 
@@ -201,8 +267,8 @@ impl Envelope {
         let Some(fork) = self.fork.0.as_mut() else {
             return Step::NeedMore;
         };
-        fork.read(input, sink.config, rep);
-        if fork.live() {
+        fork.read(input, sink.config);
+        if !fork.settled(false) {
             return Step::NeedMore;
         }
         let fork = self.fork.0.take().expect("checked");
@@ -247,44 +313,50 @@ impl Envelope {
                 };
             }
         }
-        if fork.primary.is_none() {
-            // The primary was cut: it is reported so, whatever another reading made.
-            sink.release_hold();
-            return false;
+        match decide_call(*fork, sink, rep, true) {
+            Some(_) => true,
+            None => {
+                // No reading completed: the call was cut.
+                sink.release_hold();
+                false
+            }
         }
-        decide_call(*fork, sink, rep, true).is_some()
     }
 }
 
-/// Decide among the ended readings of a call whose primary ended: take one (its
-/// repairer becomes `rep`, its call the sink's, and what it did not read is left to
-/// the parser) or mark the call ambiguous. Returns whether the taken body saw its
-/// closer; `None` when the primary had not ended.
-fn decide_call(fork: Readings, sink: &mut Sink<'_>, rep: &mut Repairer, eof: bool) -> Option<bool> {
-    let primary = fork.primary?;
+/// Decide among the ended readings of a call: take one (its repairer becomes `rep`,
+/// its call the sink's, and what it did not read is left to the parser) or mark the
+/// call ambiguous. Returns whether the taken body saw its closer; `None` when no
+/// reading ended.
+fn decide_call(
+    mut fork: Readings,
+    sink: &mut Sink<'_>,
+    rep: &mut Repairer,
+    eof: bool,
+) -> Option<bool> {
     let config = sink.config;
-    let last = fork.pos;
-    // The bytes a reading ended before: text after the call, unless only blanks.
-    let stray = |end: End| {
-        let from = end.at.saturating_sub(fork.tail_from);
-        let after = fork.tail.get(from..).unwrap_or_default();
-        match after.iter().all(u8::is_ascii_whitespace) || end.at >= last {
-            true => 0,
-            false if eof => u32::MAX / 2,
-            false => STRAY_TEXT,
-        }
+    let mut alts = std::mem::take(&mut fork.alts);
+    let stray = |end: End| match fork.follow(end, eof) {
+        Some(false) => STRAY_TEXT,
+        _ => 0,
     };
-    let call = sink.calls.current.as_deref()?;
-    let name = call.name.clone();
-    let mut scored = vec![call
-        .outcome(rep.repairs(), config)
-        .map(|(c, args)| (c.saturating_add(stray(primary)), args))];
-    let mut alts = fork.alts;
+    let primary_call = sink.calls.current.as_deref();
+    // A name already shown binds every reading to it.
+    let shown = primary_call.filter(|c| c.started).map(|c| c.name.clone());
+    // The primary competes when it ended (at the end of the stream it may not have:
+    // its own verdicts left a value open that another reading closed).
+    let mut scored = vec![fork.primary.zip(primary_call).and_then(|(primary, call)| {
+        call.outcome(rep.repairs(), config)
+            .map(|(c, args)| (c.saturating_add(stray(primary)), args))
+    })];
     for alt in &alts {
         scored.push(match alt.state {
+            State::Ended(_) if cost::of(alt.rep.repairs()) > CAP => None,
             State::Ended(end) => alt.calls.current.as_deref().and_then(|call| {
-                // A reading that names another tool is another call.
-                (call.name == name)
+                // A reading that names another tool than the one shown is another call.
+                shown
+                    .as_ref()
+                    .is_none_or(|name| call.name == *name)
                     .then(|| call.outcome(alt.rep.repairs(), config))
                     .flatten()
                     .map(|(c, args)| (c.saturating_add(stray(end)), args))
@@ -292,26 +364,38 @@ fn decide_call(fork: Readings, sink: &mut Sink<'_>, rep: &mut Repairer, eof: boo
             _ => None,
         });
     }
-    let (taken, end) = match decide(&scored) {
-        Some(Decision::Take(n)) if n > 0 => {
-            let alt = &mut alts[n - 1];
-            let State::Ended(end) = alt.state else {
-                unreachable!("scored, so ended")
+    let decision = decide(&scored);
+    let (taken, end) = match decision {
+        Some(Decision::Take(0)) | None => (decision.is_some(), fork.primary),
+        Some(Decision::Take(n)) => {
+            let call = match &mut alts[n - 1].calls.current {
+                Some(call) => std::mem::take(&mut **call),
+                None => unreachable!("scored, so open"),
             };
-            let call = alt.calls.current.take().expect("scored, so open");
-            match sink.replace_reading(*call) {
-                true => {
-                    std::mem::swap(rep, &mut alt.rep);
-                    (true, end)
-                }
-                false => (false, primary),
+            match sink.replace_reading(call) {
+                true => (true, take(&mut alts, n, rep)),
+                false => (false, fork.primary),
             }
         }
-        Some(Decision::Take(_)) => (true, primary),
-        Some(Decision::Ambiguous) => (false, primary),
-        // No reading re-parses: the primary is reported as it is.
-        None => (true, primary),
+        Some(Decision::Ambiguous) => {
+            // Not released: its body ends where the reading that read furthest ended,
+            // so no byte of it is shown as text.
+            let furthest = (1..=ALTERNATIVES.len())
+                .filter(|&n| scored[n].is_some())
+                .max_by_key(|&n| match alts[n - 1].state {
+                    State::Ended(end) => end.at,
+                    _ => 0,
+                });
+            let primary_at = fork.primary.map_or(0, |p| p.at);
+            match furthest {
+                Some(n) if matches!(alts[n - 1].state, State::Ended(e) if e.at > primary_at) => {
+                    (false, take(&mut alts, n, rep))
+                }
+                _ => (false, fork.primary),
+            }
+        }
     };
+    let end = end?;
     if !taken {
         sink.ambiguous();
     }
@@ -320,4 +404,14 @@ fn decide_call(fork: Readings, sink: &mut Sink<'_>, rep: &mut Repairer, eof: boo
         rep.push_leftover(after);
     }
     Some(end.closer_seen)
+}
+
+/// Take competing reading `n` (1-based) as the body's end: its repairer becomes `rep`.
+fn take(alts: &mut [Reading], n: usize, rep: &mut Repairer) -> Option<End> {
+    let alt = alts.get_mut(n.checked_sub(1)?)?;
+    let State::Ended(end) = alt.state else {
+        return None;
+    };
+    std::mem::swap(rep, &mut alt.rep);
+    Some(end)
 }

@@ -1,0 +1,137 @@
+//! Released means right: the classes of wrong release that competing readings of an
+//! ambiguous string fix, each checked whole, at every split point and in random chunks
+//! (`support::check_all_chunkings`, which also checks every invariant).
+
+mod support;
+
+use std::sync::Arc;
+use toolsift::{Config, Dialect, NotReleasedReason, OwnedEvent, StopReason, Tools};
+
+fn write_file_tools() -> Arc<Tools> {
+    let tools = serde_json::json!([
+        {"type": "function", "function": {"name": "write_file", "parameters": {
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+            "required": ["path", "content"], "additionalProperties": false}}},
+        {"type": "function", "function": {"name": "run", "parameters": {
+            "type": "object",
+            "properties": {"cmd": {"type": "string"}, "cwd": {"type": "string"}},
+            "required": ["cmd"]}}}
+    ]);
+    Arc::new(Tools::from_value(&tools).unwrap())
+}
+
+/// What a run released and did not, and the visible text.
+#[derive(Debug, Default)]
+struct Outcome {
+    released: Vec<(String, serde_json::Value)>,
+    held: Vec<(Option<String>, NotReleasedReason)>,
+    text: String,
+}
+
+fn outcome(raw: &str, tools: bool, stop: StopReason) -> Outcome {
+    let mut config = Config::new(Dialect::Hermes);
+    if tools {
+        config.tools = write_file_tools();
+    }
+    let events = support::check_all_chunkings(&config, raw.as_bytes(), stop)
+        .unwrap_or_else(|e| panic!("{e}\n{raw}"));
+    let mut out = Outcome::default();
+    for e in events {
+        match e {
+            OwnedEvent::CallFinished {
+                name, arguments, ..
+            } => out
+                .released
+                .push((name, serde_json::from_str(&arguments).unwrap())),
+            OwnedEvent::CallNotReleased { name, reason, .. } => out.held.push((name, reason)),
+            OwnedEvent::Text(t) => out.text.push_str(&t),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `content` of the one `write_file` call released.
+fn written(raw: &str) -> String {
+    let out = outcome(raw, true, StopReason::Stop);
+    assert!(out.text.trim().is_empty(), "text shown: {:?}", out.text);
+    assert_eq!(out.released.len(), 1, "{out:?}");
+    out.released[0].1["content"].as_str().unwrap().to_owned()
+}
+
+fn call(content: &str) -> String {
+    format!(
+        "<tool_call>{{\"name\": \"write_file\", \"arguments\": {{\"path\": \"a\", \"content\": \"{content}\"}}}}</tool_call>"
+    )
+}
+
+#[test]
+fn a_quote_before_a_hash_is_content_not_the_start_of_a_comment() {
+    let svg = "<svg xmlns=\"http://www.w3.org/2000/svg\">\n<polygon fill=\"#cb0000\" points=\"1,2 3,4\"/>\n<rect width=\"4\" height=\"5\"/>\n</svg>";
+    assert_eq!(written(&call(svg)), svg);
+}
+
+#[test]
+fn a_script_object_followed_by_a_member_is_content() {
+    let html = "<script>\nfetch(u, {\n  headers: {\"Content-Type\": \"application/json\"},\n  body: JSON.stringify(x)\n});\n</script>\n<p class=\"x\">hi</p>";
+    assert_eq!(written(&call(html)), html);
+}
+
+#[test]
+fn a_json_document_written_raw_is_one_string() {
+    let doc = "{\n  \"name\": \"demo\",\n  \"version\": \"1.0.0\",\n  \"scripts\": {\"build\": \"tsc\", \"test\": \"jest\"},\n  \"private\": true\n}\n";
+    assert_eq!(written(&call(doc)), doc);
+}
+
+#[test]
+fn closers_in_the_file_do_not_end_the_call() {
+    let md = "Send:\n```json\n{\"filter\": {\"state\": [\"ok\"], \"branch\": \"main\"}\n}\n```\n\nThen wait.\n";
+    assert_eq!(written(&call(md)), md);
+}
+
+#[test]
+fn a_backslash_quote_in_raw_text_keeps_its_backslash() {
+    let sh = "#!/bin/sh\necho \"it's\"\nsed 's/\\'/x/' \"$@\"\n";
+    assert_eq!(written(&call(sh)), sh);
+}
+
+#[test]
+fn a_value_that_lost_its_quotes_is_not_merged_into_the_string_before_it() {
+    let fixed = toolsift::repair(br#"{"a": "x", "b": fast and safe}"#).unwrap();
+    assert_eq!(fixed.json, r#"{"a": "x", "b": "fast and safe"}"#);
+}
+
+#[test]
+fn a_call_with_a_quote_closing_early_in_a_parallel_pair_keeps_both_calls() {
+    let raw = "<tool_call>\n{\"name\": \"run\", \"arguments\": {\"cmd\": \"ls\", \"cwd\": 'src',}}\n</tool_call>\n<tool_call>\n{\"name\": \"run\", \"arguments\": {\"cmd\": \"pwd\"}}\n</tool_call>";
+    let out = outcome(raw, true, StopReason::Stop);
+    let args: Vec<_> = out.released.iter().map(|(_, a)| a.clone()).collect();
+    assert_eq!(
+        args,
+        [
+            serde_json::json!({"cmd": "ls", "cwd": "src"}),
+            serde_json::json!({"cmd": "pwd"})
+        ]
+    );
+}
+
+#[test]
+fn an_unquoted_value_with_blanks_is_released_with_its_name() {
+    let raw = r#"<tool_call>{"name": "run", "arguments": {"cmd": ls -la}}</tool_call>"#;
+    let out = outcome(raw, true, StopReason::Stop);
+    assert_eq!(out.released.len(), 1, "{out:?}");
+    assert_eq!(out.released[0].0, "run");
+    assert_eq!(out.released[0].1, serde_json::json!({"cmd": "ls -la"}));
+}
+
+#[test]
+fn a_placeholder_for_arguments_is_invalid_not_truncated() {
+    let raw = r#"<tool_call>{"name": "run", "arguments": {...}}</tool_call>"#;
+    let out = outcome(raw, true, StopReason::Stop);
+    assert!(out.released.is_empty(), "{out:?}");
+    assert_eq!(
+        out.held,
+        [(Some("run".to_owned()), NotReleasedReason::Invalid)]
+    );
+}
