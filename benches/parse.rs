@@ -338,7 +338,92 @@ fn others(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, prose, write_file, big_args, others);
+/// A plain streaming reader of Hermes calls, the floor for many small calls: each chunk
+/// is appended to a buffer, the buffer is searched for the closer from where the last
+/// search stopped, and each call body is parsed by serde_json once.
+fn scan_buffer_parse_calls(
+    open: &memchr::memmem::Finder,
+    close: &memchr::memmem::Finder,
+    chunks: &[&[u8]],
+) -> usize {
+    let mut buf = Vec::new();
+    let mut from = 0;
+    let mut calls = 0;
+    for ch in chunks {
+        buf.extend_from_slice(black_box(ch));
+        while let Some(end) = close.find(&buf[from..]).map(|k| from + k) {
+            let start = open
+                .find(&buf[..end])
+                .map_or(0, |k| k + b"<tool_call>".len());
+            let v: serde_json::Value = serde_json::from_slice(&buf[start..end]).unwrap();
+            calls += v.as_object().map_or(0, |o| o.len());
+            buf.drain(..end + b"</tool_call>".len());
+            from = 0;
+        }
+        from = buf.len().saturating_sub(b"</tool_call>".len());
+    }
+    calls
+}
+
+/// `toolsift::repair` on valid input against serde_json reading the same bytes into a
+/// `Value`, and many small calls in small chunks against a plain streaming reader.
+fn user_figures(c: &mut Criterion) {
+    let call = inputs::write_file_call(&inputs::html(19 * 1024, 19));
+    let start = call
+        .windows(12)
+        .position(|w| w == b"\"arguments\":")
+        .unwrap()
+        + 12;
+    let args_19k = call[start..call.len() - b"}\n</tool_call>".len()].to_vec();
+    let args_1mib = inputs::big_args(MIB, 5);
+    for args in [&args_19k, &args_1mib] {
+        assert_eq!(toolsift::repair(args).unwrap().json.as_bytes(), &args[..]);
+    }
+    let parallel = inputs::parallel_calls(100, 6);
+    let lens = inputs::chunk_lens(parallel.len(), 6, 1, 8);
+    let parallel_chunks = inputs::chunks(&parallel, &lens);
+    let open = memchr::memmem::Finder::new(b"<tool_call>");
+    let close = memchr::memmem::Finder::new(b"</tool_call>");
+    assert!(scan_buffer_parse_calls(&open, &close, &parallel_chunks) >= 100);
+    let mut p = Parser::new(Dialect::Hermes);
+    let mut g = config(c);
+    for (name, args) in [("19k", &args_19k), ("1mib", &args_1mib)] {
+        g.throughput(Throughput::Bytes(args.len() as u64));
+        bench(
+            &mut g,
+            &format!("repair_valid_{name}/serde_json_value_baseline"),
+            || serde_json::from_slice::<serde_json::Value>(black_box(args)).unwrap(),
+        );
+        bench(
+            &mut g,
+            &format!("repair_valid_{name}/toolsift_repair"),
+            || toolsift::repair(black_box(args)).unwrap(),
+        );
+    }
+    g.throughput(Throughput::Bytes(parallel.len() as u64));
+    bench(
+        &mut g,
+        "parallel_100_calls_chunked/scan_buffer_parse_baseline",
+        || scan_buffer_parse_calls(&open, &close, &parallel_chunks),
+    );
+    g.finish();
+    for (name, args) in [("19 KB", &args_19k), ("1 MiB", &args_1mib)] {
+        paired(
+            &format!("serde_json Value / toolsift::repair on valid {name} (speedup)"),
+            1.0,
+            || serde_json::from_slice::<serde_json::Value>(black_box(args)).unwrap(),
+            || toolsift::repair(black_box(args)).unwrap(),
+        );
+    }
+    paired(
+        "100 calls in 1-8 byte chunks: parser / scan + buffer + serde_json per call",
+        1.0,
+        || drive(&mut p, &parallel_chunks),
+        || scan_buffer_parse_calls(&open, &close, &parallel_chunks),
+    );
+}
+
+criterion_group!(benches, prose, write_file, big_args, others, user_figures);
 
 /// `TOOLSIFT_PROFILE=<bench id>` runs that one bench's routine once inside `measured`
 /// (for `valgrind --tool=callgrind --toggle-collect='*measured*'`, whose instruction

@@ -57,6 +57,11 @@ def main():
                 if isinstance(v, str):
                     put("schema_prior", bytes([0, 1, 2]) + v.encode())
         put("repair_vs_serde", raw)
+    # readings: the project's own real files, each in the four ways, whole and in 3s.
+    for f in sorted((ROOT.parent / "tests" / "fixtures" / "files").iterdir()):
+        for way in range(4):
+            for chunk in (0, 3):
+                put("readings", bytes([way]) + bytes([chunk] * 6) + f.read_bytes())
     if args.extra:
         extra = pathlib.Path(args.extra)
         traffic = extra / "corpus" / "mlx-serve-traffic.jsonl"

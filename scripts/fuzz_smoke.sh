@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds="${FUZZ_SECONDS:-12}"
-targets=(push chunking repair_vs_serde schema_prior sse)
+targets=(push chunking repair_vs_serde schema_prior sse readings)
 
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
     echo "fuzz smoke: SKIPPED (no nightly toolchain; cargo-fuzz needs one)"

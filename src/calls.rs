@@ -112,14 +112,15 @@ pub(crate) struct Call {
     /// The name written is not a name (quotes, braces, blanks): never emitted; the
     /// call is not released.
     pub bad_name: bool,
+    /// Members of the call object that are neither its name, id nor arguments: a
+    /// reading that made them out of text is the less likely one.
+    pub extra_members: u32,
 }
 
 /// Why a call is ended early.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Abort {
     Truncated,
-    /// The call's closer was written inside a value that never closed.
-    Unclosed,
     TooLarge,
     TooDeep,
     HeldTooLong,
@@ -460,22 +461,18 @@ impl Sink<'_> {
         }
     }
 
+    /// The call object has a member that is not the call's (see [`Call::extra_members`]).
+    pub(crate) fn extra_member(&mut self) {
+        if let Some(call) = self.calls.current.as_mut() {
+            call.extra_members += 1;
+        }
+    }
+
     /// Hold the open call's deltas: competing readings of its arguments are open.
     pub(crate) fn hold(&mut self) {
         if let Some(call) = self.calls.current.as_mut() {
             call.hold = true;
         }
-    }
-
-    /// Whether the open call's arguments hold `closer` (the call's closing marker,
-    /// read as content of a value that never closed).
-    pub(crate) fn swallowed(&self, closer: &[u8]) -> bool {
-        !closer.is_empty()
-            && self
-                .calls
-                .current
-                .as_ref()
-                .is_some_and(|c| memchr::memmem::find(&c.args, closer).is_some())
     }
 
     /// Send what was held: the competing readings of the open call are gone.
@@ -675,10 +672,6 @@ impl Sink<'_> {
                     format!("{name}: arguments were cut off{at}; send the call again, in smaller parts if it is large"),
                 )
             }
-            Abort::Unclosed => (
-                NotReleasedReason::Invalid,
-                format!("{name}: a string in the arguments is not closed before the end of the call; escape every quote inside strings and close each string"),
-            ),
             Abort::TooLarge => (
                 NotReleasedReason::LimitExceeded,
                 format!(
@@ -764,7 +757,9 @@ impl Call {
             };
             (tool.validate(&value).len() + undeclared) as u32
         });
-        let cost = crate::json::cost::of(repairs) + errors * crate::json::cost::SCHEMA_ERROR;
+        let cost = crate::json::cost::of(repairs)
+            + errors * crate::json::cost::SCHEMA_ERROR
+            + self.extra_members.min(4) * crate::json::cost::EXTRA_MEMBER;
         Some((cost, args))
     }
 }

@@ -345,9 +345,6 @@ pub struct Parser {
     /// Whether no visible text but blanks came yet: start-only openers count only here.
     at_start: bool,
     finished: bool,
-    /// How generation ended (set by `finish`): a call left open is truncated only when
-    /// it was cut, not when the model closed it in a way we could not read.
-    stop_reason: StopReason,
     /// The text path's table while it may be taken (see [`Parser::plain_table`]);
     /// updated after every push that leaves it.
     plain: Option<&'static Table>,
@@ -397,7 +394,6 @@ impl Parser {
             last_text: b'\n',
             at_start: true,
             finished: false,
-            stop_reason: StopReason::Stop,
             plain: None,
             plain_reasoning: false,
             fast: FastLane::Off,
@@ -1407,7 +1403,6 @@ impl Parser {
             self.process(&[held]);
         }
         self.finished = true;
-        self.stop_reason = stop;
         self.plain = None;
         self.queue.begin(&mut self.calls.spare);
         self.finish_mode();
@@ -2339,7 +2334,6 @@ impl Parser {
                     leftover.drain(..blanks + form.closer.len());
                 }
                 let closed = terminated_by == Some(form.closer) || closer_left;
-                let cut_short = self.stop_reason == StopReason::Length;
                 let (mut sink, ..) = self.sink();
                 if sink.calls.is_open() {
                     sink.repairs(repairs);
@@ -2357,10 +2351,6 @@ impl Parser {
                         self.process(&leftover);
                     }
                     self.finish_mode();
-                } else if !cut_short && sink.swallowed(form.closer) {
-                    // The model wrote the call's closer, and a value was still open
-                    // there: the call is malformed, not cut.
-                    sink.abort(Abort::Unclosed);
                 } else {
                     sink.abort(Abort::Truncated);
                 }

@@ -632,6 +632,9 @@ impl Envelope {
         if field == Field::Args {
             self.flush_name(sink);
         }
+        if field == Field::Other && self.key.as_slice() != b"type" {
+            sink.extra_member();
+        }
         if let Some(r) = repair {
             sink.repair(r);
         }

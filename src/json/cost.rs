@@ -12,6 +12,7 @@
 //! | `surrounding_text`, or text left after the call's end | 30 | the value ended before the model's text did |
 //! | `unclosed_string`, `missing_closers` | 40 | the value ran on past where the model ended it |
 //! | a schema error (undeclared key, missing required key, wrong type) | 40 each | the reading does not fit the tool |
+//! | a member of the call object other than its name, id, type and arguments | 30 each | text read as structure around the arguments |
 //! | any other | 4 | |
 //!
 //! Costs are per repair kind, not per occurrence: a file with a thousand raw quotes is
@@ -19,6 +20,10 @@
 //! gains nothing by inventing more.
 
 use crate::repairs::{Repair, Repairs};
+
+/// The cost of a member of the call object that is not the call's (a reading that
+/// turned text into members around the arguments).
+pub(crate) const EXTRA_MEMBER: u32 = 30;
 
 /// The cost of one schema error of a reading's arguments.
 pub(crate) const SCHEMA_ERROR: u32 = 40;
