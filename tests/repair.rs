@@ -153,7 +153,11 @@ fn escapes_and_unicode() {
     t!("[\"a\u{1}b\"]", r#"["a\u0001b"]"#, ["control_character"]);
     // A tab inside an unquoted word is escaped like any control byte in a string.
     t!("abc\tdef", r#""abc\tdef""#, ["unquoted_string"]);
-    t!("{\"a\": x \t y, \"b\": 1}", r#"{"a": "x \t y", "b": 1}"#, ["unquoted_string"]);
+    t!(
+        "{\"a\": x \t y, \"b\": 1}",
+        r#"{"a": "x \t y", "b": 1}"#,
+        ["unquoted_string"]
+    );
     let bad = repair(b"[\"a\xffb\"]").unwrap();
     assert_eq!(bad.json, "[\"a\u{fffd}b\"]");
     assert!(bad.repairs.contains(toolsift::Repair::InvalidUtf8));
