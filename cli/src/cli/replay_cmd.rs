@@ -25,7 +25,7 @@ struct Row {
 pub(crate) struct ReplayArgs {
     /// Captured records, one JSON object per line: {"raw": str, "tools"?: [..], "stop"?: str}.
     file: PathBuf,
-    /// The dialect (default auto).
+    /// The dialect.
     #[arg(long, default_value = "auto", value_parser = dialect_arg, value_name = "NAME")]
     dialect: Dialect,
 }
