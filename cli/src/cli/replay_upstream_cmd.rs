@@ -12,7 +12,7 @@ use toolsift_cli::proxy::{serve_replays, Replay};
 /// Options of `toolsift replay-upstream`: answers POST /v1/chat/completions for model M
 /// with the text of DIR/M.txt, as SSE chunks or as one response. A model whose name ends
 /// in -cut is cut off after its text: streaming, the connection breaks without a finish
-/// reason or [DONE]; not streaming, the finish reason is length.
+/// reason or `[DONE]`; not streaming, the finish reason is length.
 #[derive(Args, Debug)]
 pub(crate) struct ReplayUpstreamArgs {
     /// Where to serve, e.g. 127.0.0.1:8080 (port 0: any free port).
