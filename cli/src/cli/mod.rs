@@ -139,8 +139,11 @@ pub(crate) fn stdout() -> io::BufWriter<io::StdoutLock<'static>> {
 }
 
 /// Write `value` as one JSON line.
-pub(crate) fn write_json_line(out: &mut impl Write, value: &serde_json::Value) -> Outcome {
+pub(crate) fn write_json_line(
+    out: &mut impl Write,
+    value: &serde_json::Value,
+) -> Result<(), Failure> {
     serde_json::to_writer(&mut *out, value).map_err(io::Error::from)?;
     out.write_all(b"\n")?;
-    Ok(0)
+    Ok(())
 }

@@ -6,6 +6,7 @@ use super::message::{event_json, Message};
 use super::{open_input, stdout, write_json_line, Failure, Outcome};
 use clap::Args;
 use serde_json::{json, Value};
+use std::convert::Infallible;
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -178,14 +179,13 @@ impl Run {
 /// Parse one whole response held in memory into its message (`toolsift sample`).
 pub(crate) fn message_of(config: Config, chunks: Chunks, stop: StopReason, raw: &[u8]) -> Value {
     let mut msg = Message::default();
-    let mut sink = |e: &toolsift::OwnedEvent| -> Result<(), ()> {
+    let mut sink = |e: &toolsift::OwnedEvent| -> Result<(), Infallible> {
         msg.push(e);
         Ok(())
     };
     let mut run = Run::new(Parser::with_config(config), chunks);
-    // The sink does not fail.
-    let _ = run.push(raw, &mut sink);
-    let _ = run.finish(stop, &mut sink);
+    let Ok(()) = run.push(raw, &mut sink);
+    let Ok(_) = run.finish(stop, &mut sink);
     msg.to_json()
 }
 
