@@ -59,6 +59,10 @@ pub struct ChatChunkEncoder {
     next_wire: u32,
     open: HashMap<CallIndex, OpenCall>,
     outcome: Outcome,
+    /// The `index` of the choice written.
+    choice: u32,
+    /// Whether the end of the choice also ends the stream (usage chunk and `[DONE]`).
+    closes_stream: bool,
 }
 
 impl ChatChunkEncoder {
@@ -77,7 +81,34 @@ impl ChatChunkEncoder {
             next_wire: 0,
             open: HashMap::new(),
             outcome: Outcome::new(),
+            choice: 0,
+            closes_stream: true,
         }
+    }
+
+    /// Write the chunks as choice `index` (default 0), for a response with several
+    /// choices (`n > 1`): one encoder per choice.
+    pub fn set_choice_index(&mut self, index: u32) {
+        self.choice = index;
+    }
+
+    /// Whether [`OwnedEvent::End`] also ends the stream with the usage chunk and
+    /// `data: [DONE]` (default true). With several choices, only the choices' final chunks
+    /// are written on `End`, and [`write_stream_end`](Self::write_stream_end) ends the
+    /// stream once.
+    pub fn set_closes_stream(&mut self, closes: bool) {
+        self.closes_stream = closes;
+    }
+
+    /// Write the end of the stream: a `choices: []` chunk with `usage` if the upstream
+    /// sent usage, then `data: [DONE]`.
+    pub fn write_stream_end(&self, dst: &mut BytesMut) {
+        if let Some(usage) = self.meta.usage.clone() {
+            let mut chunk = self.chunk(json!([]));
+            chunk.insert("usage".into(), usage);
+            write_data(&Value::Object(chunk), dst);
+        }
+        dst.extend_from_slice(b"data: [DONE]\n\n");
     }
 
     /// The metadata written on every chunk.
@@ -127,7 +158,7 @@ impl ChatChunkEncoder {
             delta = with_role;
         }
         let choices = json!([{
-            "index": 0,
+            "index": self.choice,
             "delta": delta,
             "logprobs": null,
             "finish_reason": null,
@@ -165,7 +196,7 @@ impl ChatChunkEncoder {
 
     fn write_end(&mut self, dst: &mut BytesMut) {
         let choices = json!([{
-            "index": 0,
+            "index": self.choice,
             "delta": {},
             "logprobs": null,
             "finish_reason": self.outcome.finish_reason(),
@@ -173,12 +204,9 @@ impl ChatChunkEncoder {
         let mut last = self.chunk(choices);
         last.insert("toolsift".into(), self.outcome.extension());
         write_data(&Value::Object(last), dst);
-        if let Some(usage) = self.meta.usage.clone() {
-            let mut chunk = self.chunk(json!([]));
-            chunk.insert("usage".into(), usage);
-            write_data(&Value::Object(chunk), dst);
+        if self.closes_stream {
+            self.write_stream_end(dst);
         }
-        dst.extend_from_slice(b"data: [DONE]\n\n");
         self.done = true;
     }
 }
