@@ -278,7 +278,7 @@ async fn upstream_errors_pass_through() {
             assert_eq!(ct, "application/json");
             assert_eq!(body, error.as_bytes());
         }
-        // /v1/models is forwarded; unknown paths are 404.
+        // /v1/models is forwarded, and so is any other path: the upstream's 404 comes back.
         let response = client()
             .get(format!("http://{}/v1/models", proxy.addr).parse().unwrap())
             .await
@@ -294,7 +294,7 @@ async fn upstream_errors_pass_through() {
             .unwrap();
         assert_eq!(response.status(), StatusCode::NOT_FOUND);
         let stats = proxy.stop().await;
-        assert_eq!(stats.upstream_errors, 2);
+        assert_eq!(stats.upstream_errors, 3);
         upstream.stop().await;
 
         // An unreachable upstream is a 502 with an OpenAI-style error.

@@ -35,7 +35,8 @@ enum Command {
     Sample(sample_cmd::SampleArgs),
     /// Run captured {"raw", "tools"} records; print counters by outcome, dialect and repair.
     Replay(replay_cmd::ReplayArgs),
-    /// An OpenAI-compatible proxy that repairs tool calls (docs/proxy.md).
+    /// A repairing proxy for OpenAI and Anthropic clients in front of a model server
+    /// (docs/proxy.md).
     Proxy(proxy_args::ProxyArgs),
     /// An upstream that replays recorded model output (for tests and demos).
     #[command(hide = true)]

@@ -1,9 +1,9 @@
-//! `toolsift proxy`: the repairing OpenAI-compatible proxy in front of a model server.
+//! `toolsift proxy`: the repairing proxy in front of a model server.
 
 use super::proxy_args::ProxyArgs;
 use super::{Failure, Outcome};
 use toolsift::sse::CallMode;
-use toolsift_cli::proxy::{DialectChoice, ParserTransforms, Proxy};
+use toolsift_cli::proxy::{DialectChoice, ParserTransforms, Proxy, Settings};
 
 /// Resolves on Ctrl-C, or SIGTERM where there are signals.
 pub(crate) async fn shutdown_signal() {
@@ -37,7 +37,11 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, String> {
 }
 
 pub(crate) fn run(args: ProxyArgs) -> Outcome {
-    let (listen, proxy, parser) = args.options()?;
+    let Settings {
+        listen,
+        proxy,
+        parser,
+    } = args.options()?;
     let dialect = match &parser.dialect {
         DialectChoice::Fixed(d) => d.name().to_owned(),
         DialectChoice::ByModel(_) => "by model name".to_owned(),

@@ -99,6 +99,24 @@ pub struct ParserOptions {
     pub invalid: Invalid,
     /// Parser limits.
     pub limits: Limits,
+    /// Every model's chat template opens a reasoning block (`<think>`) in the prompt, so
+    /// the output starts inside it.
+    pub reasoning_open: bool,
+    /// Models whose template opens a reasoning block: a model whose name contains one of
+    /// these patterns (compared as [`ModelDialects`] compares them) starts inside it.
+    pub reasoning_models: Vec<String>,
+}
+
+impl ParserOptions {
+    /// Whether `model`'s output starts inside a reasoning block.
+    pub fn reasoning_open_for(&self, model: &str) -> bool {
+        let model = normalize(model);
+        self.reasoning_open
+            || self
+                .reasoning_models
+                .iter()
+                .any(|pattern| model.contains(normalize(pattern).as_str()))
+    }
 }
 
 /// Builds one [`ParserTransform`] per request; every transform gets call ids no other
@@ -149,6 +167,10 @@ impl ParserTransforms {
             .unknown_tool(self.options.unknown_tool)
             .invalid(self.options.invalid)
             .limits(self.options.limits.clone())
+            .reasoning_open(
+                self.options
+                    .reasoning_open_for(request["model"].as_str().unwrap_or("")),
+            )
             .id_prefix(format!("call_{n}_{:08x}_", (self.salt >> 16) as u32));
         config
     }
@@ -166,8 +188,13 @@ impl ParserTransforms {
 }
 
 /// A [`Transform`] over the real tool-call [`Parser`].
+///
+/// With [`Config::reasoning_open`], an upstream that sends `reasoning_content` before
+/// any text has separated the reasoning itself: the text then starts outside it.
 pub struct ParserTransform {
     parser: Parser,
+    /// Whether text was pushed.
+    fed: bool,
 }
 
 impl ParserTransform {
@@ -175,6 +202,7 @@ impl ParserTransform {
     pub fn new(config: Config) -> ParserTransform {
         ParserTransform {
             parser: Parser::with_config(config),
+            fed: false,
         }
     }
 
@@ -187,8 +215,20 @@ impl ParserTransform {
 
 impl Transform for ParserTransform {
     fn push(&mut self, text: &[u8], out: &mut Vec<OwnedEvent>) {
+        self.fed |= !text.is_empty();
         self.parser.push(text);
         self.drain(out);
+    }
+
+    fn push_reasoning(&mut self, text: &str, out: &mut Vec<OwnedEvent>) {
+        if !self.fed && !text.is_empty() && self.parser.config().reasoning_open {
+            let mut config = self.parser.config().clone();
+            config.reasoning_open = false;
+            self.parser = Parser::with_config(config);
+        }
+        if !text.is_empty() {
+            out.push(OwnedEvent::Reasoning(text.to_owned()));
+        }
     }
 
     fn finish(&mut self, stop: StopReason, out: &mut Vec<OwnedEvent>) {
@@ -204,5 +244,9 @@ impl Transform for ParserTransform {
         } else {
             format!("{configured}:{in_force}")
         })
+    }
+
+    fn call_config(&self) -> Config {
+        self.parser.config().clone()
     }
 }

@@ -1,10 +1,17 @@
-//! Counters kept by the proxy, and the summary printed on shutdown.
+//! Counters kept by the proxy, the summary printed on shutdown, and what `/metrics`
+//! reports (see [`metrics`](crate::proxy::metrics)).
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
+use std::time::Duration;
 use toolsift::sse::Outcome;
+
+/// The upper bounds of the latency histogram's buckets, in seconds.
+pub const LATENCY_BUCKETS: [f64; 14] = [
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0,
+];
 
 /// Live counters of a running proxy (see [`Proxy::stats`](crate::proxy::Proxy::stats)).
 #[derive(Debug, Default)]
@@ -16,28 +23,44 @@ pub struct Stats {
     disconnects: AtomicU64,
     calls: AtomicU64,
     incomplete_calls: AtomicU64,
+    upstream_calls: AtomicU64,
     max_queued: AtomicUsize,
     upstream_bytes: AtomicU64,
-    repairs: Mutex<BTreeMap<&'static str, u64>>,
+    maps: Mutex<Maps>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Maps {
+    repairs: BTreeMap<&'static str, u64>,
+    routes: BTreeMap<String, u64>,
+    not_released: BTreeMap<String, u64>,
+    dialects: BTreeMap<String, u64>,
+    upstream_failures: BTreeMap<&'static str, u64>,
+    latency: Vec<u64>,
+    latency_sum: f64,
+    latency_count: u64,
 }
 
 /// A copy of the counters at one moment.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct StatsSnapshot {
     /// Requests received.
     pub requests: u64,
-    /// Streaming chat completions served.
+    /// Streaming responses served.
     pub streams: u64,
     /// Upstream answers with an error status, passed through.
     pub upstream_errors: u64,
-    /// Requests that failed in the proxy (bad request, upstream unreachable or unreadable).
+    /// Requests that failed in the proxy (bad request, upstream unreachable, timed out or
+    /// unreadable).
     pub failures: u64,
-    /// Streams whose upstream ended without `[DONE]` (or sent an error).
+    /// Streams whose upstream ended without `[DONE]` (or sent an error, or went quiet).
     pub disconnects: u64,
     /// Calls released.
     pub calls: u64,
     /// Calls not released.
     pub incomplete_calls: u64,
+    /// Tool calls the upstream sent already parsed (`tool_calls`), checked by the proxy.
+    pub upstream_calls: u64,
     /// The most chunks ever waiting in one response's channel (never above
     /// [`ProxyOptions::channel_capacity`](crate::proxy::ProxyOptions::channel_capacity)).
     pub max_queued: usize,
@@ -45,11 +68,31 @@ pub struct StatsSnapshot {
     pub upstream_bytes: u64,
     /// How many calls each repair was applied to, by repair name.
     pub repairs: BTreeMap<&'static str, u64>,
+    /// Requests by route (`chat_completions`, `messages`, `responses`, `completions`,
+    /// `models`, `passthrough`, `health`, `metrics`, `not_found`).
+    pub routes: BTreeMap<String, u64>,
+    /// Calls not released, by reason (`truncated`, `invalid`, ...).
+    pub not_released: BTreeMap<String, u64>,
+    /// Parsed responses (choices) by the dialect in force.
+    pub dialects: BTreeMap<String, u64>,
+    /// Upstream requests that failed, by kind (`unreachable`, `timeout`, `broken`,
+    /// `unreadable`).
+    pub upstream_failures: BTreeMap<&'static str, u64>,
+    /// Request durations: the count in each [`LATENCY_BUCKETS`] bucket (not cumulative),
+    /// then those above the last bound.
+    pub latency: Vec<u64>,
+    /// The sum of all request durations, in seconds.
+    pub latency_sum: f64,
 }
 
 impl Stats {
-    pub(crate) fn request(&self) {
+    fn maps(&self) -> std::sync::MutexGuard<'_, Maps> {
+        self.maps.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn request(&self, route: &str) {
         self.requests.fetch_add(1, Relaxed);
+        *self.maps().routes.entry(route.to_owned()).or_default() += 1;
     }
 
     pub(crate) fn stream(&self) {
@@ -64,6 +107,12 @@ impl Stats {
         self.failures.fetch_add(1, Relaxed);
     }
 
+    /// An upstream request that failed, by kind (also a failure or a disconnect, counted
+    /// by the caller).
+    pub(crate) fn upstream_failure(&self, kind: &'static str) {
+        *self.maps().upstream_failures.entry(kind).or_default() += 1;
+    }
+
     pub(crate) fn disconnect(&self) {
         self.disconnects.fetch_add(1, Relaxed);
     }
@@ -76,19 +125,59 @@ impl Stats {
         self.upstream_bytes.fetch_add(bytes as u64, Relaxed);
     }
 
-    pub(crate) fn outcome(&self, outcome: &Outcome) {
+    pub(crate) fn upstream_calls(&self, calls: usize) {
+        self.upstream_calls.fetch_add(calls as u64, Relaxed);
+    }
+
+    pub(crate) fn latency(&self, elapsed: Duration) {
+        let seconds = elapsed.as_secs_f64();
+        let bucket = LATENCY_BUCKETS
+            .iter()
+            .position(|&bound| seconds <= bound)
+            .unwrap_or(LATENCY_BUCKETS.len());
+        let mut maps = self.maps();
+        if maps.latency.is_empty() {
+            maps.latency = vec![0; LATENCY_BUCKETS.len() + 1];
+        }
+        maps.latency[bucket] += 1;
+        maps.latency_sum += seconds;
+        maps.latency_count += 1;
+    }
+
+    /// Count one choice's outcome, parsed with `dialect`.
+    pub(crate) fn outcome(&self, outcome: &Outcome, dialect: Option<&str>) {
         self.calls
             .fetch_add(outcome.released_calls() as u64, Relaxed);
         self.incomplete_calls
             .fetch_add(outcome.incomplete_calls() as u64, Relaxed);
-        let mut repairs = self.repairs.lock().unwrap_or_else(|e| e.into_inner());
-        for name in outcome.repairs().names() {
-            *repairs.entry(name).or_default() += 1;
+        let extension = outcome.extension();
+        let mut maps = self.maps();
+        // Per call: the extension lists each repaired call's repairs.
+        for names in extension["repairs"].as_object().into_iter().flatten() {
+            for name in names.1.as_array().into_iter().flatten() {
+                if let Some(repair) = name.as_str().and_then(toolsift::Repair::from_name) {
+                    *maps.repairs.entry(repair.name()).or_default() += 1;
+                }
+            }
+        }
+        for call in extension["incomplete_calls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let reason = call["reason"].as_str().unwrap_or("unknown").to_owned();
+            *maps.not_released.entry(reason).or_default() += 1;
+        }
+        if let Some(dialect) = dialect {
+            // `auto:hermes` counts as the dialect it locked onto.
+            let in_force = dialect.rsplit(':').next().unwrap_or(dialect);
+            *maps.dialects.entry(in_force.to_owned()).or_default() += 1;
         }
     }
 
     /// Copy the counters.
     pub fn snapshot(&self) -> StatsSnapshot {
+        let maps = self.maps().clone();
         StatsSnapshot {
             requests: self.requests.load(Relaxed),
             streams: self.streams.load(Relaxed),
@@ -97,13 +186,20 @@ impl Stats {
             disconnects: self.disconnects.load(Relaxed),
             calls: self.calls.load(Relaxed),
             incomplete_calls: self.incomplete_calls.load(Relaxed),
+            upstream_calls: self.upstream_calls.load(Relaxed),
             max_queued: self.max_queued.load(Relaxed),
             upstream_bytes: self.upstream_bytes.load(Relaxed),
-            repairs: self
-                .repairs
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone(),
+            repairs: maps.repairs,
+            routes: maps.routes,
+            not_released: maps.not_released,
+            dialects: maps.dialects,
+            upstream_failures: maps.upstream_failures,
+            latency: if maps.latency.is_empty() {
+                vec![0; LATENCY_BUCKETS.len() + 1]
+            } else {
+                maps.latency
+            },
+            latency_sum: maps.latency_sum,
         }
     }
 }
@@ -112,14 +208,15 @@ impl fmt::Display for StatsSnapshot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "requests={} streams={} upstream_errors={} failures={} disconnects={} calls={} incomplete_calls={}",
+            "requests={} streams={} upstream_errors={} failures={} disconnects={} calls={} incomplete_calls={} upstream_calls={}",
             self.requests,
             self.streams,
             self.upstream_errors,
             self.failures,
             self.disconnects,
             self.calls,
-            self.incomplete_calls
+            self.incomplete_calls,
+            self.upstream_calls,
         )?;
         if !self.repairs.is_empty() {
             f.write_str(" repairs=")?;

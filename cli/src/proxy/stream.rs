@@ -1,82 +1,85 @@
-//! The streaming pipeline: upstream SSE → frames → chunks → transform → encoder → client.
+//! The streaming pipeline: upstream SSE → frames → chunks → each choice's transform and
+//! upstream calls → the surface's encoder → client.
 
 use crate::proxy::body::BoxError;
-use crate::proxy::transform::Transform;
-use crate::proxy::{RequestLog, State};
+use crate::proxy::complete::read_upstream_body;
+use crate::proxy::exchange::Choices;
+use crate::proxy::log::RequestLog;
+use crate::proxy::surface::StreamEncoder;
+use crate::proxy::upstream_read::{read_item, read_whole, ChoicePiece, Item};
+use crate::proxy::State;
 use bytes::{Bytes, BytesMut};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
-use serde_json::Value;
+use hyper::header::CONTENT_TYPE;
+use hyper::Response;
+use serde_json::{json, Value};
 use std::sync::Arc;
 use tokio::sync::mpsc::Sender;
-use tokio_util::codec::{Decoder, Encoder};
-use toolsift::sse::{read_chunk, ChatChunkEncoder, Chunk, ChunkMeta, SseEvent, SseFrameDecoder};
+use tokio_util::codec::Decoder;
+use toolsift::sse::{ChunkMeta, SseFrameDecoder};
 use toolsift::{OwnedEvent, StopReason};
 
 /// Where one upstream stream stands.
 struct Pipeline {
-    transform: Box<dyn Transform>,
-    encoder: ChatChunkEncoder,
+    choices: Choices,
+    encoder: Box<dyn StreamEncoder>,
     events: Vec<OwnedEvent>,
     out: BytesMut,
-    /// The upstream's own finish reason, once seen.
-    stop: Option<StopReason>,
     /// `[DONE]` was read.
     done: bool,
-    /// The upstream sent an error or unreadable framing: the stream is over.
+    /// The upstream sent an error, unreadable framing, or went quiet: the stream is over.
     failed: bool,
 }
 
 impl Pipeline {
-    fn event(&mut self, event: SseEvent) {
-        match read_chunk(&event.data) {
-            Ok(Chunk::Done) => self.done = true,
-            Ok(Chunk::Delta(delta)) => {
-                self.encoder.update_meta(delta.meta.clone());
-                if let Some(reasoning) = &delta.reasoning {
-                    self.transform.push_reasoning(reasoning, &mut self.events);
-                }
-                if let Some(content) = &delta.content {
-                    self.transform.push(content.as_bytes(), &mut self.events);
-                }
-                if let Some(stop) = delta.stop_reason() {
-                    self.stop = Some(stop);
-                }
+    fn pieces(&mut self, meta: ChunkMeta, pieces: &[ChoicePiece]) {
+        self.encoder.meta(meta);
+        for piece in pieces {
+            self.choices.get(piece.index).push(piece, &mut self.events);
+            for event in self.events.drain(..) {
+                self.encoder.event(piece.index, &event, &mut self.out);
             }
-            Ok(Chunk::Error(error)) => self.fail(error),
-            // A kind of chunk this version does not know carries nothing to pass on.
-            Ok(_) => {}
-            // Data that is not a chunk (a keep-alive, a stray line) is skipped.
-            Err(err) => eprintln!("toolsift: skipped an unreadable upstream event: {err}"),
         }
-        self.encode();
+    }
+
+    fn item(&mut self, data: &str) {
+        match read_item(data) {
+            Some(Item::Done) => self.done = true,
+            Some(Item::Chunk(meta, pieces)) => self.pieces(meta, &pieces),
+            Some(Item::Error(error)) => self.fail(error),
+            // Data that is not a chunk (a keep-alive, a stray line) is skipped.
+            None => {}
+        }
     }
 
     fn fail(&mut self, error: Value) {
-        self.encoder.set_upstream_error(error);
+        self.encoder.upstream_error(error);
         self.failed = true;
     }
 
-    fn encode(&mut self) {
-        for event in self.events.drain(..) {
-            // The chunk encoder does not fail.
-            let _ = self.encoder.encode(&event, &mut self.out);
+    /// End every choice: with its own finish reason when the stream ended properly, else
+    /// as disconnected. Then the closing events.
+    fn finish(&mut self, ended_properly: bool) -> bool {
+        let mut disconnected = false;
+        if self.choices.indices().is_empty() {
+            self.choices.get(0);
         }
-    }
-
-    fn finish(&mut self, stop: StopReason) {
-        self.transform.finish(stop, &mut self.events);
-        if !self
-            .events
-            .iter()
-            .any(|e| matches!(e, OwnedEvent::End { .. }))
-        {
-            self.events.push(OwnedEvent::End {
-                stop,
-                truncated: false,
-            });
+        let done = self.done;
+        for (index, choice) in self.choices.iter_mut() {
+            let stop = match (ended_properly, choice.stop()) {
+                (true, Some(stop)) => stop,
+                (true, None) if done => StopReason::Stop,
+                _ => StopReason::Disconnected,
+            };
+            disconnected |= stop == StopReason::Disconnected;
+            choice.finish(stop, &mut self.events);
+            for event in self.events.drain(..) {
+                self.encoder.event(index, &event, &mut self.out);
+            }
         }
-        self.encode();
+        self.encoder.close(&mut self.out);
+        disconnected
     }
 }
 
@@ -92,29 +95,99 @@ async fn flush(out: &mut BytesMut, tx: &Sender<Result<Bytes, BoxError>>, state: 
     true
 }
 
-/// Read the upstream stream to its end and feed the client through `tx`.
+fn is_event_stream(response: &Response<Incoming>) -> bool {
+    response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.trim_start().starts_with("text/event-stream"))
+}
+
+/// Read the upstream answer to its end and feed the client through `tx`.
 pub(crate) async fn pump(
     state: Arc<State>,
-    mut body: Incoming,
-    transform: Box<dyn Transform>,
+    upstream: Response<Incoming>,
+    choices: Choices,
+    encoder: Box<dyn StreamEncoder>,
     tx: Sender<Result<Bytes, BoxError>>,
     mut log: RequestLog,
 ) {
-    let mut decoder = SseFrameDecoder::with_max_event_bytes(state.options.max_event_bytes);
     let mut p = Pipeline {
-        transform,
-        encoder: ChatChunkEncoder::with_mode(ChunkMeta::default(), state.options.call_mode),
+        choices,
+        encoder,
         events: Vec::new(),
         out: BytesMut::new(),
-        stop: None,
         done: false,
         failed: false,
     };
+    let sse = is_event_stream(&upstream);
+    let ended_properly = if sse {
+        match read_sse(&state, upstream.into_body(), &mut p, &tx, &mut log).await {
+            Some(ended) => ended,
+            None => return finish_gone(&state, &mut p, &mut log),
+        }
+    } else {
+        // A whole response to a streaming request: parse it and stream it.
+        match read_upstream_body(&state, upstream.into_body()).await {
+            Ok(bytes) => match serde_json::from_slice::<Value>(&bytes) {
+                Ok(value) if value.get("error").is_some_and(|e| !e.is_null()) => {
+                    p.fail(value["error"].clone());
+                    false
+                }
+                Ok(value) if value["choices"].is_array() => {
+                    p.pieces(ChunkMeta::from_json(&value), &read_whole(&value));
+                    p.done = true;
+                    true
+                }
+                _ => {
+                    let shown =
+                        String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
+                    state.stats.upstream_failure("unreadable");
+                    p.fail(json!({"type": "upstream_error", "message": format!("the upstream answered a streaming request with neither an event stream nor a completion: {shown:?}")}));
+                    false
+                }
+            },
+            Err(failure) => {
+                state.stats.upstream_failure(failure.0);
+                p.fail(json!({"type": "upstream_error", "message": failure.1}));
+                false
+            }
+        }
+    };
+    if p.finish(ended_properly && !p.failed) {
+        state.stats.disconnect();
+    }
+    flush(&mut p.out, &tx, &state).await;
+    p.choices.describe(&mut log);
+    let outcomes = p.encoder.outcomes();
+    log.finish(&state, 200, &outcomes);
+}
+
+/// The client went away: dropping the upstream body closes that connection too, which
+/// stops generation on most servers.
+fn finish_gone(state: &State, p: &mut Pipeline, log: &mut RequestLog) {
+    p.choices.describe(log);
+    log.error = Some("the client went away".into());
+    let outcomes = p.encoder.outcomes();
+    log.finish(state, 499, &outcomes);
+}
+
+/// Read an SSE body into the pipeline. `Some(ended properly)` when the upstream is done
+/// (`[DONE]`, or a clean close), broke off, or went quiet; `None` when the client left.
+async fn read_sse(
+    state: &State,
+    mut body: Incoming,
+    p: &mut Pipeline,
+    tx: &Sender<Result<Bytes, BoxError>>,
+    log: &mut RequestLog,
+) -> Option<bool> {
+    let mut decoder = SseFrameDecoder::with_max_event_bytes(state.options.max_event_bytes);
     let mut buf = BytesMut::new();
-    let mut clean_end = false;
+    let idle = state.upstream.idle_timeout();
+    let mut ended = false;
     while !p.done && !p.failed {
-        match body.frame().await {
-            Some(Ok(frame)) => {
+        match tokio::time::timeout(idle, body.frame()).await {
+            Ok(Some(Ok(frame))) => {
                 let Ok(data) = frame.into_data() else {
                     continue;
                 };
@@ -122,10 +195,11 @@ pub(crate) async fn pump(
                 buf.extend_from_slice(&data);
                 loop {
                     match decoder.decode(&mut buf) {
-                        Ok(Some(event)) => p.event(event),
+                        Ok(Some(event)) => p.item(&event.data),
                         Ok(None) => break,
                         Err(err) => {
-                            p.fail(Value::from(err.to_string()));
+                            state.stats.upstream_failure("unreadable");
+                            p.fail(json!({"type": "upstream_error", "message": err.to_string()}));
                             break;
                         }
                     }
@@ -134,43 +208,33 @@ pub(crate) async fn pump(
                     }
                 }
             }
-            Some(Err(err)) => {
-                if state.options.log {
-                    eprintln!("toolsift proxy: upstream stream broke: {err}");
-                }
+            Ok(Some(Err(err))) => {
+                state.stats.upstream_failure("broken");
+                log.error = Some(format!("upstream stream broke: {err}"));
+                p.encoder.upstream_error(json!({"type": "upstream_error", "message": format!("the upstream stream broke off: {err}")}));
                 break;
             }
-            None => {
+            Ok(None) => {
                 while let Ok(Some(event)) = decoder.decode_eof(&mut buf) {
-                    p.event(event);
+                    p.item(&event.data);
                     if p.done || p.failed {
                         break;
                     }
                 }
-                clean_end = true;
+                ended = true;
+                break;
+            }
+            Err(_) => {
+                state.stats.upstream_failure("timeout");
+                let message = format!("the upstream sent nothing for {} s", idle.as_secs_f64());
+                log.error = Some(message.clone());
+                p.fail(json!({"type": "upstream_error", "code": "timeout", "message": message}));
                 break;
             }
         }
-        if !flush(&mut p.out, &tx, &state).await {
-            // The client went away: dropping the upstream body closes that connection
-            // too, which stops generation on most servers.
-            log.dialect = p.transform.dialect();
-            log.finish(&state, 499, Some(p.encoder.outcome()));
-            return;
+        if !flush(&mut p.out, tx, state).await {
+            return None;
         }
     }
-    let stop = match (p.done, p.failed, clean_end, p.stop) {
-        (true, _, _, stop) => stop.unwrap_or(StopReason::Stop),
-        // A server that closes cleanly right after its finish reason said how it ended.
-        (false, false, true, Some(stop)) => stop,
-        _ => StopReason::Disconnected,
-    };
-    if stop == StopReason::Disconnected {
-        state.stats.disconnect();
-    }
-    drop(body);
-    p.finish(stop);
-    flush(&mut p.out, &tx, &state).await;
-    log.dialect = p.transform.dialect();
-    log.finish(&state, 200, Some(p.encoder.outcome()));
+    Some(p.done || ended)
 }

@@ -2,6 +2,7 @@
 
 use serde_json::Value;
 use std::sync::Arc;
+use toolsift::Config;
 use toolsift::{OwnedEvent, StopReason};
 
 /// Turns the model's text, as it streams, into [`OwnedEvent`]s.
@@ -28,6 +29,13 @@ pub trait Transform: Send {
     /// The dialect the transform parses, for the request log (`None`: not a parser).
     fn dialect(&self) -> Option<String> {
         None
+    }
+
+    /// The configuration that checks and repairs the tool calls the upstream sent already
+    /// parsed (`tool_calls`): its tools, policies, limits and id prefix are used. By
+    /// default: no schemas, the default policies.
+    fn call_config(&self) -> Config {
+        Config::default()
     }
 }
 

@@ -1,0 +1,159 @@
+//! Whole (non-streaming) responses: every choice of the upstream's completion through its
+//! transform and upstream calls, written back in the surface's shape.
+
+use crate::proxy::body::ProxyBody;
+use crate::proxy::exchange::Choices;
+use crate::proxy::log::RequestLog;
+use crate::proxy::routes::{error_response, json_response};
+use crate::proxy::surface::Surface;
+use crate::proxy::upstream_read::read_whole;
+use crate::proxy::{anthropic, completions, responses, State};
+use bytes::{Bytes, BytesMut};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::{Response, StatusCode};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use toolsift::sse::MessageBuilder;
+use toolsift::StopReason;
+
+/// Read a whole upstream body, bounded in size and in silence between reads. `Err` is
+/// the failure's kind (`broken`, `timeout`, `too_large`) and a message.
+pub(crate) async fn read_upstream_body(
+    state: &State,
+    mut body: Incoming,
+) -> Result<Bytes, (&'static str, String)> {
+    let idle = state.upstream.idle_timeout();
+    let limit = state.options.max_body_bytes;
+    let mut out = BytesMut::new();
+    loop {
+        match tokio::time::timeout(idle, body.frame()).await {
+            Ok(Some(Ok(frame))) => {
+                if let Ok(data) = frame.into_data() {
+                    if out.len() + data.len() > limit {
+                        return Err((
+                            "too_large",
+                            format!("the upstream response is over the limit of {limit} bytes"),
+                        ));
+                    }
+                    out.extend_from_slice(&data);
+                }
+            }
+            Ok(Some(Err(err))) => {
+                return Err(("broken", format!("the upstream response broke off: {err}")))
+            }
+            Ok(None) => return Ok(out.freeze()),
+            Err(_) => {
+                return Err((
+                    "timeout",
+                    format!("the upstream sent nothing for {} s", idle.as_secs_f64()),
+                ))
+            }
+        }
+    }
+}
+
+/// Parse every choice of the upstream's whole answer and answer in the surface's shape.
+pub(crate) async fn complete(
+    state: Arc<State>,
+    upstream: Response<Incoming>,
+    mut choices: Choices,
+    surface: Surface,
+    mut log: RequestLog,
+) -> Response<ProxyBody> {
+    let fail = |log: &mut RequestLog, status: StatusCode, kind: &'static str, message: String| {
+        state.stats.failure();
+        state.stats.upstream_failure(kind);
+        log.error = Some(message.clone());
+        log.finish(&state, status.as_u16(), &[]);
+        error_response(Some(surface), status, "upstream_error", &message)
+    };
+    let bytes = match read_upstream_body(&state, upstream.into_body()).await {
+        Ok(bytes) => bytes,
+        Err((kind, message)) => {
+            let status = if kind == "timeout" {
+                StatusCode::GATEWAY_TIMEOUT
+            } else {
+                StatusCode::BAD_GATEWAY
+            };
+            return fail(&mut log, status, kind, message);
+        }
+    };
+    let mut response: Value = match serde_json::from_slice(&bytes) {
+        Ok(value @ Value::Object(_)) => value,
+        _ => {
+            let shown = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
+            let message = format!("the upstream response is not a json object: {shown:?}");
+            return fail(&mut log, StatusCode::BAD_GATEWAY, "unreadable", message);
+        }
+    };
+    if let Some(error) = response.get("error").filter(|e| !e.is_null()) {
+        let message = format!("upstream error: {error}");
+        return fail(&mut log, StatusCode::BAD_GATEWAY, "unreadable", message);
+    }
+    let pieces = read_whole(&response);
+    if pieces.is_empty() {
+        let message = "the upstream response has no choices".to_owned();
+        return fail(&mut log, StatusCode::BAD_GATEWAY, "unreadable", message);
+    }
+    let mut built = Vec::new();
+    let mut events = Vec::new();
+    for piece in &pieces {
+        let choice = choices.get(piece.index);
+        choice.push(piece, &mut events);
+        let stop = choice.stop().unwrap_or(StopReason::Stop);
+        choice.finish(stop, &mut events);
+        let mut builder = MessageBuilder::new();
+        for event in events.drain(..) {
+            builder.push(&event);
+        }
+        built.push((piece.index, builder));
+    }
+    if surface == Surface::Completions {
+        completions::apply_whole(&mut response, &built);
+    } else {
+        apply_chat(&mut response, &built);
+    }
+    let answer = match surface {
+        Surface::Messages => anthropic::from_chat(&response),
+        Surface::Responses => responses::from_chat(&response),
+        Surface::Chat | Surface::Completions => response,
+    };
+    choices.describe(&mut log);
+    let outcomes: Vec<_> = built.iter().map(|(_, b)| b.outcome()).collect();
+    log.finish(&state, 200, &outcomes);
+    json_response(StatusCode::OK, answer.to_string())
+}
+
+/// Rewrite a chat completion in place: each choice's `message` and `finish_reason`; the
+/// `toolsift` extension at the top for the first choice and, with several choices, on
+/// each choice too. Everything else (id, usage, ...) is kept.
+fn apply_chat(response: &mut Value, built: &[(u32, MessageBuilder)]) {
+    response["object"] = Value::from("chat.completion");
+    let several = built.len() > 1;
+    let mut list = Vec::new();
+    for (index, builder) in built {
+        let mut choice = response["choices"]
+            .as_array()
+            .and_then(|l| {
+                l.iter()
+                    .find(|c| c["index"].as_u64() == Some(u64::from(*index)))
+            })
+            .cloned()
+            .unwrap_or_else(|| json!({"index": index}));
+        if let Some(object) = choice.as_object_mut() {
+            object.remove("text");
+        }
+        choice["index"] = Value::from(*index);
+        choice["message"] = builder.message();
+        choice["finish_reason"] = Value::from(builder.outcome().finish_reason());
+        if several {
+            choice["toolsift"] = builder.outcome().extension();
+        }
+        list.push(choice);
+    }
+    if let Some((_, first)) = built.first() {
+        response["toolsift"] = first.outcome().extension();
+    }
+    response["choices"] = Value::Array(list);
+}
