@@ -157,10 +157,11 @@ pub(crate) async fn pump(
     if p.finish(ended_properly && !p.failed) {
         state.stats.disconnect();
     }
-    flush(&mut p.out, &tx, &state).await;
+    // Counted before the client sees the end, so that counters read after a response
+    // include it.
     p.choices.describe(&mut log);
-    let outcomes = p.encoder.outcomes();
-    log.finish(&state, 200, &outcomes);
+    log.finish(&state, 200, &p.encoder.outcomes());
+    flush(&mut p.out, &tx, &state).await;
 }
 
 /// The client went away: dropping the upstream body closes that connection too, which
