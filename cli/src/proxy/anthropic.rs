@@ -45,11 +45,9 @@ pub(crate) fn to_chat(request: &Value) -> Result<Value, String> {
     if let Some(max) = object.get("max_tokens").filter(|v| !v.is_null()) {
         chat.insert("max_tokens".into(), max.clone());
     }
-    for key in ["temperature", "top_p", "top_k", "stream", "metadata"] {
+    for key in ["temperature", "top_p", "top_k", "stream"] {
         if let Some(value) = object.get(key).filter(|v| !v.is_null()) {
-            if key != "metadata" {
-                chat.insert(key.into(), value.clone());
-            }
+            chat.insert(key.into(), value.clone());
         }
     }
     if let Some(stop) = object.get("stop_sequences").filter(|v| !v.is_null()) {
@@ -75,6 +73,9 @@ pub(crate) fn to_chat(request: &Value) -> Result<Value, String> {
         }
     }
     if let Some(choice) = object.get("tool_choice").filter(|v| v.is_object()) {
+        if choice["disable_parallel_tool_use"] == true {
+            chat.insert("parallel_tool_calls".into(), Value::from(false));
+        }
         let choice = match choice["type"].as_str() {
             Some("any") => json!("required"),
             Some("none") => json!("none"),

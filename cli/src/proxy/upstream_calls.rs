@@ -75,7 +75,8 @@ impl UpstreamCalls {
             call.id.clone_from(&piece.id);
         }
         if let Some(name) = &piece.name {
-            if call.parser.is_none() {
+            // Some servers repeat the whole name on every delta; others send it in parts.
+            if call.parser.is_none() && *name != call.name {
                 call.name.push_str(name);
             }
         }
@@ -323,6 +324,23 @@ mod tests {
                 ..
             }
         )));
+    }
+
+    #[test]
+    fn a_name_repeated_on_every_delta_or_sent_in_parts_is_one_name() {
+        for pieces in [
+            [
+                piece(0, None, Some("get_weather"), ""),
+                piece(0, None, Some("get_weather"), "{\"city\": \"Oslo\"}"),
+            ],
+            [
+                piece(0, None, Some("get_"), ""),
+                piece(0, None, Some("weather"), "{\"city\": \"Oslo\"}"),
+            ],
+        ] {
+            let events = run(&pieces, StopReason::Stop);
+            assert_eq!(finished(&events)[0].1, "get_weather");
+        }
     }
 
     #[test]
