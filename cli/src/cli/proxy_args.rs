@@ -40,7 +40,7 @@ pub(crate) struct ProxyArgs {
     /// built-in rules; implies --dialect model).
     #[arg(long, value_name = "PATTERN=NAME", value_parser = ModelDialects::parse_rule)]
     pub model_dialect: Vec<(String, Dialect)>,
-    /// The chat template opens a reasoning block (<think>) in the prompt: output starts
+    /// The chat template opens a reasoning block (`<think>`) in the prompt: output starts
     /// inside it.
     #[arg(long)]
     pub reasoning_open: bool,
