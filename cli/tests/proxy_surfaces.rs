@@ -494,6 +494,11 @@ async fn anthropic_messages_whole_and_streamed() {
     timed(async {
         let upstream = scripted::start(
             |_, request| {
+                if request["model"] == "busy" {
+                    let mut answer = Answer::json(&json!({"error": {"message": "slow down", "type": "rate_limit"}}));
+                    answer.status = 429;
+                    return answer;
+                }
                 let mut answer = raw_text(request["stream"] == true, HERMES, "stop");
                 if request["stream"] != true {
                     let mut value = completion(&[(
@@ -555,6 +560,15 @@ async fn anthropic_messages_whole_and_streamed() {
         }
         assert_eq!(text, "Checking.\n");
         assert_eq!(serde_json::from_str::<Value>(&json_input).unwrap(), json!({"city": "Paris"}));
+        // Upstream errors come back with their status, in Anthropic's error shape.
+        let mut busy = request.clone();
+        busy["model"] = json!("busy");
+        let (status, _, body) = post(proxy.addr, "/v1/messages", &busy).await;
+        assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(
+            serde_json::from_slice::<Value>(&body).unwrap(),
+            json!({"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}})
+        );
         // A bad request is a 400 in Anthropic's error shape.
         let (status, _, body) = post(proxy.addr, "/v1/messages", &json!({"model": "m"})).await;
         assert_eq!(status, StatusCode::BAD_REQUEST);

@@ -157,6 +157,33 @@ fn translate_blocks(role: &str, blocks: &[Value], out: &mut Vec<Value>) -> Resul
     Ok(())
 }
 
+/// An upstream error answer (OpenAI's shape, or any text) in Anthropic's shape, with the
+/// error type Anthropic uses for the status.
+pub(crate) fn error_from_upstream(status: u16, body: &[u8]) -> Value {
+    let parsed: Option<Value> = serde_json::from_slice(body).ok();
+    let message = parsed
+        .as_ref()
+        .and_then(|v| {
+            v["error"]["message"]
+                .as_str()
+                .or_else(|| v["error"].as_str())
+                .or_else(|| v["message"].as_str())
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| String::from_utf8_lossy(&body[..body.len().min(1000)]).into_owned());
+    let kind = match status {
+        400 | 422 => "invalid_request_error",
+        401 => "authentication_error",
+        403 => "permission_error",
+        404 => "not_found_error",
+        413 => "request_too_large",
+        429 => "rate_limit_error",
+        503 | 529 => "overloaded_error",
+        _ => "api_error",
+    };
+    json!({"type": "error", "error": {"type": kind, "message": message}})
+}
+
 /// The Messages `stop_reason` for an OpenAI `finish_reason`.
 pub(crate) fn stop_reason(finish_reason: &str) -> &'static str {
     match finish_reason {
