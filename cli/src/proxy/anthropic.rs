@@ -389,7 +389,7 @@ impl StreamEncoder for AnthropicEncoder {
         let delta = json!({
             "type": "message_delta",
             "delta": {"stop_reason": stop_reason(self.outcome.finish_reason()), "stop_sequence": null},
-            "usage": {"output_tokens": usage(self.meta.usage.as_ref())["output_tokens"]},
+            "usage": usage(self.meta.usage.as_ref()),
             "toolsift": self.outcome.extension(),
         });
         write_event(out, Some("message_delta"), &delta);
