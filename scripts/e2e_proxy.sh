@@ -39,7 +39,9 @@ done
 # The release build: .ci/run has just made it, so this is a no-op there.
 echo "e2e_proxy: building toolsift (release)"
 (cd "$ROOT" && cargo build --release --quiet --bin toolsift) || fail "cargo build"
-BIN="${CARGO_TARGET_DIR:-$ROOT/target}/release/toolsift"
+TARGET_DIR=$(cd "$ROOT" && cargo metadata --format-version 1 --no-deps |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+BIN="$TARGET_DIR/release/toolsift"
 [ -x "$BIN" ] || fail "no binary at $BIN"
 
 # Start "$@" in the background, logging to $WORK/$name.log, and wait (bounded) for its

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Run every fuzz target briefly (FUZZ_SECONDS each, 12 by default: about a minute in
-# all) from a corpus seeded with the fixtures. Exits non-zero on a crash. Skips, with a
-# message, where the nightly toolchain is missing; installs cargo-fuzz if needed.
+# all) from a corpus seeded with the fixtures. Exits non-zero on a crash. Where the
+# nightly toolchain is missing it fails under CI=true and skips, with a message, elsewhere;
+# installs cargo-fuzz if needed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,7 +10,11 @@ seconds="${FUZZ_SECONDS:-12}"
 targets=(push chunking repair_vs_serde schema_prior sse readings)
 
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
-    echo "fuzz smoke: SKIPPED (no nightly toolchain; cargo-fuzz needs one)"
+    if [ "${CI:-}" = true ]; then
+        echo "fuzz smoke: FAILED: no nightly toolchain (rustup toolchain install nightly)" >&2
+        exit 1
+    fi
+    echo "fuzz smoke: NOT RUN (no nightly toolchain; cargo-fuzz needs one)"
     exit 0
 fi
 if ! cargo +nightly fuzz --version >/dev/null 2>&1; then

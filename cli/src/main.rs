@@ -2,5 +2,5 @@
 mod cli;
 
 fn main() {
-    std::process::exit(cli::main(std::env::args().skip(1).collect()));
+    std::process::exit(cli::main(std::env::args().collect()));
 }

@@ -494,6 +494,11 @@ async fn anthropic_messages_whole_and_streamed() {
     timed(async {
         let upstream = scripted::start(
             |_, request| {
+                if request["model"] == "busy" {
+                    let mut answer = Answer::json(&json!({"error": {"message": "slow down", "type": "rate_limit"}}));
+                    answer.status = 429;
+                    return answer;
+                }
                 let mut answer = raw_text(request["stream"] == true, HERMES, "stop");
                 if request["stream"] != true {
                     let mut value = completion(&[(
@@ -555,6 +560,15 @@ async fn anthropic_messages_whole_and_streamed() {
         }
         assert_eq!(text, "Checking.\n");
         assert_eq!(serde_json::from_str::<Value>(&json_input).unwrap(), json!({"city": "Paris"}));
+        // Upstream errors come back with their status, in Anthropic's error shape.
+        let mut busy = request.clone();
+        busy["model"] = json!("busy");
+        let (status, _, body) = post(proxy.addr, "/v1/messages", &busy).await;
+        assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(
+            serde_json::from_slice::<Value>(&body).unwrap(),
+            json!({"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}})
+        );
         // A bad request is a 400 in Anthropic's error shape.
         let (status, _, body) = post(proxy.addr, "/v1/messages", &json!({"model": "m"})).await;
         assert_eq!(status, StatusCode::BAD_REQUEST);
@@ -671,6 +685,8 @@ async fn odd_upstream_answers_get_honest_finish_reasons_and_clear_errors() {
             |path, request| match request["model"].as_str().unwrap_or("") {
                 // A whole JSON answer to a streaming request.
                 "json-anyway" => raw_text(false, HERMES, "stop"),
+                // An event stream to a whole request.
+                "sse-anyway" => raw_text(true, HERMES, "stop"),
                 // Plain text to a streaming request.
                 "not-sse" => Answer {
                     status: 200,
@@ -711,6 +727,20 @@ async fn odd_upstream_answers_get_honest_finish_reasons_and_clear_errors() {
         let chunks = data(&body);
         assert_eq!(streamed_calls(&chunks).len(), 1);
         assert_eq!(finals(&chunks)[0].1, "tool_calls");
+
+        let mut whole = chat(false);
+        whole["model"] = json!("sse-anyway");
+        let (status, _, body) = post(proxy.addr, "/v1/chat/completions", &whole).await;
+        assert_eq!(status, StatusCode::OK);
+        let response: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(response["object"], "chat.completion");
+        assert_eq!(response["id"], "chatcmpl-s");
+        assert_eq!(response["choices"][0]["message"]["content"], "Checking.\n");
+        assert_eq!(
+            response["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"],
+            "{\"city\": \"Paris\"}"
+        );
+        assert_eq!(response["choices"][0]["finish_reason"], "tool_calls");
 
         let (_, _, body) = post(proxy.addr, "/v1/chat/completions", &streamed("not-sse")).await;
         let finals_ = finals(&data(&body));
@@ -775,12 +805,12 @@ async fn odd_upstream_answers_get_honest_finish_reasons_and_clear_errors() {
         assert!(ct.starts_with("text/plain; version=0.0.4"));
         let metrics = String::from_utf8(body.to_vec()).unwrap();
         for line in [
-            "toolsift_route_requests_total{route=\"chat_completions\"} 7",
+            "toolsift_route_requests_total{route=\"chat_completions\"} 8",
             "toolsift_upstream_errors_total{kind=\"timeout\"} 2",
             "toolsift_upstream_errors_total{kind=\"unreadable\"} 1",
             "toolsift_calls_not_released_by_reason_total{reason=\"truncated\"} 1",
-            "toolsift_calls_released_total 1",
-            "toolsift_request_duration_seconds_count 9",
+            "toolsift_calls_released_total 2",
+            "toolsift_request_duration_seconds_count 10",
         ] {
             assert!(metrics.contains(line), "{line} not in\n{metrics}");
         }

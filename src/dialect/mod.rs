@@ -16,6 +16,7 @@ mod harmony;
 mod hunyuan3;
 mod minimax_m2;
 mod muse_glimmer;
+mod names;
 mod seed_oss;
 // Pythonic dialects and FunctionGemma
 mod functiongemma;

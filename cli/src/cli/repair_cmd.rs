@@ -1,28 +1,34 @@
 //! `toolsift repair`.
 
-use super::read_input;
+use super::Outcome;
+use super::{input_name, open_input, read_input, stdout, write_json_line, Failure};
+use clap::Args;
 use serde_json::{json, Value};
-use std::io::Write;
+use std::io::{BufRead, BufReader, ErrorKind, Write};
+use std::path::PathBuf;
 
-pub(crate) fn run(args: &[String]) -> Result<i32, String> {
-    let mut jsonl = false;
-    let mut file = None;
-    for arg in args {
-        match arg.as_str() {
-            "--jsonl" => jsonl = true,
-            a if a.starts_with("--") => return Err(format!("repair: unknown option {a}")),
-            a => file = Some(a.to_owned()),
-        }
-    }
-    let input = read_input(file.as_deref())?;
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    if !jsonl {
+/// Options of `toolsift repair`.
+#[derive(Args, Debug)]
+pub(crate) struct RepairArgs {
+    /// One possibly malformed JSON text (default: stdin; `-` is stdin). Exit status 1,
+    /// with a message, when it cannot be repaired.
+    file: Option<PathBuf>,
+    /// Batch: input lines {"input": str}; output lines {"output": str|null, "repairs":
+    /// [str], "error": str|null}, in order (a bad line gives {"line": N, "error": str}
+    /// and the batch goes on; the exit status is then 1).
+    #[arg(long)]
+    jsonl: bool,
+}
+
+pub(crate) fn run(args: RepairArgs) -> Outcome {
+    let mut out = stdout();
+    if !args.jsonl {
+        let input = read_input(args.file.as_deref())?;
         return match toolsift::repair(&input) {
             Ok(fixed) => {
-                out.write_all(fixed.json.as_bytes())
-                    .map_err(|e| e.to_string())?;
-                out.write_all(b"\n").map_err(|e| e.to_string())?;
+                out.write_all(fixed.json.as_bytes())?;
+                out.write_all(b"\n")?;
+                out.flush()?;
                 Ok(0)
             }
             Err(err) => {
@@ -31,27 +37,42 @@ pub(crate) fn run(args: &[String]) -> Result<i32, String> {
             }
         };
     }
-    for (n, line) in input.split(|&b| b == b'\n').enumerate() {
+    let name = input_name(args.file.as_deref());
+    let mut input = BufReader::with_capacity(64 << 10, open_input(args.file.as_deref())?);
+    let mut line = Vec::new();
+    let mut bad_lines = 0;
+    for n in 1.. {
+        line.clear();
+        match input.read_until(b'\n', &mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Failure::Usage(format!("{name}: {e}"))),
+        }
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let record: Value =
-            serde_json::from_slice(line).map_err(|e| format!("line {}: {e}", n + 1))?;
-        let text = record
-            .get("input")
-            .and_then(Value::as_str)
-            .ok_or_else(|| format!("line {}: no \"input\" string", n + 1))?;
-        let result = match toolsift::repair(text.as_bytes()) {
-            Ok(fixed) => json!({
-                "output": fixed.json,
-                "repairs": fixed.repairs.names().collect::<Vec<_>>(),
-                "error": null,
-            }),
-            Err(err) => json!({"output": null, "repairs": [], "error": err.to_string()}),
+        let record = serde_json::from_slice::<Value>(&line).map_err(|e| e.to_string());
+        let text = record.and_then(|r| match r.get("input") {
+            Some(Value::String(text)) => Ok(text.clone()),
+            _ => Err("no \"input\" string".to_owned()),
+        });
+        let result = match text {
+            Err(error) => {
+                bad_lines += 1;
+                json!({"line": n, "error": error})
+            }
+            Ok(text) => match toolsift::repair(text.as_bytes()) {
+                Ok(fixed) => json!({
+                    "output": fixed.json,
+                    "repairs": fixed.repairs.names().collect::<Vec<_>>(),
+                    "error": null,
+                }),
+                Err(err) => json!({"output": null, "repairs": [], "error": err.to_string()}),
+            },
         };
-        serde_json::to_writer(&mut out, &result).map_err(|e| e.to_string())?;
-        out.write_all(b"\n").map_err(|e| e.to_string())?;
+        write_json_line(&mut out, &result)?;
     }
-    out.flush().map_err(|e| e.to_string())?;
-    Ok(0)
+    out.flush()?;
+    Ok(if bad_lines > 0 { 1 } else { 0 })
 }

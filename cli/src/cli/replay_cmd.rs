@@ -1,10 +1,13 @@
 //! `toolsift replay FILE.jsonl`: run captured `{"raw", "tools"}` records through the
 //! parser and print counters by outcome, dialect and repair kind.
 
-use super::read_input;
+use super::dialects_cmd::dialect_arg;
+use super::{read_input, stdout, Outcome};
+use clap::Args;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 use std::sync::Arc;
 use toolsift::{Config, Dialect, OwnedEvent, Parser, Repair, Stats, StopReason, Tools};
 
@@ -17,24 +20,20 @@ struct Row {
     not_released: BTreeMap<&'static str, u64>,
 }
 
-pub(crate) fn run(args: &[String]) -> Result<i32, String> {
-    let mut file = None;
-    let mut dialect = Dialect::Auto;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "--dialect" => {
-                let v = it.next().ok_or("--dialect needs a value")?;
-                dialect = Dialect::from_name(v).ok_or_else(|| format!("unknown dialect {v:?}"))?;
-            }
-            a if a.starts_with("--") => return Err(format!("replay: unknown option {a}")),
-            a => file = Some(a.to_owned()),
-        }
-    }
-    let Some(file) = file else {
-        return Err("replay: usage: toolsift replay FILE.jsonl [--dialect NAME]".into());
-    };
-    let input = read_input(Some(&file))?;
+/// Options of `toolsift replay`.
+#[derive(Args, Debug)]
+pub(crate) struct ReplayArgs {
+    /// Captured records, one JSON object per line: {"raw": str, "tools"?: [..], "stop"?: str}.
+    file: PathBuf,
+    /// The dialect.
+    #[arg(long, default_value = "auto", value_parser = dialect_arg, value_name = "NAME")]
+    dialect: Dialect,
+}
+
+pub(crate) fn run(args: ReplayArgs) -> Outcome {
+    let dialect = args.dialect;
+    let file = args.file.display().to_string();
+    let input = read_input(Some(args.file.as_path()))?;
     let lines: Vec<&[u8]> = input
         .split(|&b| b == b'\n')
         .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
@@ -94,7 +93,7 @@ pub(crate) fn run(args: &[String]) -> Result<i32, String> {
         stats.merge(parser.stats());
     }
     progress.done();
-    print_summary(&file, lines.len(), bad_records, &rows, &stats).map_err(|e| e.to_string())?;
+    print_summary(&file, lines.len(), bad_records, &rows, &stats)?;
     Ok(0)
 }
 
@@ -105,7 +104,7 @@ fn print_summary(
     rows: &BTreeMap<&'static str, Row>,
     stats: &Stats,
 ) -> std::io::Result<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = stdout();
     writeln!(
         out,
         "{file}: {records} records ({bad} unreadable), {} bytes",
@@ -152,7 +151,7 @@ fn print_summary(
     for (r, n) in counts {
         writeln!(out, "{:<24} {:>6}", r.name(), n)?;
     }
-    Ok(())
+    out.flush()
 }
 
 /// A progress bar on stderr for large files, when stderr is a terminal.

@@ -3,40 +3,36 @@
 //! output named by the request's `model`.
 
 use super::proxy_cmd::{runtime, shutdown_signal};
+use super::{Failure, Outcome};
+use clap::Args;
 use serde_json::json;
 use std::collections::BTreeMap;
 use toolsift_cli::proxy::{serve_replays, Replay};
 
-const USAGE: &str = "usage: toolsift replay-upstream --listen ADDR --dir DIR [--piece-bytes N]
-  Answers POST /v1/chat/completions for model M with the text of DIR/M.txt, as SSE chunks
-  of at most N bytes (default 4) or as one response. A model whose name ends in -cut is
-  cut off after its text: streaming, the connection breaks without a finish reason or
-  [DONE]; not streaming, the finish reason is length.";
+/// Options of `toolsift replay-upstream`: answers POST /v1/chat/completions for model M
+/// with the text of DIR/M.txt, as SSE chunks or as one response. A model whose name ends
+/// in -cut is cut off after its text: streaming, the connection breaks without a finish
+/// reason or `[DONE]`; not streaming, the finish reason is length.
+#[derive(Args, Debug)]
+pub(crate) struct ReplayUpstreamArgs {
+    /// Where to serve, e.g. 127.0.0.1:8080 (port 0: any free port).
+    #[arg(long, value_name = "ADDR")]
+    listen: String,
+    /// The directory of recorded outputs (M.txt for model M).
+    #[arg(long, value_name = "DIR")]
+    dir: String,
+    /// The most bytes of text in one SSE chunk.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
+    piece_bytes: u32,
+}
 
-pub(crate) fn run(args: &[String]) -> Result<i32, String> {
-    let (mut listen, mut dir, mut piece_bytes) = (None, None, 4usize);
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let mut value = || {
-            it.next()
-                .cloned()
-                .ok_or_else(|| format!("{arg} needs a value\n{USAGE}"))
-        };
-        match arg.as_str() {
-            "--listen" => listen = Some(value()?),
-            "--dir" => dir = Some(value()?),
-            "--piece-bytes" => {
-                piece_bytes = value()?
-                    .parse()
-                    .ok()
-                    .filter(|&n| n > 0)
-                    .ok_or("--piece-bytes: expected a positive number")?
-            }
-            other => return Err(format!("unknown option {other:?}\n{USAGE}")),
-        }
-    }
-    let listen = listen.ok_or_else(|| format!("--listen is required\n{USAGE}"))?;
-    let dir = dir.ok_or_else(|| format!("--dir is required\n{USAGE}"))?;
+pub(crate) fn run(args: ReplayUpstreamArgs) -> Outcome {
+    let ReplayUpstreamArgs {
+        listen,
+        dir,
+        piece_bytes,
+    } = args;
+    let piece_bytes = piece_bytes as usize;
     let mut outputs = BTreeMap::new();
     for entry in std::fs::read_dir(&dir).map_err(|e| format!("{dir}: {e}"))? {
         let path = entry.map_err(|e| format!("{dir}: {e}"))?.path();
@@ -51,7 +47,7 @@ pub(crate) fn run(args: &[String]) -> Result<i32, String> {
         outputs.insert(stem.to_owned(), text);
     }
     if outputs.is_empty() {
-        return Err(format!("{dir}: no .txt outputs to replay"));
+        return Err(format!("{dir}: no .txt outputs to replay").into());
     }
     let models: Vec<String> = outputs.keys().cloned().collect();
     let pick = move |request: &serde_json::Value| {
@@ -69,13 +65,15 @@ pub(crate) fn run(args: &[String]) -> Result<i32, String> {
         }
         Ok(replay)
     };
-    runtime()?.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(&listen)
-            .await
-            .map_err(|e| format!("--listen {listen}: {e}"))?;
-        let addr = listener.local_addr().map_err(|e| e.to_string())?;
-        eprintln!("toolsift replay-upstream: listening on http://{addr}/v1, models {models:?}");
-        serve_replays(listener, models, pick, shutdown_signal()).await;
-        Ok(0)
-    })
+    runtime()?
+        .block_on(async move {
+            let listener = tokio::net::TcpListener::bind(&listen)
+                .await
+                .map_err(|e| format!("--listen {listen}: {e}"))?;
+            let addr = listener.local_addr().map_err(|e| e.to_string())?;
+            eprintln!("toolsift replay-upstream: listening on http://{addr}/v1, models {models:?}");
+            serve_replays(listener, models, pick, shutdown_signal()).await;
+            Ok(0)
+        })
+        .map_err(Failure::Usage)
 }

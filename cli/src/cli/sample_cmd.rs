@@ -1,7 +1,9 @@
 //! `toolsift sample`: parse built-in sample output and show what comes out.
 
-use super::message::Message;
-use super::parse_cmd::{run_job, Chunks, Job};
+use super::parse_cmd::{message_of, Chunks};
+use super::{stdout, Outcome};
+use clap::Args;
+use std::io::Write;
 use std::sync::Arc;
 use toolsift::{Config, Dialect, StopReason, Tools};
 
@@ -44,33 +46,31 @@ const SAMPLES: &[Sample] = &[
     },
 ];
 
-pub(crate) fn run(args: &[String]) -> Result<i32, String> {
-    let chunks = match args {
-        [] => Chunks::Random(7),
-        [flag, mode] if flag == "--chunks" => Chunks::parse(mode)?,
-        _ => return Err("sample: usage: toolsift sample [--chunks MODE]".into()),
-    };
+/// Options of `toolsift sample`.
+#[derive(Args, Debug)]
+pub(crate) struct SampleArgs {
+    /// How the samples are pushed: whole, bytes, N or random:SEED.
+    #[arg(long, default_value = "random:7", value_parser = Chunks::parse, value_name = "MODE")]
+    chunks: Chunks,
+}
+
+pub(crate) fn run(args: SampleArgs) -> Outcome {
     let tools = Tools::from_json(TOOLS.as_bytes()).map_err(|e| e.to_string())?;
+    let mut out = stdout();
     for sample in SAMPLES {
         let mut config = Config::new(sample.dialect);
         config.tools = Arc::new(tools.clone());
-        let job = Job {
-            config,
-            chunks,
-            stop: sample.stop,
-        };
-        let events = run_job(&job, sample.raw.as_bytes(), &mut None);
-        let mut msg = Message::default();
-        events.iter().for_each(|e| msg.push(e));
-        println!("== {}", sample.title);
-        println!(
-            "-- raw model output (pushed in 1-16 byte chunks):\n{}",
-            sample.raw
-        );
-        println!(
-            "-- message:\n{}\n",
-            serde_json::to_string_pretty(&msg.to_json()).map_err(|e| e.to_string())?
-        );
+        let msg = message_of(config, args.chunks, sample.stop, sample.raw.as_bytes());
+        writeln!(out, "== {}", sample.title)?;
+        writeln!(
+            out,
+            "-- raw model output (pushed as --chunks {}):",
+            args.chunks
+        )?;
+        writeln!(out, "{}", sample.raw)?;
+        let pretty = serde_json::to_string_pretty(&msg).map_err(|e| e.to_string())?;
+        writeln!(out, "-- message:\n{pretty}\n")?;
     }
+    out.flush()?;
     Ok(0)
 }

@@ -45,11 +45,9 @@ pub(crate) fn to_chat(request: &Value) -> Result<Value, String> {
     if let Some(max) = object.get("max_tokens").filter(|v| !v.is_null()) {
         chat.insert("max_tokens".into(), max.clone());
     }
-    for key in ["temperature", "top_p", "top_k", "stream", "metadata"] {
+    for key in ["temperature", "top_p", "top_k", "stream"] {
         if let Some(value) = object.get(key).filter(|v| !v.is_null()) {
-            if key != "metadata" {
-                chat.insert(key.into(), value.clone());
-            }
+            chat.insert(key.into(), value.clone());
         }
     }
     if let Some(stop) = object.get("stop_sequences").filter(|v| !v.is_null()) {
@@ -75,6 +73,9 @@ pub(crate) fn to_chat(request: &Value) -> Result<Value, String> {
         }
     }
     if let Some(choice) = object.get("tool_choice").filter(|v| v.is_object()) {
+        if choice["disable_parallel_tool_use"] == true {
+            chat.insert("parallel_tool_calls".into(), Value::from(false));
+        }
         let choice = match choice["type"].as_str() {
             Some("any") => json!("required"),
             Some("none") => json!("none"),
@@ -154,6 +155,33 @@ fn translate_blocks(role: &str, blocks: &[Value], out: &mut Vec<Value>) -> Resul
     }
     out.push(message);
     Ok(())
+}
+
+/// An upstream error answer (OpenAI's shape, or any text) in Anthropic's shape, with the
+/// error type Anthropic uses for the status.
+pub(crate) fn error_from_upstream(status: u16, body: &[u8]) -> Value {
+    let parsed: Option<Value> = serde_json::from_slice(body).ok();
+    let message = parsed
+        .as_ref()
+        .and_then(|v| {
+            v["error"]["message"]
+                .as_str()
+                .or_else(|| v["error"].as_str())
+                .or_else(|| v["message"].as_str())
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| String::from_utf8_lossy(&body[..body.len().min(1000)]).into_owned());
+    let kind = match status {
+        400 | 422 => "invalid_request_error",
+        401 => "authentication_error",
+        403 => "permission_error",
+        404 => "not_found_error",
+        413 => "request_too_large",
+        429 => "rate_limit_error",
+        503 | 529 => "overloaded_error",
+        _ => "api_error",
+    };
+    json!({"type": "error", "error": {"type": kind, "message": message}})
 }
 
 /// The Messages `stop_reason` for an OpenAI `finish_reason`.
@@ -361,7 +389,7 @@ impl StreamEncoder for AnthropicEncoder {
         let delta = json!({
             "type": "message_delta",
             "delta": {"stop_reason": stop_reason(self.outcome.finish_reason()), "stop_sequence": null},
-            "usage": {"output_tokens": usage(self.meta.usage.as_ref())["output_tokens"]},
+            "usage": usage(self.meta.usage.as_ref()),
             "toolsift": self.outcome.extension(),
         });
         write_event(out, Some("message_delta"), &delta);

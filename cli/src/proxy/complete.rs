@@ -6,15 +6,18 @@ use crate::proxy::exchange::Choices;
 use crate::proxy::log::RequestLog;
 use crate::proxy::routes::{error_response, json_response};
 use crate::proxy::surface::Surface;
-use crate::proxy::upstream_read::read_whole;
+use crate::proxy::upstream_read::{is_event_stream, read_item, read_whole, ChoicePiece, Item};
 use crate::proxy::{anthropic, completions, responses, State};
 use bytes::{Bytes, BytesMut};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use hyper::{Response, StatusCode};
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::sync::Arc;
+use tokio_util::codec::Decoder;
 use toolsift::sse::MessageBuilder;
+use toolsift::sse::{ChunkMeta, SseFrameDecoder};
 use toolsift::StopReason;
 
 /// Read a whole upstream body, bounded in size and in silence between reads. `Err` is
@@ -68,6 +71,7 @@ pub(crate) async fn complete(
         log.finish(&state, status.as_u16(), &[]);
         error_response(Some(surface), status, "upstream_error", &message)
     };
+    let sse = is_event_stream(&upstream);
     let bytes = match read_upstream_body(&state, upstream.into_body()).await {
         Ok(bytes) => bytes,
         Err((kind, message)) => {
@@ -79,36 +83,58 @@ pub(crate) async fn complete(
             return fail(&mut log, status, kind, message);
         }
     };
-    let mut response: Value = match serde_json::from_slice(&bytes) {
-        Ok(value @ Value::Object(_)) => value,
-        _ => {
-            let shown = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
-            let message = format!("the upstream response is not a json object: {shown:?}");
+    let (mut response, pieces, ended) = if sse {
+        // An event stream in answer to a whole request: read it as one.
+        match read_event_stream(&bytes) {
+            Ok(read) => read,
+            Err(error) => {
+                let message = format!("upstream error: {error}");
+                return fail(&mut log, StatusCode::BAD_GATEWAY, "unreadable", message);
+            }
+        }
+    } else {
+        let response: Value = match serde_json::from_slice(&bytes) {
+            Ok(value @ Value::Object(_)) => value,
+            _ => {
+                let shown = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
+                let message = format!("the upstream response is not a json object: {shown:?}");
+                return fail(&mut log, StatusCode::BAD_GATEWAY, "unreadable", message);
+            }
+        };
+        if let Some(error) = response.get("error").filter(|e| !e.is_null()) {
+            let message = format!("upstream error: {error}");
             return fail(&mut log, StatusCode::BAD_GATEWAY, "unreadable", message);
         }
+        let pieces = read_whole(&response);
+        (response, pieces, true)
     };
-    if let Some(error) = response.get("error").filter(|e| !e.is_null()) {
-        let message = format!("upstream error: {error}");
-        return fail(&mut log, StatusCode::BAD_GATEWAY, "unreadable", message);
-    }
-    let pieces = read_whole(&response);
     if pieces.is_empty() {
         let message = "the upstream response has no choices".to_owned();
         return fail(&mut log, StatusCode::BAD_GATEWAY, "unreadable", message);
     }
-    let mut built = Vec::new();
+    let mut builders: BTreeMap<u32, MessageBuilder> = BTreeMap::new();
     let mut events = Vec::new();
     for piece in &pieces {
-        let choice = choices.get(piece.index);
-        choice.push(piece, &mut events);
-        let stop = choice.stop().unwrap_or(StopReason::Stop);
-        choice.finish(stop, &mut events);
-        let mut builder = MessageBuilder::new();
+        choices.get(piece.index).push(piece, &mut events);
+        let builder = builders.entry(piece.index).or_default();
         for event in events.drain(..) {
             builder.push(&event);
         }
-        built.push((piece.index, builder));
     }
+    for (index, choice) in choices.iter_mut() {
+        // A choice ends as the upstream said, or as cut off when its stream broke off.
+        let stop = match (ended, choice.stop()) {
+            (true, stop) => stop.unwrap_or(StopReason::Stop),
+            (false, Some(stop)) => stop,
+            (false, None) => StopReason::Disconnected,
+        };
+        choice.finish(stop, &mut events);
+        let builder = builders.entry(index).or_default();
+        for event in events.drain(..) {
+            builder.push(&event);
+        }
+    }
+    let built: Vec<(u32, MessageBuilder)> = builders.into_iter().collect();
     if surface == Surface::Completions {
         completions::apply_whole(&mut response, &built);
     } else {
@@ -123,6 +149,42 @@ pub(crate) async fn complete(
     let outcomes: Vec<_> = built.iter().map(|(_, b)| b.outcome()).collect();
     log.finish(&state, 200, &outcomes);
     json_response(StatusCode::OK, answer.to_string())
+}
+
+/// A whole event stream: a response object with its metadata, every piece of every
+/// choice, and whether it reached `[DONE]` (else each choice ends as its finish reason
+/// says, or as cut off). `Err` is an error the stream carried.
+fn read_event_stream(bytes: &[u8]) -> Result<(Value, Vec<ChoicePiece>, bool), Value> {
+    let mut decoder = SseFrameDecoder::new();
+    let mut buf = BytesMut::from(bytes);
+    let mut meta = ChunkMeta::default();
+    let mut pieces = Vec::new();
+    let mut done = false;
+    while let Ok(Some(event)) = decoder.decode_eof(&mut buf) {
+        match read_item(&event.data) {
+            Some(Item::Done) => {
+                done = true;
+                break;
+            }
+            Some(Item::Chunk(chunk_meta, chunk_pieces)) => {
+                meta.update(chunk_meta);
+                pieces.extend(chunk_pieces);
+            }
+            Some(Item::Error(error)) => return Err(error),
+            None => {}
+        }
+    }
+    let mut response = json!({
+        "id": meta.id,
+        "object": "chat.completion",
+        "created": meta.created,
+        "model": meta.model,
+        "choices": [],
+    });
+    if let Some(usage) = meta.usage {
+        response["usage"] = usage;
+    }
+    Ok((response, pieces, done))
 }
 
 /// Rewrite a chat completion in place: each choice's `message` and `finish_reason`; the

@@ -3,8 +3,11 @@
 
 use crate::proxy::body::{ChannelBody, ProxyBody};
 use crate::proxy::choice::Choice;
+use crate::proxy::complete::read_upstream_body;
 use crate::proxy::log::RequestLog;
-use crate::proxy::routes::{error_response, passthrough, read_body, upstream_failure};
+use crate::proxy::routes::{
+    error_response, json_response, passthrough, read_body, upstream_failure,
+};
 use crate::proxy::surface::{ChatEncoder, StreamEncoder, Surface};
 use crate::proxy::transform::MakeTransform;
 use crate::proxy::upstream::translated_headers;
@@ -126,7 +129,16 @@ pub(crate) async fn exchange(
     };
     if !upstream.status().is_success() {
         state.stats.upstream_error();
-        log.finish(&state, upstream.status().as_u16(), &[]);
+        let status = upstream.status();
+        log.finish(&state, status.as_u16(), &[]);
+        if surface == Surface::Messages {
+            // Anthropic clients read errors in their own shape.
+            let body = read_upstream_body(&state, upstream.into_body())
+                .await
+                .unwrap_or_default();
+            let error = anthropic::error_from_upstream(status.as_u16(), &body);
+            return json_response(status, error.to_string());
+        }
         return passthrough(upstream);
     }
     if !parse {

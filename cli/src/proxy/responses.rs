@@ -18,6 +18,15 @@ pub(crate) fn to_chat(request: &Value) -> Result<Value, String> {
         .get("model")
         .and_then(Value::as_str)
         .ok_or("`model` is required")?;
+    if object
+        .get("previous_response_id")
+        .is_some_and(|v| !v.is_null())
+    {
+        return Err(
+            "`previous_response_id` is not supported (the proxy keeps no state): send the whole conversation as `input`"
+                .into(),
+        );
+    }
     let mut messages = Vec::new();
     if let Some(instructions) = object.get("instructions").and_then(Value::as_str) {
         messages.push(json!({"role": "system", "content": instructions}));

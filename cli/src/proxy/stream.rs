@@ -6,12 +6,11 @@ use crate::proxy::complete::read_upstream_body;
 use crate::proxy::exchange::Choices;
 use crate::proxy::log::RequestLog;
 use crate::proxy::surface::StreamEncoder;
-use crate::proxy::upstream_read::{read_item, read_whole, ChoicePiece, Item};
+use crate::proxy::upstream_read::{is_event_stream, read_item, read_whole, ChoicePiece, Item};
 use crate::proxy::State;
 use bytes::{Bytes, BytesMut};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
-use hyper::header::CONTENT_TYPE;
 use hyper::Response;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -93,14 +92,6 @@ async fn flush(out: &mut BytesMut, tx: &Sender<Result<Bytes, BoxError>>, state: 
     }
     state.stats.queued(tx.max_capacity() - tx.capacity());
     true
-}
-
-fn is_event_stream(response: &Response<Incoming>) -> bool {
-    response
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|ct| ct.trim_start().starts_with("text/event-stream"))
 }
 
 /// Read the upstream answer to its end and feed the client through `tx`.

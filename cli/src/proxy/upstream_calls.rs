@@ -32,6 +32,8 @@ struct UpstreamCall {
 pub(crate) struct UpstreamCalls {
     config: Config,
     calls: Vec<UpstreamCall>,
+    /// The upstream index of the last call refused for being one too many.
+    dropped: Option<u32>,
 }
 
 impl UpstreamCalls {
@@ -43,6 +45,7 @@ impl UpstreamCalls {
         UpstreamCalls {
             config,
             calls: Vec::new(),
+            dropped: None,
         }
     }
 
@@ -53,12 +56,30 @@ impl UpstreamCalls {
 
     /// Take one piece of a call; append the events it completes to `out`.
     pub(crate) fn push(&mut self, piece: &CallPiece, out: &mut Vec<OwnedEvent>) {
+        // Calls come one after another: the last one is almost always the one.
         let k = match self
             .calls
             .iter()
-            .position(|c| c.upstream_index == piece.index)
+            .rposition(|c| c.upstream_index == piece.index)
         {
             Some(k) => k,
+            None if self.calls.len() >= self.config.limits.max_calls => {
+                if self.dropped != Some(piece.index) {
+                    self.dropped = Some(piece.index);
+                    out.push(OwnedEvent::CallNotReleased {
+                        index: CallIndex(self.config.limits.max_calls as u32),
+                        name: piece.name.clone(),
+                        reason: NotReleasedReason::LimitExceeded,
+                        feedback: format!(
+                            "more than {} tool calls in one response",
+                            self.config.limits.max_calls
+                        ),
+                        completed: "{}".into(),
+                        repairs: toolsift::Repairs::NONE,
+                    });
+                }
+                return;
+            }
             None => {
                 self.calls.push(UpstreamCall {
                     upstream_index: piece.index,
@@ -70,13 +91,15 @@ impl UpstreamCalls {
                 self.calls.len() - 1
             }
         };
+        let limits = &self.config.limits;
         let call = &mut self.calls[k];
         if call.id.is_none() {
             call.id.clone_from(&piece.id);
         }
         if let Some(name) = &piece.name {
-            if call.parser.is_none() {
-                call.name.push_str(name);
+            // Some servers repeat the whole name on every delta; others send it in parts.
+            if call.parser.is_none() && *name != call.name {
+                keep(&mut call.name, name, limits.max_name_bytes + 1);
             }
         }
         let Some(fragment) = piece.arguments.as_deref().filter(|a| !a.is_empty()) else {
@@ -84,15 +107,15 @@ impl UpstreamCalls {
         };
         if call.name.is_empty() {
             // Arguments before any name: keep them until the name comes (or the end).
-            call.arguments.push_str(fragment);
+            keep(&mut call.arguments, fragment, limits.max_args_bytes + 1);
             return;
         }
         if call.parser.is_none() {
             let pending = std::mem::take(&mut call.arguments);
             start(&self.config, k, call);
-            write(call, &pending);
+            write(call, &pending, limits.max_args_bytes + 1);
         }
-        write(call, fragment);
+        write(call, fragment, limits.max_args_bytes + 1);
         drain(k, call, out);
     }
 
@@ -118,7 +141,7 @@ impl UpstreamCalls {
             if call.parser.is_none() {
                 let pending = std::mem::take(&mut call.arguments);
                 start(&self.config, k, call);
-                write(call, &pending);
+                write(call, &pending, self.config.limits.max_args_bytes + 1);
             }
             let cut = stop.is_cut()
                 && k == last
@@ -143,13 +166,28 @@ fn start(config: &Config, k: usize, call: &mut UpstreamCall) {
     call.parser = Some(parser);
 }
 
-fn write(call: &mut UpstreamCall, fragment: &str) {
+/// Append `add` to `text`, keeping at most `cap` bytes (whole characters): past the
+/// configured limits the engine has rejected the call already, and memory stays bounded.
+fn keep(text: &mut String, add: &str, cap: usize) {
+    let room = cap.saturating_sub(text.len());
+    let mut end = room.min(add.len());
+    while !add.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.push_str(&add[..end]);
+}
+
+fn write(call: &mut UpstreamCall, fragment: &str, cap: usize) {
     if fragment.is_empty() {
         return;
     }
-    call.arguments.push_str(fragment);
+    let before = call.arguments.len();
+    keep(&mut call.arguments, fragment, cap);
     if let Some(parser) = call.parser.as_mut() {
-        parser.push(fragment.as_bytes());
+        // The engine sees everything up to just past its own limit.
+        if before < cap {
+            parser.push(&fragment.as_bytes()[..call.arguments.len() - before]);
+        }
     }
 }
 
@@ -323,6 +361,58 @@ mod tests {
                 ..
             }
         )));
+    }
+
+    #[test]
+    fn a_name_repeated_on_every_delta_or_sent_in_parts_is_one_name() {
+        for pieces in [
+            [
+                piece(0, None, Some("get_weather"), ""),
+                piece(0, None, Some("get_weather"), "{\"city\": \"Oslo\"}"),
+            ],
+            [
+                piece(0, None, Some("get_"), ""),
+                piece(0, None, Some("weather"), "{\"city\": \"Oslo\"}"),
+            ],
+        ] {
+            let events = run(&pieces, StopReason::Stop);
+            assert_eq!(finished(&events)[0].1, "get_weather");
+        }
+    }
+
+    #[test]
+    fn limits_hold_for_upstream_calls_too() {
+        let mut config = config();
+        config.limits.max_args_bytes = 16;
+        config.limits.max_calls = 1;
+        let mut calls = UpstreamCalls::new(config);
+        let mut out = Vec::new();
+        let long = format!("{{\"city\": \"{}\"}}", "x".repeat(100));
+        for p in [
+            piece(0, None, Some("get_weather"), &long),
+            piece(0, None, None, &long),
+            piece(1, None, Some("get_weather"), "{}"),
+            piece(1, None, None, "{}"),
+        ] {
+            calls.push(&p, &mut out);
+        }
+        calls.finish(StopReason::Stop, &mut out);
+        assert!(calls.calls[0].arguments.len() <= 17);
+        let reasons: Vec<_> = out
+            .iter()
+            .filter_map(|e| match e {
+                OwnedEvent::CallNotReleased { reason, .. } => Some(*reason),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            reasons,
+            [
+                NotReleasedReason::LimitExceeded,
+                NotReleasedReason::LimitExceeded
+            ]
+        );
+        assert!(finished(&out).is_empty());
     }
 
     #[test]

@@ -98,6 +98,15 @@ fn choices(value: &Value, message_key: &str) -> Vec<ChoicePiece> {
         .collect()
 }
 
+/// Whether an upstream answer is an event stream (by its content type).
+pub(crate) fn is_event_stream<B>(response: &hyper::Response<B>) -> bool {
+    response
+        .headers()
+        .get(hyper::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.trim_start().starts_with("text/event-stream"))
+}
+
 /// Read the data of one upstream SSE event. `None`: not JSON, or not an object.
 pub(crate) fn read_item(data: &str) -> Option<Item> {
     if data.trim() == "[DONE]" {
