@@ -298,6 +298,14 @@ impl Sink<'_> {
         }
     }
 
+    /// Conform arguments read as text to the call's tool schema (`None` without one).
+    pub(crate) fn conform_args(
+        &self,
+        args: &serde_json::Value,
+    ) -> Option<crate::schema::Conformed> {
+        self.tool().map(|t| t.conform(args))
+    }
+
     /// The declared top-level keys of the call's tool, when its schema closes the set.
     pub(crate) fn declared_keys(&self) -> Option<std::sync::Arc<[String]>> {
         let tool = self.tool()?;

@@ -49,6 +49,7 @@ mod hy_v3;
 mod kimi_k3;
 mod longcat;
 mod minicpm5;
+mod minimax_m3;
 mod step3;
 
 use crate::repairs::{Repair, Repairs};
@@ -165,6 +166,9 @@ pub enum Dialect {
     /// Kimi K3 XTML `<|open|>call tool="NAME" index="1"<|sep|><|open|>argument key="K"
     /// type="T"<|sep|>V<|close|>argument<|sep|><|close|>call<|sep|>`.
     KimiK3,
+    /// MiniMax M3 `]<]minimax[>[<invoke name="NAME">]<]minimax[>[<K>V]<]minimax[>[</K>...`,
+    /// parameters named by their elements.
+    MinimaxM3,
 }
 
 impl Dialect {
@@ -214,6 +218,7 @@ impl Dialect {
         Dialect::Apertus,
         Dialect::MiniCpm5,
         Dialect::KimiK3,
+        Dialect::MinimaxM3,
     ];
 
     /// The dialect's stable name (`auto`, `hermes`, `qwen3_coder`, ...).
@@ -264,6 +269,7 @@ impl Dialect {
             Dialect::Apertus => "apertus",
             Dialect::MiniCpm5 => "minicpm5",
             Dialect::KimiK3 => "kimi_k3",
+            Dialect::MinimaxM3 => "minimax_m3",
         }
     }
 
@@ -328,6 +334,7 @@ impl Dialect {
             "apertus" | "apertus2509" => Dialect::Apertus,
             "minicpm5" | "minicpm5xml" | "minicpm" => Dialect::MiniCpm5,
             "kimi_k3" | "kimik3" | "xtml" => Dialect::KimiK3,
+            "minimax_m3" | "minimax3" => Dialect::MinimaxM3,
             _ => return None,
         })
     }
@@ -442,6 +449,7 @@ impl Dialect {
             Dialect::Apertus => &apertus::SPEC,
             Dialect::MiniCpm5 => &minicpm5::SPEC,
             Dialect::KimiK3 => &kimi_k3::SPEC,
+            Dialect::MinimaxM3 => &minimax_m3::SPEC,
         }
     }
 }
@@ -625,6 +633,12 @@ pub(crate) struct XmlSpec {
     pub json_open: &'static [u8],
     /// Closes that element (`<|close|>json<|sep|>`).
     pub json_close: &'static [u8],
+    /// Parameters are named by their own element (`<city>Paris</city>`); a value made
+    /// of elements is an object, or an array when they are all `<item>` (MiniMax M3).
+    /// The body is read whole when the function closes.
+    pub element_keys: bool,
+    /// A namespace marker written before every tag (`]<]minimax[>[<city>`), dropped.
+    pub tag_ns: &'static [u8],
 }
 
 impl XmlSpec {
@@ -646,6 +660,8 @@ impl XmlSpec {
         type_attr: "",
         json_open: b"",
         json_close: b"",
+        element_keys: false,
+        tag_ns: b"",
     };
 }
 
@@ -721,7 +737,7 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
     // without its prefix) and Gemma 3's fences (a plain "```" closer): their openers
     // mean other things elsewhere. Where two dialects share a marker, the first listed
     // reads it.
-    static ALL: [&Spec; 33] = [
+    static ALL: [&Spec; 34] = [
         &qwen3_coder::SPEC,
         &hermes::SPEC,
         &gemma4::SPEC,
@@ -759,6 +775,7 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
         &apertus::SPEC,
         &minicpm5::SPEC,
         &kimi_k3::SPEC,
+        &minimax_m3::SPEC,
     ];
     &ALL
 }

@@ -8,7 +8,7 @@
 //! stream as JSON strings as they arrive, or, when the tool's schema declares a
 //! non-string type, are collected and typed when they close.
 
-use super::Step;
+use super::{elements, Step};
 use crate::calls::{Abort, Sink};
 use crate::dialect::XmlSpec;
 use crate::json::repairer::escape_byte;
@@ -32,6 +32,8 @@ enum Phase {
     SkipTag(usize),
     /// A bare JSON object as the whole body, up to the function's or the call's closer.
     JsonBody,
+    /// Parameters as elements, collected to the function's closer.
+    Elements,
     /// Inside `<![CDATA[` ... `]]>`: every byte is value text; the count is the `]`
     /// held that may begin the end.
     CData(u8),
@@ -125,6 +127,10 @@ impl Xml {
             confirm_function.push(spec.name_open);
         }
         confirm_function.push(b"<tool_call>");
+        // A body of elements has no key or value tags.
+        for set in [&mut in_value, &mut between, &mut confirm_value] {
+            set.retain(|m| !m.is_empty());
+        }
         Xml {
             spec,
             closer,
@@ -475,6 +481,7 @@ impl Xml {
             Phase::JsonBody => self.json_body(b, sink)?,
             Phase::Value => self.value_byte(b, sink)?,
             Phase::CData(held) => self.cdata_byte(b, held),
+            Phase::Elements => self.element_byte(b, sink)?,
             Phase::Confirm(closing) => self.confirm(b, closing, sink)?,
             Phase::SkipTag(n) => {
                 if b == b'>' || n > MAX_CLOSE_TAIL {
@@ -508,7 +515,12 @@ impl Xml {
         }
         sink.name(name);
         self.out.push(b'{');
-        self.phase = Phase::Between;
+        self.phase = if self.spec.element_keys {
+            self.raw.clear();
+            Phase::Elements
+        } else {
+            Phase::Between
+        };
         Ok(())
     }
 
@@ -913,6 +925,67 @@ impl Xml {
 }
 
 impl Xml {
+    /// One byte of a body of elements; at the function's closer, the whole body.
+    fn element_byte(&mut self, b: u8, sink: &mut Sink<'_>) -> Result<(), Abort> {
+        self.raw.push(b);
+        let close = self.spec.func_close;
+        if !self.raw.ends_with(close) {
+            if self.raw.len() > sink.config.limits.max_args_bytes {
+                return Err(Abort::TooLarge);
+            }
+            return Ok(());
+        }
+        let body = &self.raw[..self.raw.len() - close.len()];
+        let mut text = String::from_utf8_lossy(body).into_owned();
+        if !self.spec.tag_ns.is_empty() {
+            let ns = String::from_utf8_lossy(self.spec.tag_ns);
+            text = text.replace(&format!("{ns}<"), "<");
+        }
+        self.raw.clear();
+        let (map, odd) = elements::members(&text);
+        if odd.stray {
+            sink.repair(Repair::StrayText);
+        }
+        if odd.unclosed {
+            sink.repair(Repair::MismatchedTag);
+        }
+        let mut args = serde_json::Value::Object(map);
+        if let Some(conformed) = sink.conform_args(&args) {
+            // Typing text by the schema is this grammar's own conversion.
+            let native = [
+                Repair::StringToNumber,
+                Repair::StringToBoolean,
+                Repair::StringToArray,
+                Repair::StringToObject,
+            ];
+            sink.repairs(
+                conformed
+                    .repairs
+                    .iter()
+                    .filter(|r| !native.contains(r))
+                    .collect(),
+            );
+            if let Some(value) = conformed.value {
+                args = value;
+            }
+        }
+        if let serde_json::Value::Object(map) = args {
+            for (i, (key, value)) in map.iter().enumerate() {
+                if i > 0 {
+                    self.out.extend_from_slice(b", ");
+                }
+                let key = serde_json::Value::String(key.clone()).to_string();
+                self.out.extend_from_slice(key.as_bytes());
+                self.out.extend_from_slice(b": ");
+                self.out.extend_from_slice(value.to_string().as_bytes());
+            }
+        }
+        self.out.push(b'}');
+        self.phase = Phase::Done;
+        self.ended = Some(false);
+        Ok(())
+    }
+
     /// Close the arguments object, unless a JSON element closed it already.
     fn close_object(&mut self) {
         if !self.json_done {

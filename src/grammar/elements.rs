@@ -1,0 +1,182 @@
+//! Parameters named by their own elements (MiniMax M3): `<city>Paris</city>`, an
+//! object as child elements, a list as repeated `<item>` children.
+//!
+//! The body is read whole once its function closes, so an element is matched with its
+//! own closer (`</city>`, counting nested elements of the same name). A value is
+//! elements only when all of it is (blanks aside); otherwise it is text as written,
+//! `<` and all. Leaves are strings: the schema types them afterwards.
+
+use serde_json::{Map, Value};
+
+/// Most nesting read as elements; deeper content stays text.
+const MAX_DEPTH: usize = 64;
+/// Longest element name.
+const MAX_NAME: usize = 256;
+
+/// What reading the members found besides them.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Oddities {
+    /// Text between elements was skipped.
+    pub stray: bool,
+    /// An element was not closed: its value runs to the end.
+    pub unclosed: bool,
+}
+
+/// The members of a body of elements, as a JSON object: repeated names become an
+/// array, a value of `<item>` children an array.
+pub(crate) fn members(body: &str) -> (Map<String, Value>, Oddities) {
+    let mut odd = Oddities::default();
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < body.len() {
+        let rest = &body[at..];
+        let Some(lt) = rest.find('<') else {
+            odd.stray |= !rest.trim().is_empty();
+            break;
+        };
+        odd.stray |= !rest[..lt].trim().is_empty();
+        match element(&rest[lt..], 0) {
+            Some((name, value, used)) => {
+                out.push((name, value));
+                at += lt + used;
+            }
+            None => match open_tag(&rest[lt..]) {
+                Some((name, used)) => {
+                    // Unclosed: the rest is its value.
+                    odd.unclosed = true;
+                    let text = rest[lt + used..].to_owned();
+                    out.push((name.to_owned(), Value::String(text)));
+                    break;
+                }
+                None => {
+                    odd.stray = true;
+                    at += lt + 1;
+                }
+            },
+        }
+    }
+    (object(out), odd)
+}
+
+/// `<name>` at the start of `s`: the name and the tag's length.
+fn open_tag(s: &str) -> Option<(&str, usize)> {
+    let gt = s.get(1..)?.find('>')? + 1;
+    let name = &s[1..gt];
+    let valid = !name.is_empty()
+        && name.len() <= MAX_NAME
+        && !name.starts_with(['/', '!', '?'])
+        && !name.contains(|c: char| c.is_whitespace() || c == '<' || c == '/');
+    valid.then_some((name, gt + 1))
+}
+
+/// One element at the start of `s`: its name, value and length.
+fn element(s: &str, depth: usize) -> Option<(String, Value, usize)> {
+    let (name, head) = open_tag(s)?;
+    let open = format!("<{name}>");
+    let close = format!("</{name}>");
+    let mut level = 1;
+    let mut at = head;
+    loop {
+        let next = s[at..].find(['<'])? + at;
+        if s[next..].starts_with(&close) {
+            level -= 1;
+            if level == 0 {
+                let inner = &s[head..next];
+                return Some((name.to_owned(), value(inner, depth), next + close.len()));
+            }
+            at = next + close.len();
+        } else if s[next..].starts_with(&open) {
+            level += 1;
+            at = next + open.len();
+        } else {
+            at = next + 1;
+        }
+    }
+}
+
+/// An element's content: child elements when all of it is elements, else its text.
+fn value(inner: &str, depth: usize) -> Value {
+    if depth < MAX_DEPTH && inner.trim_start().starts_with('<') {
+        if let Some(children) = children(inner, depth + 1) {
+            let list = children.iter().all(|(name, _)| name == "item");
+            return if list {
+                Value::Array(children.into_iter().map(|(_, v)| v).collect())
+            } else {
+                Value::Object(object(children))
+            };
+        }
+    }
+    Value::String(inner.to_owned())
+}
+
+/// Only elements and blanks, or `None`.
+fn children(inner: &str, depth: usize) -> Option<Vec<(String, Value)>> {
+    let mut out = Vec::new();
+    let mut rest = inner.trim_start();
+    while !rest.is_empty() {
+        let (name, value, used) = element(rest, depth)?;
+        out.push((name, value));
+        rest = rest[used..].trim_start();
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// Members in order; a name seen again gathers its values in an array.
+fn object(members: Vec<(String, Value)>) -> Map<String, Value> {
+    let mut map = Map::new();
+    let mut repeated: Vec<String> = Vec::new();
+    for (name, value) in members {
+        match map.get_mut(&name) {
+            None => {
+                map.insert(name, value);
+            }
+            Some(Value::Array(list)) if repeated.contains(&name) => list.push(value),
+            Some(first) => {
+                let first = std::mem::take(first);
+                map.insert(name.clone(), Value::Array(vec![first, value]));
+                repeated.push(name);
+            }
+        }
+    }
+    map
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn nested_objects_lists_and_repeats() {
+        let body = "\n<a>1</a>\n<o>\n<x>x</x>\n<y><item>1</item><item>2</item></y>\n</o>\
+                    <t>p</t><t>q</t><t>r</t>\n";
+        let (map, odd) = members(body);
+        assert_eq!(odd, Oddities::default());
+        assert_eq!(
+            Value::Object(map),
+            json!({"a": "1", "o": {"x": "x", "y": ["1", "2"]}, "t": ["p", "q", "r"]})
+        );
+    }
+
+    #[test]
+    fn text_with_markup_stays_text() {
+        let (map, _) = members("<html><b>bold</b> and <i>x</i></html><cmp>a < b</cmp>");
+        assert_eq!(
+            Value::Object(map),
+            json!({"html": "<b>bold</b> and <i>x</i>", "cmp": "a < b"})
+        );
+    }
+
+    #[test]
+    fn same_name_nesting_is_counted() {
+        let (map, _) = members("<n><n>inner</n></n>");
+        assert_eq!(Value::Object(map), json!({"n": {"n": "inner"}}));
+    }
+
+    #[test]
+    fn stray_text_and_unclosed_elements_are_reported() {
+        let (map, odd) = members("junk<a>1</a><b>tail");
+        assert!(odd.stray && odd.unclosed);
+        assert_eq!(Value::Object(map), json!({"a": "1", "b": "tail"}));
+    }
+}
