@@ -45,7 +45,6 @@ mod xlam;
 mod apertus;
 mod ernie45;
 mod gigachat3;
-mod hy_v3;
 mod kimi_k3;
 mod longcat;
 mod minicpm5;
@@ -79,7 +78,8 @@ pub enum Dialect {
     /// DeepSeek V3.2/V4 DSML `<｜DSML｜invoke name="NAME"><｜DSML｜parameter name="K"
     /// string="true">V</｜DSML｜parameter></｜DSML｜invoke>`.
     DeepseekDsml,
-    /// Hunyuan 3 `<tool_call:opensource>NAME<tool_sep:opensource><arg_key:opensource>...`.
+    /// Hunyuan 3 `<tool_call:opensource>NAME<tool_sep:opensource><arg_key:opensource>...`,
+    /// also with plain tags (`<tool_call>NAME<tool_sep><arg_key>...`, Hy3-preview).
     Hunyuan3,
     /// gpt-oss harmony `<|channel|>commentary to=functions.NAME <|constrain|>json
     /// <|message|>{...}<|call|>`, `analysis` channel as reasoning.
@@ -155,9 +155,6 @@ pub enum Dialect {
     /// Step 3 `<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="NAME">
     /// <steptml:parameter name="K">V</steptml:parameter>...`.
     Step3,
-    /// Hy3-preview plain tags `<tool_calls><tool_call>NAME<tool_sep><arg_key>K</arg_key>
-    /// <arg_value>V</arg_value></tool_call></tool_calls>`.
-    HyV3,
     /// Apertus `<|tools_prefix|>[{"NAME": {...}}]<|tools_suffix|>`.
     Apertus,
     /// MiniCPM5 `<function name="NAME"><param name="K">V</param></function>`, CDATA
@@ -214,7 +211,6 @@ impl Dialect {
         Dialect::LongCat,
         Dialect::GigaChat3,
         Dialect::Step3,
-        Dialect::HyV3,
         Dialect::Apertus,
         Dialect::MiniCpm5,
         Dialect::KimiK3,
@@ -265,7 +261,6 @@ impl Dialect {
             Dialect::LongCat => "longcat",
             Dialect::GigaChat3 => "gigachat3",
             Dialect::Step3 => "step3",
-            Dialect::HyV3 => "hy_v3",
             Dialect::Apertus => "apertus",
             Dialect::MiniCpm5 => "minicpm5",
             Dialect::KimiK3 => "kimi_k3",
@@ -330,7 +325,7 @@ impl Dialect {
             "longcat" | "longcat_flash" => Dialect::LongCat,
             "gigachat3" | "gigachat3_1" | "gigachat" => Dialect::GigaChat3,
             "step3" | "steptml" => Dialect::Step3,
-            "hy_v3" | "hyv3" | "hy3_preview" => Dialect::HyV3,
+            "hy_v3" | "hyv3" | "hy3_preview" => Dialect::Hunyuan3,
             "apertus" | "apertus2509" => Dialect::Apertus,
             "minicpm5" | "minicpm5xml" | "minicpm" => Dialect::MiniCpm5,
             "kimi_k3" | "kimik3" | "xtml" => Dialect::KimiK3,
@@ -445,7 +440,6 @@ impl Dialect {
             Dialect::LongCat => &longcat::SPEC,
             Dialect::GigaChat3 => &gigachat3::SPEC,
             Dialect::Step3 => &step3::SPEC,
-            Dialect::HyV3 => &hy_v3::SPEC,
             Dialect::Apertus => &apertus::SPEC,
             Dialect::MiniCpm5 => &minicpm5::SPEC,
             Dialect::KimiK3 => &kimi_k3::SPEC,
@@ -737,7 +731,7 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
     // without its prefix) and Gemma 3's fences (a plain "```" closer): their openers
     // mean other things elsewhere. Where two dialects share a marker, the first listed
     // reads it.
-    static ALL: [&Spec; 34] = [
+    static ALL: [&Spec; 33] = [
         &qwen3_coder::SPEC,
         &hermes::SPEC,
         &gemma4::SPEC,
@@ -771,7 +765,6 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
         &longcat::SPEC,
         &gigachat3::SPEC,
         &step3::SPEC,
-        &hy_v3::SPEC,
         &apertus::SPEC,
         &minicpm5::SPEC,
         &kimi_k3::SPEC,
