@@ -633,6 +633,9 @@ pub(crate) struct XmlSpec {
     pub element_keys: bool,
     /// A namespace marker written before every tag (`]<]minimax[>[<city>`), dropped.
     pub tag_ns: &'static [u8],
+    /// Other spellings of `key_open` read as it, with `mismatched_tag` (a
+    /// detokenizer's `<paramĠname=`, a lost space `<paramname=`).
+    pub key_open_alts: &'static [&'static [u8]],
 }
 
 impl XmlSpec {
@@ -656,6 +659,7 @@ impl XmlSpec {
         json_close: b"",
         element_keys: false,
         tag_ns: b"",
+        key_open_alts: &[],
     };
 }
 

@@ -108,6 +108,7 @@ impl Xml {
         }
         let mut between = vec![spec.key_open];
         between.extend_from_slice(func);
+        between.extend_from_slice(spec.key_open_alts);
         if !spec.name_sep.is_empty() {
             between.push(spec.name_sep);
         }
@@ -116,6 +117,7 @@ impl Xml {
         }
         let mut confirm_value = vec![spec.key_open];
         confirm_value.extend_from_slice(func);
+        confirm_value.extend_from_slice(spec.key_open_alts);
         let mut confirm_function: Vec<&'static [u8]> = vec![];
         if !closer.is_empty() {
             in_value.push(closer);
@@ -623,6 +625,9 @@ impl Xml {
                     self.raw.clear();
                     self.phase = Phase::JsonBody;
                 } else if m == self.spec.key_open {
+                    self.phase = Phase::Key;
+                } else if self.spec.key_open_alts.contains(&m) {
+                    sink.repair(Repair::MismatchedTag);
                     self.phase = Phase::Key;
                 } else if m == self.spec.func_close {
                     self.close_object();
