@@ -255,7 +255,7 @@ impl Sink<'_> {
         let Some(call) = self.calls.current.as_mut() else {
             return; // the call limit ended it
         };
-        if call.name.is_some() {
+        if call.name.is_some() || name.is_empty() {
             return;
         }
         let tools = &config.tools;

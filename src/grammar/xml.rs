@@ -355,17 +355,37 @@ impl Xml {
                     return Ok(());
                 }
                 self.tag.push(b);
-                if self.spec.name_open.starts_with(&self.tag) {
-                    if self.tag.len() == self.spec.name_open.len() {
+                // A name tag after a prefix (`function<｜tool_sep｜><steptml:invoke
+                // name=`) is also read without the prefix.
+                let open = self.spec.name_open;
+                let tail = match open.iter().rposition(|&c| c == b'<') {
+                    Some(lt) if lt > 0 => &open[lt..],
+                    _ => open,
+                };
+                if open.starts_with(&self.tag) {
+                    if self.tag.len() == open.len() {
+                        self.tag.clear();
+                        self.phase = Phase::Name;
+                    }
+                } else if tail.starts_with(&self.tag) {
+                    if self.tag.len() == tail.len() {
+                        sink.repair(Repair::MismatchedTag);
                         self.tag.clear();
                         self.phase = Phase::Name;
                     }
                 } else {
-                    // No function tag: read the name from here.
+                    // No function tag: read the name from here (after the prefix, if
+                    // it was written whole).
                     sink.repair(Repair::MismatchedTag);
                     let bytes = std::mem::take(&mut self.tag);
+                    let prefix = &open[..open.len() - tail.len()];
+                    let from = if !prefix.is_empty() && bytes.starts_with(prefix) {
+                        prefix.len()
+                    } else {
+                        0
+                    };
                     self.phase = Phase::Name;
-                    self.requeue(&bytes);
+                    self.requeue(&bytes[from..]);
                 }
             }
             Phase::Name if self.spec.name_close.is_empty() => {
