@@ -631,7 +631,8 @@ pub(crate) struct XmlSpec {
     /// of elements is an object, or an array when they are all `<item>` (MiniMax M3).
     /// The body is read whole when the function closes.
     pub element_keys: bool,
-    /// A namespace marker written before every tag (`]<]minimax[>[<city>`), dropped.
+    /// A namespace marker written before every tag (`]<]minimax[>[<city>`), dropped
+    /// wherever it is in a body of elements.
     pub tag_ns: &'static [u8],
     /// Other spellings of `key_open` read as it, with `mismatched_tag` (a
     /// detokenizer's `<paramĠname=`, a lost space `<paramname=`).

@@ -963,8 +963,7 @@ impl Xml {
         let body = &self.raw[..self.raw.len() - close.len()];
         let mut text = String::from_utf8_lossy(body).into_owned();
         if !self.spec.tag_ns.is_empty() {
-            let ns = String::from_utf8_lossy(self.spec.tag_ns);
-            text = text.replace(&format!("{ns}<"), "<");
+            text = drop_namespace(&text, &String::from_utf8_lossy(self.spec.tag_ns));
         }
         self.raw.clear();
         let (map, odd) = elements::members(&text);
@@ -1031,6 +1030,26 @@ impl Xml {
             }
         }
     }
+}
+
+/// `text` without the namespace marker `ns`. A server that decodes special tokens
+/// with spaces between them writes ` NS <tag>`: those spaces go with the marker.
+fn drop_namespace(text: &str, ns: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(ns) {
+        let after = &rest[at + ns.len()..];
+        let spaced = after.starts_with(' ');
+        let before = &rest[..at];
+        out.push_str(if spaced {
+            before.strip_suffix(' ').unwrap_or(before)
+        } else {
+            before
+        });
+        rest = if spaced { &after[1..] } else { after };
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The value of attribute `name` in a tag's attributes (` type="number"`).
@@ -1115,6 +1134,17 @@ mod tests {
             attribute(r#" subtype="x" type = "number""#, "type"),
             Some("number")
         );
+    }
+
+    #[test]
+    fn namespace_markers_go_with_their_decoding_spaces() {
+        use super::drop_namespace;
+        assert_eq!(drop_namespace("NS<a>1NS</a>", "NS"), "<a>1</a>");
+        assert_eq!(
+            drop_namespace("NS <a>1 NS </a>\nNS <b> x NS </b>", "NS"),
+            "<a>1</a>\n<b> x</b>"
+        );
+        assert_eq!(drop_namespace("<a>two  NS</a>", "NS"), "<a>two  </a>");
     }
 
     #[test]
