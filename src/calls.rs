@@ -480,7 +480,11 @@ impl Sink<'_> {
             return;
         }
         if call.name.is_none() {
-            if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&call.args) {
+            // Empty arguments fit any tool: nothing to infer one from.
+            let value = serde_json::from_slice::<serde_json::Value>(&call.args)
+                .ok()
+                .filter(|v| v.as_object().is_none_or(|o| !o.is_empty()));
+            if let Some(value) = value {
                 if let Some(tool) = self.config.tools.infer(&value) {
                     call.repairs.insert(Repair::ToolNameInferred);
                     call.name = Some(tool.name().to_owned());
@@ -736,6 +740,41 @@ fn where_cut(args: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::whole_chars;
+    use crate::{Config, Dialect, Event, Parser, StopReason, Tools};
+
+    /// Released calls of `raw` under `dialect` with one declared tool.
+    fn released(dialect: Dialect, raw: &str) -> Vec<(String, String)> {
+        let mut config = Config::new(dialect);
+        let tools = r#"[{"type": "function", "function": {"name": "ping",
+            "parameters": {"type": "object", "properties": {}}}}]"#;
+        config.tools = std::sync::Arc::new(Tools::from_json(tools.as_bytes()).unwrap());
+        let mut p = Parser::with_config(config);
+        let mut out = Vec::new();
+        p.push(raw.as_bytes());
+        p.finish(StopReason::Stop);
+        while let Some(ev) = p.next_event() {
+            if let Event::CallFinished {
+                name, arguments, ..
+            } = ev
+            {
+                out.push((name.to_string(), arguments.to_string()));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn no_tool_is_inferred_from_empty_arguments() {
+        // No name and nothing written: not a call to the one declared tool.
+        let raw = "<｜tool_call_begin｜>function<｜tool_sep｜></steptml:invoke><｜tool_call_end｜>";
+        assert_eq!(released(Dialect::Step3, raw), vec![]);
+        assert_eq!(released(Dialect::Glm, "<tool_call>   </tool_call>"), vec![]);
+        // A name still makes it a call.
+        assert_eq!(
+            released(Dialect::Glm, "<tool_call>ping</tool_call>"),
+            vec![("ping".to_owned(), "{}".to_owned())]
+        );
+    }
 
     #[test]
     fn whole_chars_never_ends_inside_a_character() {
