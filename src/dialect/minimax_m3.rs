@@ -14,6 +14,7 @@ const NS: &[u8] = b"]<]minimax[>[";
 static XML: XmlSpec = XmlSpec {
     name_close: b">",
     func_close: b"</invoke>",
+    func_open: b"<invoke name=",
     element_keys: true,
     tag_ns: NS,
     ..XmlSpec::BASE

@@ -637,6 +637,9 @@ pub(crate) struct XmlSpec {
     /// Other spellings of `key_open` read as it, with `mismatched_tag` (a
     /// detokenizer's `<paramĠname=`, a lost space `<paramname=`).
     pub key_open_alts: &'static [&'static [u8]],
+    /// The function's opening tag (`<invoke name=`): in a body of elements, met where
+    /// an element could begin, it ends the call there (its closer was dropped).
+    pub func_open: &'static [u8],
 }
 
 impl XmlSpec {
@@ -661,6 +664,7 @@ impl XmlSpec {
         element_keys: false,
         tag_ns: b"",
         key_open_alts: &[],
+        func_open: b"",
     };
 }
 

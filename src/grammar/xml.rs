@@ -954,13 +954,21 @@ impl Xml {
     fn element_byte(&mut self, b: u8, sink: &mut Sink<'_>) -> Result<(), Abort> {
         self.raw.push(b);
         let close = self.spec.func_close;
-        if !self.raw.ends_with(close) {
+        let mut body_end = self.raw.len().saturating_sub(close.len());
+        let mut again: Vec<u8> = Vec::new();
+        if let Some(at) = self.new_function() {
+            // The next function began where an element could: this one's closer was
+            // dropped. Its opener (with the namespace before it) is read again.
+            sink.repair(Repair::MissingCloser);
+            again = self.raw[at..].to_vec();
+            body_end = at;
+        } else if !self.raw.ends_with(close) {
             if self.raw.len() > sink.config.limits.max_args_bytes {
                 return Err(Abort::TooLarge);
             }
             return Ok(());
         }
-        let body = &self.raw[..self.raw.len() - close.len()];
+        let body = &self.raw[..body_end];
         let mut text = String::from_utf8_lossy(body).into_owned();
         if !self.spec.tag_ns.is_empty() {
             text = drop_namespace(&text, &String::from_utf8_lossy(self.spec.tag_ns));
@@ -1007,7 +1015,40 @@ impl Xml {
         self.out.push(b'}');
         self.phase = Phase::Done;
         self.ended = Some(false);
+        self.requeue(&again);
         Ok(())
+    }
+
+    /// In a body of elements that just read the function's opening tag where an element
+    /// could begin (at the start, or after a closing tag): where that tag (and the
+    /// namespace marker before it) begins.
+    fn new_function(&self) -> Option<usize> {
+        let open = self.spec.func_open;
+        if open.is_empty() || !self.raw.ends_with(open) {
+            return None;
+        }
+        let mut at = self.raw.len() - open.len();
+        let ns = self.spec.tag_ns;
+        if !ns.is_empty() && self.raw[..at].ends_with(ns) {
+            at -= ns.len();
+        }
+        let mut before = self.raw[..at].trim_ascii_end();
+        if !ns.is_empty() {
+            while let Some(rest) = before.strip_suffix(ns) {
+                before = rest.trim_ascii_end();
+            }
+        }
+        // All that came is the end of a namespace marker whose start was read as the
+        // name (`NS<invoke name=NS<invoke name=`): nothing came.
+        let broken_ns = !ns.is_empty() && ns.ends_with(before);
+        let boundary = before.is_empty()
+            || broken_ns
+            || (before.ends_with(b">")
+                && before
+                    .iter()
+                    .rposition(|&c| c == b'<')
+                    .is_some_and(|lt| before[lt..].starts_with(b"</")));
+        boundary.then_some(at)
     }
 
     /// Close the arguments object, unless a JSON element closed it already.
