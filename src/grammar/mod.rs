@@ -1,6 +1,5 @@
 //! Argument grammars: what follows a call's opening marker, as the dialect data says.
 
-mod elements;
 mod envelope;
 mod harmony;
 mod name_args;

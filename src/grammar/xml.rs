@@ -8,12 +8,16 @@
 //! stream as JSON strings as they arrive, or, when the tool's schema declares a
 //! non-string type, are collected and typed when they close.
 
-use super::{elements, Step};
+mod attributes;
+mod elements;
+
+use super::Step;
 use crate::calls::{Abort, Sink};
 use crate::dialect::XmlSpec;
 use crate::json::repairer::escape_byte;
 use crate::repairs::Repair;
 use crate::scan::{Found, MarkerSet};
+use attributes::{attribute, split_attributes, unescape_attribute};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Phase {
@@ -950,107 +954,6 @@ impl Xml {
 }
 
 impl Xml {
-    /// One byte of a body of elements; at the function's closer, the whole body.
-    fn element_byte(&mut self, b: u8, sink: &mut Sink<'_>) -> Result<(), Abort> {
-        self.raw.push(b);
-        let close = self.spec.func_close;
-        let mut body_end = self.raw.len().saturating_sub(close.len());
-        let mut again: Vec<u8> = Vec::new();
-        if let Some(at) = self.new_function() {
-            // The next function began where an element could: this one's closer was
-            // dropped. Its opener (with the namespace before it) is read again.
-            sink.repair(Repair::MissingCloser);
-            again = self.raw[at..].to_vec();
-            body_end = at;
-        } else if !self.raw.ends_with(close) {
-            if self.raw.len() > sink.config.limits.max_args_bytes {
-                return Err(Abort::TooLarge);
-            }
-            return Ok(());
-        }
-        let body = &self.raw[..body_end];
-        let mut text = String::from_utf8_lossy(body).into_owned();
-        if !self.spec.tag_ns.is_empty() {
-            text = drop_namespace(&text, &String::from_utf8_lossy(self.spec.tag_ns));
-        }
-        self.raw.clear();
-        let (map, odd) = elements::members(&text);
-        if odd.stray {
-            sink.repair(Repair::StrayText);
-        }
-        if odd.unclosed {
-            sink.repair(Repair::MismatchedTag);
-        }
-        let mut args = serde_json::Value::Object(map);
-        if let Some(conformed) = sink.conform_args(&args) {
-            // Typing text by the schema is this grammar's own conversion.
-            let native = [
-                Repair::StringToNumber,
-                Repair::StringToBoolean,
-                Repair::StringToArray,
-                Repair::StringToObject,
-            ];
-            sink.repairs(
-                conformed
-                    .repairs
-                    .iter()
-                    .filter(|r| !native.contains(r))
-                    .collect(),
-            );
-            if let Some(value) = conformed.value {
-                args = value;
-            }
-        }
-        if let serde_json::Value::Object(map) = args {
-            for (i, (key, value)) in map.iter().enumerate() {
-                if i > 0 {
-                    self.out.extend_from_slice(b", ");
-                }
-                let key = serde_json::Value::String(key.clone()).to_string();
-                self.out.extend_from_slice(key.as_bytes());
-                self.out.extend_from_slice(b": ");
-                self.out.extend_from_slice(value.to_string().as_bytes());
-            }
-        }
-        self.out.push(b'}');
-        self.phase = Phase::Done;
-        self.ended = Some(false);
-        self.requeue(&again);
-        Ok(())
-    }
-
-    /// In a body of elements that just read the function's opening tag where an element
-    /// could begin (at the start, or after a closing tag): where that tag (and the
-    /// namespace marker before it) begins.
-    fn new_function(&self) -> Option<usize> {
-        let open = self.spec.func_open;
-        if open.is_empty() || !self.raw.ends_with(open) {
-            return None;
-        }
-        let mut at = self.raw.len() - open.len();
-        let ns = self.spec.tag_ns;
-        if !ns.is_empty() && self.raw[..at].ends_with(ns) {
-            at -= ns.len();
-        }
-        let mut before = self.raw[..at].trim_ascii_end();
-        if !ns.is_empty() {
-            while let Some(rest) = before.strip_suffix(ns) {
-                before = rest.trim_ascii_end();
-            }
-        }
-        // All that came is the end of a namespace marker whose start was read as the
-        // name (`NS<invoke name=NS<invoke name=`): nothing came.
-        let broken_ns = !ns.is_empty() && ns.ends_with(before);
-        let boundary = before.is_empty()
-            || broken_ns
-            || (before.ends_with(b">")
-                && before
-                    .iter()
-                    .rposition(|&c| c == b'<')
-                    .is_some_and(|lt| before[lt..].starts_with(b"</")));
-        boundary.then_some(at)
-    }
-
     /// Close the arguments object, unless a JSON element closed it already.
     fn close_object(&mut self) {
         if !self.json_done {
@@ -1071,65 +974,6 @@ impl Xml {
             }
         }
     }
-}
-
-/// `text` without the namespace marker `ns`. A server that decodes special tokens
-/// with spaces between them writes ` NS <tag>`: those spaces go with the marker.
-fn drop_namespace(text: &str, ns: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find(ns) {
-        let after = &rest[at + ns.len()..];
-        let spaced = after.starts_with(' ');
-        let before = &rest[..at];
-        out.push_str(if spaced {
-            before.strip_suffix(' ').unwrap_or(before)
-        } else {
-            before
-        });
-        rest = if spaced { &after[1..] } else { after };
-    }
-    out.push_str(rest);
-    out
-}
-
-/// The value of attribute `name` in a tag's attributes (` type="number"`).
-fn attribute<'a>(attrs: &'a str, name: &str) -> Option<&'a str> {
-    if name.is_empty() {
-        return None;
-    }
-    let mut rest = attrs;
-    while let Some(at) = rest.find(name) {
-        let before_ok = at == 0 || rest.as_bytes()[at - 1].is_ascii_whitespace();
-        let after = rest[at + name.len()..].trim_start();
-        if before_ok {
-            if let Some(v) = after.strip_prefix('=') {
-                let v = v.trim_start().strip_prefix('"')?;
-                return v.find('"').map(|q| &v[..q]);
-            }
-        }
-        rest = &rest[at + name.len()..];
-    }
-    None
-}
-
-/// An attribute value as written by a template that escapes `&` and `"` only.
-fn unescape_attribute(value: &str) -> String {
-    if !value.contains('&') {
-        return value.to_owned();
-    }
-    value.replace("&quot;", "\"").replace("&amp;", "&")
-}
-
-/// Split a tag's key from its attributes: `"city" string="true"` -> (`city`,
-/// ` string="true"`); a bare key has none.
-fn split_attributes(raw: &str) -> (&str, &str) {
-    if let Some(rest) = raw.strip_prefix('"') {
-        if let Some(q) = rest.find('"') {
-            return (&rest[..q], &rest[q + 1..]);
-        }
-    }
-    (raw.trim_matches('"'), "")
 }
 
 /// A value its tag says is JSON: kept when strict, repaired when it can be, a string
@@ -1156,43 +1000,5 @@ fn json_of_raw(raw: &str, sink: &mut Sink<'_>) -> String {
             sink.repair(Repair::UnquotedString);
             serde_json::Value::String(raw.to_owned()).to_string()
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{attribute, split_attributes, unescape_attribute};
-
-    #[test]
-    fn attributes_are_read_by_name() {
-        let (key, attrs) = split_attributes(r#""city" type="string" index="2""#);
-        assert_eq!(key, "city");
-        assert_eq!(attribute(attrs, "type"), Some("string"));
-        assert_eq!(attribute(attrs, "index"), Some("2"));
-        assert_eq!(attribute(attrs, "dex"), None);
-        assert_eq!(attribute(attrs, ""), None);
-        assert_eq!(
-            attribute(r#" subtype="x" type = "number""#, "type"),
-            Some("number")
-        );
-    }
-
-    #[test]
-    fn namespace_markers_go_with_their_decoding_spaces() {
-        use super::drop_namespace;
-        assert_eq!(drop_namespace("NS<a>1NS</a>", "NS"), "<a>1</a>");
-        assert_eq!(
-            drop_namespace("NS <a>1 NS </a>\nNS <b> x NS </b>", "NS"),
-            "<a>1</a>\n<b> x</b>"
-        );
-        assert_eq!(drop_namespace("<a>two  NS</a>", "NS"), "<a>two  </a>");
-    }
-
-    #[test]
-    fn attribute_escapes_are_undone_once() {
-        assert_eq!(unescape_attribute("q&amp;a"), "q&a");
-        assert_eq!(unescape_attribute("say &quot;hi&quot;"), "say \"hi\"");
-        assert_eq!(unescape_attribute("&amp;quot;"), "&quot;");
-        assert_eq!(unescape_attribute("plain"), "plain");
     }
 }

@@ -5,7 +5,14 @@
 //! own closer (`</city>`, counting nested elements of the same name). A value is
 //! elements only when all of it is (blanks aside); otherwise it is text as written,
 //! `<` and all. Leaves are strings: the schema types them afterwards.
+//!
+//! The XML grammar's side is here too: the body is collected to the function's closer
+//! (or to the next function's opener, when the closer was dropped), the namespace
+//! marker is dropped, and the members are typed and written.
 
+use super::{Phase, Xml};
+use crate::calls::{Abort, Sink};
+use crate::repairs::Repair;
 use serde_json::{Map, Value};
 
 /// Most nesting read as elements; deeper content stays text.
@@ -141,6 +148,129 @@ fn object(members: Vec<(String, Value)>) -> Map<String, Value> {
     map
 }
 
+impl Xml {
+    /// One byte of a body of elements; at the function's closer, the whole body.
+    pub(super) fn element_byte(&mut self, b: u8, sink: &mut Sink<'_>) -> Result<(), Abort> {
+        self.raw.push(b);
+        let close = self.spec.func_close;
+        let mut body_end = self.raw.len().saturating_sub(close.len());
+        let mut again: Vec<u8> = Vec::new();
+        if let Some(at) = self.new_function() {
+            // The next function began where an element could: this one's closer was
+            // dropped. Its opener (with the namespace before it) is read again.
+            sink.repair(Repair::MissingCloser);
+            again = self.raw[at..].to_vec();
+            body_end = at;
+        } else if !self.raw.ends_with(close) {
+            if self.raw.len() > sink.config.limits.max_args_bytes {
+                return Err(Abort::TooLarge);
+            }
+            return Ok(());
+        }
+        let body = &self.raw[..body_end];
+        let mut text = String::from_utf8_lossy(body).into_owned();
+        if !self.spec.tag_ns.is_empty() {
+            text = drop_namespace(&text, &String::from_utf8_lossy(self.spec.tag_ns));
+        }
+        self.raw.clear();
+        let (map, odd) = members(&text);
+        if odd.stray {
+            sink.repair(Repair::StrayText);
+        }
+        if odd.unclosed {
+            sink.repair(Repair::MismatchedTag);
+        }
+        let mut args = serde_json::Value::Object(map);
+        if let Some(conformed) = sink.conform_args(&args) {
+            // Typing text by the schema is this grammar's own conversion.
+            let native = [
+                Repair::StringToNumber,
+                Repair::StringToBoolean,
+                Repair::StringToArray,
+                Repair::StringToObject,
+            ];
+            sink.repairs(
+                conformed
+                    .repairs
+                    .iter()
+                    .filter(|r| !native.contains(r))
+                    .collect(),
+            );
+            if let Some(value) = conformed.value {
+                args = value;
+            }
+        }
+        if let serde_json::Value::Object(map) = args {
+            for (i, (key, value)) in map.iter().enumerate() {
+                if i > 0 {
+                    self.out.extend_from_slice(b", ");
+                }
+                let key = serde_json::Value::String(key.clone()).to_string();
+                self.out.extend_from_slice(key.as_bytes());
+                self.out.extend_from_slice(b": ");
+                self.out.extend_from_slice(value.to_string().as_bytes());
+            }
+        }
+        self.out.push(b'}');
+        self.phase = Phase::Done;
+        self.ended = Some(false);
+        self.requeue(&again);
+        Ok(())
+    }
+
+    /// In a body of elements that just read the function's opening tag where an element
+    /// could begin (at the start, or after a closing tag): where that tag (and the
+    /// namespace marker before it) begins.
+    fn new_function(&self) -> Option<usize> {
+        let open = self.spec.func_open;
+        if open.is_empty() || !self.raw.ends_with(open) {
+            return None;
+        }
+        let mut at = self.raw.len() - open.len();
+        let ns = self.spec.tag_ns;
+        if !ns.is_empty() && self.raw[..at].ends_with(ns) {
+            at -= ns.len();
+        }
+        let mut before = self.raw[..at].trim_ascii_end();
+        if !ns.is_empty() {
+            while let Some(rest) = before.strip_suffix(ns) {
+                before = rest.trim_ascii_end();
+            }
+        }
+        // All that came is the end of a namespace marker whose start was read as the
+        // name (`NS<invoke name=NS<invoke name=`): nothing came.
+        let broken_ns = !ns.is_empty() && ns.ends_with(before);
+        let boundary = before.is_empty()
+            || broken_ns
+            || (before.ends_with(b">")
+                && before
+                    .iter()
+                    .rposition(|&c| c == b'<')
+                    .is_some_and(|lt| before[lt..].starts_with(b"</")));
+        boundary.then_some(at)
+    }
+}
+
+/// `text` without the namespace marker `ns`. A server that decodes special tokens
+/// with spaces between them writes ` NS <tag>`: those spaces go with the marker.
+fn drop_namespace(text: &str, ns: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(ns) {
+        let after = &rest[at + ns.len()..];
+        let spaced = after.starts_with(' ');
+        let before = &rest[..at];
+        out.push_str(if spaced {
+            before.strip_suffix(' ').unwrap_or(before)
+        } else {
+            before
+        });
+        rest = if spaced { &after[1..] } else { after };
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,5 +308,15 @@ mod tests {
         let (map, odd) = members("junk<a>1</a><b>tail");
         assert!(odd.stray && odd.unclosed);
         assert_eq!(Value::Object(map), json!({"a": "1", "b": "tail"}));
+    }
+
+    #[test]
+    fn namespace_markers_go_with_their_decoding_spaces() {
+        assert_eq!(drop_namespace("NS<a>1NS</a>", "NS"), "<a>1</a>");
+        assert_eq!(
+            drop_namespace("NS <a>1 NS </a>\nNS <b> x NS </b>", "NS"),
+            "<a>1</a>\n<b> x</b>"
+        );
+        assert_eq!(drop_namespace("<a>two  NS</a>", "NS"), "<a>two  </a>");
     }
 }
