@@ -276,7 +276,7 @@ impl Sink<'_> {
         let Some(call) = self.calls.current.as_mut() else {
             return; // the call limit ended it
         };
-        if call.name.is_some() {
+        if call.name.is_some() || name.is_empty() {
             return;
         }
         if !is_name(name) {
@@ -323,6 +323,14 @@ impl Sink<'_> {
                 Repairs::NONE,
             ),
         }
+    }
+
+    /// Conform arguments read as text to the call's tool schema (`None` without one).
+    pub(crate) fn conform_args(
+        &self,
+        args: &serde_json::Value,
+    ) -> Option<crate::schema::Conformed> {
+        self.tool().map(|t| t.conform(args))
     }
 
     /// The declared top-level keys of the call's tool, when its schema closes the set.
@@ -576,7 +584,11 @@ impl Sink<'_> {
             return;
         }
         if call.name.is_none() {
-            if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&call.args) {
+            // Empty arguments fit any tool: nothing to infer one from.
+            let value = serde_json::from_slice::<serde_json::Value>(&call.args)
+                .ok()
+                .filter(|v| v.as_object().is_none_or(|o| !o.is_empty()));
+            if let Some(value) = value {
                 if let Some(tool) = self.config.tools.infer(&value) {
                     call.repairs.insert(Repair::ToolNameInferred);
                     call.name = Some(tool.name().to_owned());
@@ -894,6 +906,41 @@ fn where_cut(args: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::whole_chars;
+    use crate::{Config, Dialect, Event, Parser, StopReason, Tools};
+
+    /// Released calls of `raw` under `dialect` with one declared tool.
+    fn released(dialect: Dialect, raw: &str) -> Vec<(String, String)> {
+        let mut config = Config::new(dialect);
+        let tools = r#"[{"type": "function", "function": {"name": "ping",
+            "parameters": {"type": "object", "properties": {}}}}]"#;
+        config.tools = std::sync::Arc::new(Tools::from_json(tools.as_bytes()).unwrap());
+        let mut p = Parser::with_config(config);
+        let mut out = Vec::new();
+        p.push(raw.as_bytes());
+        p.finish(StopReason::Stop);
+        while let Some(ev) = p.next_event() {
+            if let Event::CallFinished {
+                name, arguments, ..
+            } = ev
+            {
+                out.push((name.to_string(), arguments.to_string()));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn no_tool_is_inferred_from_empty_arguments() {
+        // No name and nothing written: not a call to the one declared tool.
+        let raw = "<｜tool_call_begin｜>function<｜tool_sep｜></steptml:invoke><｜tool_call_end｜>";
+        assert_eq!(released(Dialect::Step3, raw), vec![]);
+        assert_eq!(released(Dialect::Glm, "<tool_call>   </tool_call>"), vec![]);
+        // A name still makes it a call.
+        assert_eq!(
+            released(Dialect::Glm, "<tool_call>ping</tool_call>"),
+            vec![("ping".to_owned(), "{}".to_owned())]
+        );
+    }
 
     #[test]
     fn whole_chars_never_ends_inside_a_character() {

@@ -36,6 +36,19 @@ impl fmt::Display for Evidence {
 
 /// Model name fragments (lowercase, `_` and spaces read as `-`), most specific first.
 const MODEL_NAMES: &[(&str, Dialect)] = &[
+    ("apertus", Dialect::Apertus),
+    ("gigachat3-", Dialect::GigaChat3),
+    ("gigachat3.1", Dialect::GigaChat3),
+    ("longcat", Dialect::LongCat),
+    ("kimi-k3", Dialect::KimiK3),
+    ("minicpm5", Dialect::MiniCpm5),
+    ("minicpm-5", Dialect::MiniCpm5),
+    ("minimax-m3", Dialect::MinimaxM3),
+    ("step-3.5", Dialect::Qwen3Coder),
+    ("step3.5", Dialect::Qwen3Coder),
+    ("step3", Dialect::Step3),
+    ("ernie-4.5", Dialect::Ernie45),
+    ("hy3-", Dialect::Hunyuan3),
     ("qwen3-coder", Dialect::Qwen3Coder),
     ("qwen3.5", Dialect::Qwen3Coder),
     ("qwen3.6", Dialect::Qwen3Coder),
@@ -66,6 +79,15 @@ const MODEL_NAMES: &[(&str, Dialect)] = &[
 
 /// Chat template markers, most specific first.
 const TEMPLATE_MARKERS: &[(&str, Dialect)] = &[
+    ("<|tools_prefix|>", Dialect::Apertus),
+    ("<longcat_tool_call>", Dialect::LongCat),
+    ("<|function_call|>", Dialect::GigaChat3),
+    ("function call<|role_sep|>", Dialect::GigaChat3),
+    ("<steptml:invoke", Dialect::Step3),
+    ("<|open|>", Dialect::KimiK3),
+    ("]<]minimax[>[", Dialect::MinimaxM3),
+    ("<function name=", Dialect::MiniCpm5),
+    ("<tool_sep>", Dialect::Hunyuan3),
     ("<seed:tool_call>", Dialect::SeedOss),
     ("<minimax:tool_call>", Dialect::MinimaxM2),
     ("｜DSML｜", Dialect::DeepseekDsml),
@@ -154,6 +176,39 @@ mod tests {
                 "NousResearch/Hermes-3-Llama-3.1-8B",
                 Some((Dialect::Hermes, "hermes")),
             ),
+            (
+                "swiss-ai/Apertus-70B-Instruct-2509",
+                Some((Dialect::Apertus, "apertus")),
+            ),
+            (
+                "ai-sage/GigaChat3-10B-A1.8B",
+                Some((Dialect::GigaChat3, "gigachat3-")),
+            ),
+            (
+                "ai-sage/GigaChat3.1-10B-A1.8B",
+                Some((Dialect::GigaChat3, "gigachat3.1")),
+            ),
+            ("ai-sage/GigaChat3.5-Preview", None),
+            (
+                "meituan-longcat/LongCat-Flash-Chat",
+                Some((Dialect::LongCat, "longcat")),
+            ),
+            ("moonshotai/Kimi-K3", Some((Dialect::KimiK3, "kimi-k3"))),
+            ("openbmb/MiniCPM5-1B", Some((Dialect::MiniCpm5, "minicpm5"))),
+            (
+                "MiniMaxAI/MiniMax-M3",
+                Some((Dialect::MinimaxM3, "minimax-m3")),
+            ),
+            ("stepfun-ai/step3", Some((Dialect::Step3, "step3"))),
+            (
+                "stepfun-ai/Step-3.5-Flash",
+                Some((Dialect::Qwen3Coder, "step-3.5")),
+            ),
+            (
+                "baidu/ERNIE-4.5-21B-A3B-Thinking",
+                Some((Dialect::Ernie45, "ernie-4.5")),
+            ),
+            ("tencent/Hy3-preview", Some((Dialect::Hunyuan3, "hy3-"))),
             ("gpt2", None),
             ("", None),
         ];
@@ -200,6 +255,34 @@ mod tests {
             (
                 "<tool_call>\\n{\"name\": {{ name | tojson }}}",
                 Some((Dialect::Hermes, "<tool_call>")),
+            ),
+            (
+                "{{ '<|tools_prefix|>' + calls | tojson + '<|tools_suffix|>' }}",
+                Some((Dialect::Apertus, "<|tools_prefix|>")),
+            ),
+            (
+                "<longcat_tool_call>\\n{{ call | tojson }}",
+                Some((Dialect::LongCat, "<longcat_tool_call>")),
+            ),
+            (
+                "{{ 'function call<|role_sep|>\\n' + call | tojson }}",
+                Some((Dialect::GigaChat3, "function call<|role_sep|>")),
+            ),
+            (
+                "<steptml:invoke name=\"{{ name }}\">",
+                Some((Dialect::Step3, "<steptml:invoke")),
+            ),
+            (
+                "{%- macro open(tag) -%}<|open|>{{ tag }}<|sep|>{%- endmacro -%}",
+                Some((Dialect::KimiK3, "<|open|>")),
+            ),
+            (
+                "]<]minimax[>[<invoke name=\"{{ name }}\">",
+                Some((Dialect::MinimaxM3, "]<]minimax[>[")),
+            ),
+            (
+                "<tool_calls><tool_call>{{ name }}<tool_sep><arg_key>",
+                Some((Dialect::Hunyuan3, "<tool_sep>")),
             ),
             ("{% for m in messages %}{{ m.content }}{% endfor %}", None),
         ];

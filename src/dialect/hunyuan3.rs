@@ -1,8 +1,11 @@
-//! Hunyuan 3: `<tool_calls:opensource>` around `<tool_call:opensource>NAME
+//! Hunyuan 3 / Hy3: `<tool_calls:opensource>` around `<tool_call:opensource>NAME
 //! <tool_sep:opensource><arg_key:opensource>K</arg_key:opensource><arg_value:opensource>
 //! V</arg_value:opensource></tool_call:opensource>` (a missing `<tool_sep>` is repaired).
 //! Hunyuan's JSON variant writes a call object in the same tag:
 //! `<tool_call:opensource>{"name": ..., "arguments": {...}}</tool_call:opensource>`.
+//! Servers whose tokenizer lacks the `:opensource` suffix (Hy3-preview) read the same
+//! grammar in plain tags, `<tool_calls><tool_call>NAME<tool_sep><arg_key>K</arg_key>
+//! <arg_value>V</arg_value></tool_call></tool_calls>`; values are typed by the schema.
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec, HERMES_ENVELOPE};
 
@@ -20,20 +23,53 @@ static XML: XmlSpec = XmlSpec {
     ..XmlSpec::BASE
 };
 
+/// The same grammar in plain tags.
+static PLAIN: XmlSpec = XmlSpec {
+    name_close: b"<tool_sep>",
+    key_open: b"<arg_key>",
+    key_close: b"</arg_key>",
+    value_close: b"</arg_value",
+    value_open: b"<arg_value>",
+    ..XML
+};
+
 /// A call object (`{` or `[`) or the tag grammar, by how the body begins.
 static BODIES: [Body; 2] = [Body::Envelope(&HERMES_ENVELOPE), Body::Xml(&XML)];
+static PLAIN_BODIES: [Body; 2] = [Body::Envelope(&HERMES_ENVELOPE), Body::Xml(&PLAIN)];
 
 pub(crate) static SPEC: Spec = Spec {
     dialect: Dialect::Hunyuan3,
     reasoning: &[(b"<think>", b"</think>")],
-    calls: &[CallForm {
-        opener: b"<tool_call:opensource>",
-        body: Body::Sniff(&BODIES),
-        closer: b"</tool_call:opensource>",
-        implies: None,
-        anchored: false,
-        ..CallForm::BASE
-    }],
+    calls: &[
+        CallForm {
+            opener: b"<tool_call:opensource>",
+            body: Body::Sniff(&BODIES),
+            closer: b"</tool_call:opensource>",
+            implies: None,
+            anchored: false,
+            ..CallForm::BASE
+        },
+        CallForm {
+            opener: b"<tool_call>",
+            body: Body::Sniff(&PLAIN_BODIES),
+            closer: b"</tool_call>",
+            ..CallForm::BASE
+        },
+        // The plain section's opener with the first call's: in `auto` these outrank
+        // Jamba's `<tool_calls>` (longest marker first) and lock onto this dialect.
+        CallForm {
+            opener: b"<tool_calls><tool_call>",
+            body: Body::Sniff(&PLAIN_BODIES),
+            closer: b"</tool_call>",
+            ..CallForm::BASE
+        },
+        CallForm {
+            opener: b"<tool_calls>\n<tool_call>",
+            body: Body::Sniff(&PLAIN_BODIES),
+            closer: b"</tool_call>",
+            ..CallForm::BASE
+        },
+    ],
     strip: &[
         b"<tool_calls:opensource>",
         b"</tool_calls:opensource>",
@@ -43,5 +79,11 @@ pub(crate) static SPEC: Spec = Spec {
         b"</think>",
         b"<answer>",
         b"</answer>",
+        b"<tool_calls>",
+        b"</tool_calls>",
+        b"</tool_call>",
+        b"<tool_sep>",
+        b"</arg_key>",
+        b"</arg_value>",
     ],
 };

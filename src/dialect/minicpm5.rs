@@ -4,6 +4,7 @@
 //! prints them: `True`, `['a']`); reasoning in `<think>`.
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec};
+use crate::repairs::Repair;
 
 static XML: XmlSpec = XmlSpec {
     name_close: b">",
@@ -13,16 +14,33 @@ static XML: XmlSpec = XmlSpec {
     func_close: b"</function>",
     cdata: true,
     python_values: true,
+    key_open_alts: &["<param\u{120}name=".as_bytes(), b"<paramname="],
     ..XmlSpec::BASE
 };
 
 pub(crate) static SPEC: Spec = Spec {
     dialect: Dialect::MiniCpm5,
     reasoning: &[(b"<think>", b"</think>")],
-    calls: &[CallForm {
-        opener: b"<function name=",
-        body: Body::Xml(&XML),
-        ..CallForm::BASE
-    }],
+    calls: &[
+        CallForm {
+            opener: b"<function name=",
+            body: Body::Xml(&XML),
+            ..CallForm::BASE
+        },
+        // The space as a byte-level tokenizer's `Ġ` (U+0120), or lost, when a server
+        // decodes the tags' pieces without joining them.
+        CallForm {
+            opener: "<function\u{120}name=".as_bytes(),
+            body: Body::Xml(&XML),
+            implies: Some(Repair::MismatchedTag),
+            ..CallForm::BASE
+        },
+        CallForm {
+            opener: b"<functionname=",
+            body: Body::Xml(&XML),
+            implies: Some(Repair::MismatchedTag),
+            ..CallForm::BASE
+        },
+    ],
     strip: &[b"</function>", b"</param>", b"</think>", b"<|im_end|>"],
 };

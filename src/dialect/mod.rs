@@ -46,10 +46,10 @@ mod xlam;
 mod apertus;
 mod ernie45;
 mod gigachat3;
-mod hy_v3;
 mod kimi_k3;
 mod longcat;
 mod minicpm5;
+mod minimax_m3;
 mod step3;
 
 use crate::repairs::{Repair, Repairs};
@@ -79,7 +79,8 @@ pub enum Dialect {
     /// DeepSeek V3.2/V4 DSML `<｜DSML｜invoke name="NAME"><｜DSML｜parameter name="K"
     /// string="true">V</｜DSML｜parameter></｜DSML｜invoke>`.
     DeepseekDsml,
-    /// Hunyuan 3 `<tool_call:opensource>NAME<tool_sep:opensource><arg_key:opensource>...`.
+    /// Hunyuan 3 `<tool_call:opensource>NAME<tool_sep:opensource><arg_key:opensource>...`,
+    /// also with plain tags (`<tool_call>NAME<tool_sep><arg_key>...`, Hy3-preview).
     Hunyuan3,
     /// gpt-oss harmony `<|channel|>commentary to=functions.NAME <|constrain|>json
     /// <|message|>{...}<|call|>`, `analysis` channel as reasoning.
@@ -155,9 +156,6 @@ pub enum Dialect {
     /// Step 3 `<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="NAME">
     /// <steptml:parameter name="K">V</steptml:parameter>...`.
     Step3,
-    /// Hy3-preview plain tags `<tool_calls><tool_call>NAME<tool_sep><arg_key>K</arg_key>
-    /// <arg_value>V</arg_value></tool_call></tool_calls>`.
-    HyV3,
     /// Apertus `<|tools_prefix|>[{"NAME": {...}}]<|tools_suffix|>`.
     Apertus,
     /// MiniCPM5 `<function name="NAME"><param name="K">V</param></function>`, CDATA
@@ -166,6 +164,9 @@ pub enum Dialect {
     /// Kimi K3 XTML `<|open|>call tool="NAME" index="1"<|sep|><|open|>argument key="K"
     /// type="T"<|sep|>V<|close|>argument<|sep|><|close|>call<|sep|>`.
     KimiK3,
+    /// MiniMax M3 `]<]minimax[>[<invoke name="NAME">]<]minimax[>[<K>V]<]minimax[>[</K>...`,
+    /// parameters named by their elements.
+    MinimaxM3,
 }
 
 impl Dialect {
@@ -211,10 +212,10 @@ impl Dialect {
         Dialect::LongCat,
         Dialect::GigaChat3,
         Dialect::Step3,
-        Dialect::HyV3,
         Dialect::Apertus,
         Dialect::MiniCpm5,
         Dialect::KimiK3,
+        Dialect::MinimaxM3,
     ];
 
     /// The dialect's stable name (`auto`, `hermes`, `qwen3_coder`, ...).
@@ -261,10 +262,10 @@ impl Dialect {
             Dialect::LongCat => "longcat",
             Dialect::GigaChat3 => "gigachat3",
             Dialect::Step3 => "step3",
-            Dialect::HyV3 => "hy_v3",
             Dialect::Apertus => "apertus",
             Dialect::MiniCpm5 => "minicpm5",
             Dialect::KimiK3 => "kimi_k3",
+            Dialect::MinimaxM3 => "minimax_m3",
         }
     }
 
@@ -325,10 +326,11 @@ impl Dialect {
             "longcat" | "longcat_flash" => Dialect::LongCat,
             "gigachat3" | "gigachat3_1" | "gigachat" => Dialect::GigaChat3,
             "step3" | "steptml" => Dialect::Step3,
-            "hy_v3" | "hyv3" | "hy3_preview" => Dialect::HyV3,
+            "hy_v3" | "hyv3" | "hy3_preview" => Dialect::Hunyuan3,
             "apertus" | "apertus2509" => Dialect::Apertus,
             "minicpm5" | "minicpm5xml" | "minicpm" => Dialect::MiniCpm5,
             "kimi_k3" | "kimik3" | "xtml" => Dialect::KimiK3,
+            "minimax_m3" | "minimax3" => Dialect::MinimaxM3,
             _ => return None,
         })
     }
@@ -439,10 +441,10 @@ impl Dialect {
             Dialect::LongCat => &longcat::SPEC,
             Dialect::GigaChat3 => &gigachat3::SPEC,
             Dialect::Step3 => &step3::SPEC,
-            Dialect::HyV3 => &hy_v3::SPEC,
             Dialect::Apertus => &apertus::SPEC,
             Dialect::MiniCpm5 => &minicpm5::SPEC,
             Dialect::KimiK3 => &kimi_k3::SPEC,
+            Dialect::MinimaxM3 => &minimax_m3::SPEC,
         }
     }
 }
@@ -626,6 +628,19 @@ pub(crate) struct XmlSpec {
     pub json_open: &'static [u8],
     /// Closes that element (`<|close|>json<|sep|>`).
     pub json_close: &'static [u8],
+    /// Parameters are named by their own element (`<city>Paris</city>`); a value made
+    /// of elements is an object, or an array when they are all `<item>` (MiniMax M3).
+    /// The body is read whole when the function closes.
+    pub element_keys: bool,
+    /// A namespace marker written before every tag (`]<]minimax[>[<city>`), dropped
+    /// wherever it is in a body of elements.
+    pub tag_ns: &'static [u8],
+    /// Other spellings of `key_open` read as it, with `mismatched_tag` (a
+    /// detokenizer's `<paramĠname=`, a lost space `<paramname=`).
+    pub key_open_alts: &'static [&'static [u8]],
+    /// The function's opening tag (`<invoke name=`): in a body of elements, met where
+    /// an element could begin, it ends the call there (its closer was dropped).
+    pub func_open: &'static [u8],
 }
 
 impl XmlSpec {
@@ -647,6 +662,10 @@ impl XmlSpec {
         type_attr: "",
         json_open: b"",
         json_close: b"",
+        element_keys: false,
+        tag_ns: b"",
+        key_open_alts: &[],
+        func_open: b"",
     };
 }
 
@@ -756,10 +775,10 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
         &longcat::SPEC,
         &gigachat3::SPEC,
         &step3::SPEC,
-        &hy_v3::SPEC,
         &apertus::SPEC,
         &minicpm5::SPEC,
         &kimi_k3::SPEC,
+        &minimax_m3::SPEC,
     ];
     &ALL
 }

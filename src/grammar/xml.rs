@@ -8,12 +8,16 @@
 //! stream as JSON strings as they arrive, or, when the tool's schema declares a
 //! non-string type, are collected and typed when they close.
 
+mod attributes;
+mod elements;
+
 use super::Step;
 use crate::calls::{Abort, Sink};
 use crate::dialect::XmlSpec;
 use crate::json::repairer::escape_byte;
 use crate::repairs::Repair;
 use crate::scan::{Found, MarkerSet};
+use attributes::{attribute, split_attributes, unescape_attribute};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Phase {
@@ -32,6 +36,8 @@ enum Phase {
     SkipTag(usize),
     /// A bare JSON object as the whole body, up to the function's or the call's closer.
     JsonBody,
+    /// Parameters as elements, collected to the function's closer.
+    Elements,
     /// Inside `<![CDATA[` ... `]]>`: every byte is value text; the count is the `]`
     /// held that may begin the end.
     CData(u8),
@@ -106,6 +112,7 @@ impl Xml {
         }
         let mut between = vec![spec.key_open];
         between.extend_from_slice(func);
+        between.extend_from_slice(spec.key_open_alts);
         if !spec.name_sep.is_empty() {
             between.push(spec.name_sep);
         }
@@ -114,6 +121,7 @@ impl Xml {
         }
         let mut confirm_value = vec![spec.key_open];
         confirm_value.extend_from_slice(func);
+        confirm_value.extend_from_slice(spec.key_open_alts);
         let mut confirm_function: Vec<&'static [u8]> = vec![];
         if !closer.is_empty() {
             in_value.push(closer);
@@ -125,6 +133,10 @@ impl Xml {
             confirm_function.push(spec.name_open);
         }
         confirm_function.push(b"<tool_call>");
+        // A body of elements has no key or value tags.
+        for set in [&mut in_value, &mut between, &mut confirm_value] {
+            set.retain(|m| !m.is_empty());
+        }
         Xml {
             spec,
             closer,
@@ -347,17 +359,37 @@ impl Xml {
                     return Ok(());
                 }
                 self.tag.push(b);
-                if self.spec.name_open.starts_with(&self.tag) {
-                    if self.tag.len() == self.spec.name_open.len() {
+                // A name tag after a prefix (`function<｜tool_sep｜><steptml:invoke
+                // name=`) is also read without the prefix.
+                let open = self.spec.name_open;
+                let tail = match open.iter().rposition(|&c| c == b'<') {
+                    Some(lt) if lt > 0 => &open[lt..],
+                    _ => open,
+                };
+                if open.starts_with(&self.tag) {
+                    if self.tag.len() == open.len() {
+                        self.tag.clear();
+                        self.phase = Phase::Name;
+                    }
+                } else if tail.starts_with(&self.tag) {
+                    if self.tag.len() == tail.len() {
+                        sink.repair(Repair::MismatchedTag);
                         self.tag.clear();
                         self.phase = Phase::Name;
                     }
                 } else {
-                    // No function tag: read the name from here.
+                    // No function tag: read the name from here (after the prefix, if
+                    // it was written whole).
                     sink.repair(Repair::MismatchedTag);
                     let bytes = std::mem::take(&mut self.tag);
+                    let prefix = &open[..open.len() - tail.len()];
+                    let from = if !prefix.is_empty() && bytes.starts_with(prefix) {
+                        prefix.len()
+                    } else {
+                        0
+                    };
                     self.phase = Phase::Name;
-                    self.requeue(&bytes);
+                    self.requeue(&bytes[from..]);
                 }
             }
             Phase::Name if self.spec.name_close.is_empty() => {
@@ -475,6 +507,7 @@ impl Xml {
             Phase::JsonBody => self.json_body(b, sink)?,
             Phase::Value => self.value_byte(b, sink)?,
             Phase::CData(held) => self.cdata_byte(b, held),
+            Phase::Elements => self.element_byte(b, sink)?,
             Phase::Confirm(closing) => self.confirm(b, closing, sink)?,
             Phase::SkipTag(n) => {
                 if b == b'>' || n > MAX_CLOSE_TAIL {
@@ -508,7 +541,12 @@ impl Xml {
         }
         sink.name(name);
         self.out.push(b'{');
-        self.phase = Phase::Between;
+        self.phase = if self.spec.element_keys {
+            self.raw.clear();
+            Phase::Elements
+        } else {
+            Phase::Between
+        };
         Ok(())
     }
 
@@ -611,6 +649,9 @@ impl Xml {
                     self.raw.clear();
                     self.phase = Phase::JsonBody;
                 } else if m == self.spec.key_open {
+                    self.phase = Phase::Key;
+                } else if self.spec.key_open_alts.contains(&m) {
+                    sink.repair(Repair::MismatchedTag);
                     self.phase = Phase::Key;
                 } else if m == self.spec.func_close {
                     self.close_object();
@@ -935,45 +976,6 @@ impl Xml {
     }
 }
 
-/// The value of attribute `name` in a tag's attributes (` type="number"`).
-fn attribute<'a>(attrs: &'a str, name: &str) -> Option<&'a str> {
-    if name.is_empty() {
-        return None;
-    }
-    let mut rest = attrs;
-    while let Some(at) = rest.find(name) {
-        let before_ok = at == 0 || rest.as_bytes()[at - 1].is_ascii_whitespace();
-        let after = rest[at + name.len()..].trim_start();
-        if before_ok {
-            if let Some(v) = after.strip_prefix('=') {
-                let v = v.trim_start().strip_prefix('"')?;
-                return v.find('"').map(|q| &v[..q]);
-            }
-        }
-        rest = &rest[at + name.len()..];
-    }
-    None
-}
-
-/// An attribute value as written by a template that escapes `&` and `"` only.
-fn unescape_attribute(value: &str) -> String {
-    if !value.contains('&') {
-        return value.to_owned();
-    }
-    value.replace("&quot;", "\"").replace("&amp;", "&")
-}
-
-/// Split a tag's key from its attributes: `"city" string="true"` -> (`city`,
-/// ` string="true"`); a bare key has none.
-fn split_attributes(raw: &str) -> (&str, &str) {
-    if let Some(rest) = raw.strip_prefix('"') {
-        if let Some(q) = rest.find('"') {
-            return (&rest[..q], &rest[q + 1..]);
-        }
-    }
-    (raw.trim_matches('"'), "")
-}
-
 /// A value its tag says is JSON: kept when strict, repaired when it can be, a string
 /// otherwise.
 fn json_of_raw(raw: &str, sink: &mut Sink<'_>) -> String {
@@ -998,32 +1000,5 @@ fn json_of_raw(raw: &str, sink: &mut Sink<'_>) -> String {
             sink.repair(Repair::UnquotedString);
             serde_json::Value::String(raw.to_owned()).to_string()
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{attribute, split_attributes, unescape_attribute};
-
-    #[test]
-    fn attributes_are_read_by_name() {
-        let (key, attrs) = split_attributes(r#""city" type="string" index="2""#);
-        assert_eq!(key, "city");
-        assert_eq!(attribute(attrs, "type"), Some("string"));
-        assert_eq!(attribute(attrs, "index"), Some("2"));
-        assert_eq!(attribute(attrs, "dex"), None);
-        assert_eq!(attribute(attrs, ""), None);
-        assert_eq!(
-            attribute(r#" subtype="x" type = "number""#, "type"),
-            Some("number")
-        );
-    }
-
-    #[test]
-    fn attribute_escapes_are_undone_once() {
-        assert_eq!(unescape_attribute("q&amp;a"), "q&a");
-        assert_eq!(unescape_attribute("say &quot;hi&quot;"), "say \"hi\"");
-        assert_eq!(unescape_attribute("&amp;quot;"), "&quot;");
-        assert_eq!(unescape_attribute("plain"), "plain");
     }
 }

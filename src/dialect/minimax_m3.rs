@@ -1,0 +1,48 @@
+//! MiniMax M3: every structural tag carries the namespace marker `]<]minimax[>[`.
+//! `NS<tool_call>` around `NS<invoke name="NAME">` calls whose parameters are named by
+//! their own elements, `NS<city>Paris NS</city>`; objects nest as child elements and
+//! lists repeat `NS<item>`. Leaves are raw text typed by the schema; reasoning is
+//! `<mm:think>` ... `</mm:think>`.
+//!
+//! The marker is a special token: a server may decode it with a space after it, or
+//! the model may drop it. Tags read with or without it; the marker alone is dropped.
+
+use super::{Body, CallForm, Dialect, Spec, XmlSpec};
+
+const NS: &[u8] = b"]<]minimax[>[";
+
+static XML: XmlSpec = XmlSpec {
+    name_close: b">",
+    func_close: b"</invoke>",
+    func_open: b"<invoke name=",
+    element_keys: true,
+    tag_ns: NS,
+    ..XmlSpec::BASE
+};
+
+pub(crate) static SPEC: Spec = Spec {
+    dialect: Dialect::MinimaxM3,
+    reasoning: &[(b"<mm:think>", b"</mm:think>")],
+    calls: &[
+        CallForm {
+            opener: b"]<]minimax[>[<invoke name=",
+            body: Body::Xml(&XML),
+            ..CallForm::BASE
+        },
+        CallForm {
+            opener: b"<invoke name=",
+            body: Body::Xml(&XML),
+            ..CallForm::BASE
+        },
+    ],
+    strip: &[
+        b"]<]minimax[>[<tool_call>",
+        b"]<]minimax[>[</tool_call>",
+        b"]<]minimax[>[</invoke>",
+        NS,
+        b"<tool_call>",
+        b"</tool_call>",
+        b"</invoke>",
+        b"</mm:think>",
+    ],
+};

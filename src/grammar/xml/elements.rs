@@ -1,0 +1,322 @@
+//! Parameters named by their own elements (MiniMax M3): `<city>Paris</city>`, an
+//! object as child elements, a list as repeated `<item>` children.
+//!
+//! The body is read whole once its function closes, so an element is matched with its
+//! own closer (`</city>`, counting nested elements of the same name). A value is
+//! elements only when all of it is (blanks aside); otherwise it is text as written,
+//! `<` and all. Leaves are strings: the schema types them afterwards.
+//!
+//! The XML grammar's side is here too: the body is collected to the function's closer
+//! (or to the next function's opener, when the closer was dropped), the namespace
+//! marker is dropped, and the members are typed and written.
+
+use super::{Phase, Xml};
+use crate::calls::{Abort, Sink};
+use crate::repairs::Repair;
+use serde_json::{Map, Value};
+
+/// Most nesting read as elements; deeper content stays text.
+const MAX_DEPTH: usize = 64;
+/// Longest element name.
+const MAX_NAME: usize = 256;
+
+/// What reading the members found besides them.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Oddities {
+    /// Text between elements was skipped.
+    pub stray: bool,
+    /// An element was not closed: its value runs to the end.
+    pub unclosed: bool,
+}
+
+/// The members of a body of elements, as a JSON object: repeated names become an
+/// array, a value of `<item>` children an array.
+pub(crate) fn members(body: &str) -> (Map<String, Value>, Oddities) {
+    let mut odd = Oddities::default();
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < body.len() {
+        let rest = &body[at..];
+        let Some(lt) = rest.find('<') else {
+            odd.stray |= !rest.trim().is_empty();
+            break;
+        };
+        odd.stray |= !rest[..lt].trim().is_empty();
+        match element(&rest[lt..], 0) {
+            Some((name, value, used)) => {
+                out.push((name, value));
+                at += lt + used;
+            }
+            None => match open_tag(&rest[lt..]) {
+                Some((name, used)) => {
+                    // Unclosed: the rest is its value.
+                    odd.unclosed = true;
+                    let text = rest[lt + used..].to_owned();
+                    out.push((name.to_owned(), Value::String(text)));
+                    break;
+                }
+                None => {
+                    odd.stray = true;
+                    at += lt + 1;
+                }
+            },
+        }
+    }
+    (object(out), odd)
+}
+
+/// `<name>` at the start of `s`: the name and the tag's length.
+fn open_tag(s: &str) -> Option<(&str, usize)> {
+    let gt = s.get(1..)?.find('>')? + 1;
+    let name = &s[1..gt];
+    let valid = !name.is_empty()
+        && name.len() <= MAX_NAME
+        && !name.starts_with(['/', '!', '?'])
+        && !name.contains(|c: char| c.is_whitespace() || c == '<' || c == '/');
+    valid.then_some((name, gt + 1))
+}
+
+/// One element at the start of `s`: its name, value and length.
+fn element(s: &str, depth: usize) -> Option<(String, Value, usize)> {
+    let (name, head) = open_tag(s)?;
+    let open = format!("<{name}>");
+    let close = format!("</{name}>");
+    let mut level = 1;
+    let mut at = head;
+    loop {
+        let next = s[at..].find(['<'])? + at;
+        if s[next..].starts_with(&close) {
+            level -= 1;
+            if level == 0 {
+                let inner = &s[head..next];
+                return Some((name.to_owned(), value(inner, depth), next + close.len()));
+            }
+            at = next + close.len();
+        } else if s[next..].starts_with(&open) {
+            level += 1;
+            at = next + open.len();
+        } else {
+            at = next + 1;
+        }
+    }
+}
+
+/// An element's content: child elements when all of it is elements, else its text.
+fn value(inner: &str, depth: usize) -> Value {
+    if depth < MAX_DEPTH && inner.trim_start().starts_with('<') {
+        if let Some(children) = children(inner, depth + 1) {
+            let list = children.iter().all(|(name, _)| name == "item");
+            return if list {
+                Value::Array(children.into_iter().map(|(_, v)| v).collect())
+            } else {
+                Value::Object(object(children))
+            };
+        }
+    }
+    Value::String(inner.to_owned())
+}
+
+/// Only elements and blanks, or `None`.
+fn children(inner: &str, depth: usize) -> Option<Vec<(String, Value)>> {
+    let mut out = Vec::new();
+    let mut rest = inner.trim_start();
+    while !rest.is_empty() {
+        let (name, value, used) = element(rest, depth)?;
+        out.push((name, value));
+        rest = rest[used..].trim_start();
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// Members in order; a name seen again gathers its values in an array.
+fn object(members: Vec<(String, Value)>) -> Map<String, Value> {
+    let mut map = Map::new();
+    let mut repeated: Vec<String> = Vec::new();
+    for (name, value) in members {
+        match map.get_mut(&name) {
+            None => {
+                map.insert(name, value);
+            }
+            Some(Value::Array(list)) if repeated.contains(&name) => list.push(value),
+            Some(first) => {
+                let first = std::mem::take(first);
+                map.insert(name.clone(), Value::Array(vec![first, value]));
+                repeated.push(name);
+            }
+        }
+    }
+    map
+}
+
+impl Xml {
+    /// One byte of a body of elements; at the function's closer, the whole body.
+    pub(super) fn element_byte(&mut self, b: u8, sink: &mut Sink<'_>) -> Result<(), Abort> {
+        self.raw.push(b);
+        let close = self.spec.func_close;
+        let mut body_end = self.raw.len().saturating_sub(close.len());
+        let mut again: Vec<u8> = Vec::new();
+        if let Some(at) = self.new_function() {
+            // The next function began where an element could: this one's closer was
+            // dropped. Its opener (with the namespace before it) is read again.
+            sink.repair(Repair::MissingCloser);
+            again = self.raw[at..].to_vec();
+            body_end = at;
+        } else if !self.raw.ends_with(close) {
+            if self.raw.len() > sink.config.limits.max_args_bytes {
+                return Err(Abort::TooLarge);
+            }
+            return Ok(());
+        }
+        let body = &self.raw[..body_end];
+        let mut text = String::from_utf8_lossy(body).into_owned();
+        if !self.spec.tag_ns.is_empty() {
+            text = drop_namespace(&text, &String::from_utf8_lossy(self.spec.tag_ns));
+        }
+        self.raw.clear();
+        let (map, odd) = members(&text);
+        if odd.stray {
+            sink.repair(Repair::StrayText);
+        }
+        if odd.unclosed {
+            sink.repair(Repair::MismatchedTag);
+        }
+        let mut args = serde_json::Value::Object(map);
+        if let Some(conformed) = sink.conform_args(&args) {
+            // Typing text by the schema is this grammar's own conversion.
+            let native = [
+                Repair::StringToNumber,
+                Repair::StringToBoolean,
+                Repair::StringToArray,
+                Repair::StringToObject,
+            ];
+            sink.repairs(
+                conformed
+                    .repairs
+                    .iter()
+                    .filter(|r| !native.contains(r))
+                    .collect(),
+            );
+            if let Some(value) = conformed.value {
+                args = value;
+            }
+        }
+        if let serde_json::Value::Object(map) = args {
+            for (i, (key, value)) in map.iter().enumerate() {
+                if i > 0 {
+                    self.out.extend_from_slice(b", ");
+                }
+                let key = serde_json::Value::String(key.clone()).to_string();
+                self.out.extend_from_slice(key.as_bytes());
+                self.out.extend_from_slice(b": ");
+                self.out.extend_from_slice(value.to_string().as_bytes());
+            }
+        }
+        self.out.push(b'}');
+        self.phase = Phase::Done;
+        self.ended = Some(false);
+        self.requeue(&again);
+        Ok(())
+    }
+
+    /// In a body of elements that just read the function's opening tag where an element
+    /// could begin (at the start, or after a closing tag): where that tag (and the
+    /// namespace marker before it) begins.
+    fn new_function(&self) -> Option<usize> {
+        let open = self.spec.func_open;
+        if open.is_empty() || !self.raw.ends_with(open) {
+            return None;
+        }
+        let mut at = self.raw.len() - open.len();
+        let ns = self.spec.tag_ns;
+        if !ns.is_empty() && self.raw[..at].ends_with(ns) {
+            at -= ns.len();
+        }
+        let mut before = self.raw[..at].trim_ascii_end();
+        if !ns.is_empty() {
+            while let Some(rest) = before.strip_suffix(ns) {
+                before = rest.trim_ascii_end();
+            }
+        }
+        // All that came is the end of a namespace marker whose start was read as the
+        // name (`NS<invoke name=NS<invoke name=`): nothing came.
+        let broken_ns = !ns.is_empty() && ns.ends_with(before);
+        let boundary = before.is_empty()
+            || broken_ns
+            || (before.ends_with(b">")
+                && before
+                    .iter()
+                    .rposition(|&c| c == b'<')
+                    .is_some_and(|lt| before[lt..].starts_with(b"</")));
+        boundary.then_some(at)
+    }
+}
+
+/// `text` without the namespace marker `ns`. A server that decodes special tokens
+/// with spaces between them writes ` NS <tag>`: those spaces go with the marker.
+fn drop_namespace(text: &str, ns: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(ns) {
+        let after = &rest[at + ns.len()..];
+        let spaced = after.starts_with(' ');
+        let before = &rest[..at];
+        out.push_str(if spaced {
+            before.strip_suffix(' ').unwrap_or(before)
+        } else {
+            before
+        });
+        rest = if spaced { &after[1..] } else { after };
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn nested_objects_lists_and_repeats() {
+        let body = "\n<a>1</a>\n<o>\n<x>x</x>\n<y><item>1</item><item>2</item></y>\n</o>\
+                    <t>p</t><t>q</t><t>r</t>\n";
+        let (map, odd) = members(body);
+        assert_eq!(odd, Oddities::default());
+        assert_eq!(
+            Value::Object(map),
+            json!({"a": "1", "o": {"x": "x", "y": ["1", "2"]}, "t": ["p", "q", "r"]})
+        );
+    }
+
+    #[test]
+    fn text_with_markup_stays_text() {
+        let (map, _) = members("<html><b>bold</b> and <i>x</i></html><cmp>a < b</cmp>");
+        assert_eq!(
+            Value::Object(map),
+            json!({"html": "<b>bold</b> and <i>x</i>", "cmp": "a < b"})
+        );
+    }
+
+    #[test]
+    fn same_name_nesting_is_counted() {
+        let (map, _) = members("<n><n>inner</n></n>");
+        assert_eq!(Value::Object(map), json!({"n": {"n": "inner"}}));
+    }
+
+    #[test]
+    fn stray_text_and_unclosed_elements_are_reported() {
+        let (map, odd) = members("junk<a>1</a><b>tail");
+        assert!(odd.stray && odd.unclosed);
+        assert_eq!(Value::Object(map), json!({"a": "1", "b": "tail"}));
+    }
+
+    #[test]
+    fn namespace_markers_go_with_their_decoding_spaces() {
+        assert_eq!(drop_namespace("NS<a>1NS</a>", "NS"), "<a>1</a>");
+        assert_eq!(
+            drop_namespace("NS <a>1 NS </a>\nNS <b> x NS </b>", "NS"),
+            "<a>1</a>\n<b> x</b>"
+        );
+        assert_eq!(drop_namespace("<a>two  NS</a>", "NS"), "<a>two  </a>");
+    }
+}
