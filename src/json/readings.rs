@@ -18,9 +18,12 @@
 //!            first weak quote
 //!                   │
 //!   strict prefix ──┼── primary: the look-ahead's verdicts ───────────┐
-//!   (streamed)      ├── flipped, then the look-ahead's ───────────────┤  cheapest complete
-//!                   ├── flipped, then every weak quote content ───────┼─ reading that re-parses,
-//!                   └── as decided, then every weak quote content ────┘  by a clear margin
+//!   (streamed)      ├── flipped, then the look-ahead's ───────────────┤
+//!                   ├── flipped, then every weak quote content ───────┤  cheapest complete
+//!                   ├── as decided, then every weak quote content ────┼─ reading that re-parses,
+//!                   ├── flipped, then by the string (malformed: ──────┤  by a clear margin
+//!                   │   content; clean: the end)                      │
+//!                   └── as decided, then by the string ───────────────┘
 //! ```
 //!
 //! Each reading costs the named repairs it needed ([`cost`](super::cost)); a reading
@@ -40,8 +43,22 @@ pub(crate) struct Policy {
     pub arm: bool,
     /// The verdict for the decision pending at the fork.
     pub force: Option<Verdict>,
-    /// The verdict for every later weak decision; `None`: the look-ahead's.
-    pub weak: Option<Verdict>,
+    /// How every later weak decision is taken.
+    pub weak: Weak,
+}
+
+/// How a reading takes the weak decisions after its fork.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Weak {
+    /// As the look-ahead decided.
+    #[default]
+    LookAhead,
+    /// Always this verdict.
+    Always(Verdict),
+    /// By the string: a quote in a string that already showed it is malformed is
+    /// content, one in a clean string ends it (a raw file in one value, the values
+    /// around it written properly).
+    ByString,
 }
 
 impl Policy {
@@ -50,7 +67,7 @@ impl Policy {
     pub(crate) const ARMED: Policy = Policy {
         arm: true,
         force: None,
-        weak: None,
+        weak: Weak::LookAhead,
     };
 }
 
@@ -59,27 +76,31 @@ impl Policy {
 pub(crate) struct Alternative {
     /// Take the other verdict at the fork.
     pub flip: bool,
-    /// The verdict for later weak decisions.
-    pub weak: Option<Verdict>,
+    /// How later weak decisions are taken.
+    pub weak: Weak,
 }
 
-/// The readings compared with the primary (which is `flip: false, weak: None`).
-pub(crate) const ALTERNATIVES: [Alternative; 4] = [
+/// The readings compared with the primary (which is `flip: false, weak: LookAhead`).
+pub(crate) const ALTERNATIVES: [Alternative; 5] = [
     Alternative {
         flip: true,
-        weak: None,
+        weak: Weak::LookAhead,
     },
     Alternative {
         flip: true,
-        weak: Some(Verdict::Content),
+        weak: Weak::Always(Verdict::Content),
     },
     Alternative {
         flip: false,
-        weak: Some(Verdict::Content),
+        weak: Weak::Always(Verdict::Content),
     },
     Alternative {
         flip: true,
-        weak: Some(Verdict::Close),
+        weak: Weak::ByString,
+    },
+    Alternative {
+        flip: false,
+        weak: Weak::ByString,
     },
 ];
 
@@ -157,10 +178,10 @@ mod tests {
     fn alternatives_force_the_fork_and_set_later_weak_decisions() {
         let p = ALTERNATIVES[0].policy(Verdict::Close);
         assert_eq!(p.force, Some(Verdict::Content));
-        assert_eq!(p.weak, None);
+        assert_eq!(p.weak, Weak::LookAhead);
         let p = ALTERNATIVES[2].policy(Verdict::Close);
         assert_eq!(p.force, Some(Verdict::Close));
-        assert_eq!(p.weak, Some(Verdict::Content));
+        assert_eq!(p.weak, Weak::Always(Verdict::Content));
         assert!(ALTERNATIVES.iter().all(|a| !a.policy(Verdict::Content).arm));
     }
 }

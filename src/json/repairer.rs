@@ -11,7 +11,7 @@
 
 use super::bulk::Classes;
 use super::lookahead::{content_at_once, Ctx, KeyCheck, Lookahead, Verdict};
-use super::readings::Policy;
+use super::readings::{Policy, Weak};
 use crate::ascii::char_len;
 use crate::repairs::{Repair, Repairs};
 use crate::scan::{Found, MarkerId, MarkerSet};
@@ -1871,7 +1871,7 @@ impl Repairer {
     fn resolve(&mut self, mut verdict: Verdict, out: &mut Vec<u8>) {
         if let Some(forced) = self.policy.force.take() {
             verdict = forced;
-        } else if (self.policy.arm || self.policy.weak.is_some()) && self.weak(verdict) {
+        } else if (self.policy.arm || self.policy.weak != Weak::LookAhead) && self.weak(verdict) {
             if self.policy.arm {
                 // Stop here: the caller clones this state for the competing readings.
                 self.policy.arm = false;
@@ -1879,9 +1879,12 @@ impl Repairer {
                 self.stop = Some(Status::Fork { consumed: 0 });
                 return;
             }
-            if let Some(weak) = self.policy.weak {
-                verdict = weak;
-            }
+            verdict = match self.policy.weak {
+                Weak::LookAhead => verdict,
+                Weak::Always(weak) => weak,
+                Weak::ByString if self.suspect => Verdict::Content,
+                Weak::ByString => Verdict::Close,
+            };
         }
         // A quote that is content shows the string is malformed.
         self.suspect |= verdict == Verdict::Content;
