@@ -227,6 +227,16 @@ impl Sink<'_> {
         }
     }
 
+    /// The open call turned out to be none (a marker followed by prose) before anything
+    /// of it was sent: forget it and give its index back.
+    pub(crate) fn withdraw(&mut self) {
+        if let Some(call) = self.calls.current.take_if(|c| !c.started) {
+            self.calls.next_index = call.index;
+            self.calls.spare = call.args;
+            self.calls.spare.clear();
+        }
+    }
+
     /// Whether the open call already has its name.
     pub(crate) fn has_name(&self) -> bool {
         self.calls

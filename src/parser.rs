@@ -1979,8 +1979,15 @@ impl Parser {
                     let rejected = grammar.take_rejected();
                     let reasoning = within.is_some();
                     self.mode = within.map_or(Mode::Text, Mode::Reasoning);
-                    // The body prefix (the end of the opener) was read again as body.
-                    let opener = &form.opener[..form.opener.len() - form.body_prefix.len()];
+                    // A weak opener is text again (its body prefix was read again as
+                    // body); a marker is markup: it began no call and is dropped.
+                    let opener = match form.anchored {
+                        true => &form.opener[..form.opener.len() - form.body_prefix.len()],
+                        false => {
+                            self.sink().0.withdraw();
+                            &b""[..]
+                        }
+                    };
                     let mut text: SmallVec<[u8; 64]> = SmallVec::from_slice(opener);
                     text.extend_from_slice(&rejected);
                     // Not a call: the bytes are read as text, markers in them included.

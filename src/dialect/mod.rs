@@ -556,6 +556,11 @@ pub(crate) struct NameArgsSpec {
     /// The "name" is a call id that embeds the name (Kimi `functions.NAME:0`): it is
     /// kept as the call id and the name is taken out of it.
     pub name_is_id: bool,
+    /// The name is one identifier (Mistral): a `{` right after it opens the arguments
+    /// when the separator was dropped (`missing_separator`: `NAME{...}` for
+    /// `NAME[ARGS]{...}`), and prose after the opener (`[TOOL_CALLS] not json`) means
+    /// the marker began no call: it is dropped and the prose is text.
+    pub identifier_name: bool,
 }
 
 impl NameArgsSpec {
@@ -568,6 +573,7 @@ impl NameArgsSpec {
         alt_separator: b"",
         id_separator: b"",
         name_is_id: false,
+        identifier_name: false,
     };
 
     pub(crate) fn native_repairs(&self) -> Repairs {
