@@ -297,6 +297,14 @@ impl Sink<'_> {
             && self.tool().is_some_and(|t| t.declares(key) == Some(true))
     }
 
+    /// Whether the schema declares parameter `key` as a plain (not nullable) string.
+    pub(crate) fn param_is_plain_string(&self, key: &str) -> bool {
+        self.tool().is_some_and(|t| {
+            let prop = t.parameters().get("properties").and_then(|p| p.get(key));
+            prop.and_then(|p| p.get("type")).and_then(|t| t.as_str()) == Some("string")
+        })
+    }
+
     /// Type a raw parameter value by the schema.
     pub(crate) fn type_value(&self, key: &str, raw: &str) -> (String, Repairs) {
         match self.tool() {

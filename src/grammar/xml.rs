@@ -61,6 +61,9 @@ pub(crate) struct Xml {
     typed: bool,
     /// The value is JSON by its tag's own attribute (`string="false"`).
     json_value: bool,
+    /// The first parameter's key is a wrapper the schema does not declare (`arguments`,
+    /// `input`): its value is held, and unwrapped if it holds the declared parameters.
+    wrapper: bool,
     /// Bytes that may begin `<` + the spec's tag prefix, not yet passed on.
     pf: Vec<u8>,
     skip: bool,
@@ -126,6 +129,7 @@ impl Xml {
             first_param: true,
             typed: false,
             json_value: false,
+            wrapper: false,
             pf: Vec::new(),
             skip: false,
             raw: Vec::new(),
@@ -507,6 +511,19 @@ impl Xml {
             return Ok(());
         }
         self.typed = self.json_value || sink.param_is_typed(&key);
+        self.wrapper = self.first_param
+            && WRAPPER_KEYS.contains(&key.as_str())
+            && sink
+                .declared_keys()
+                .is_some_and(|keys| !keys.is_empty() && !keys.contains(&key));
+        if self.wrapper {
+            // Written when the value ends: as the parameters it holds, or as itself.
+            self.typed = true;
+            self.raw.clear();
+            self.keys.push(key.clone());
+            self.key = key;
+            return Ok(());
+        }
         if !self.first_param {
             self.out.extend_from_slice(b", ");
         }
@@ -534,6 +551,23 @@ impl Xml {
         }
         if self.skip {
             self.skip = false;
+        } else if self.wrapper {
+            self.wrapper = false;
+            self.typed = false;
+            self.end_wrapper(sink);
+        } else if self.json_value && sink.param_is_plain_string(&self.key) {
+            // The schema decides: JSON text where a plain string is declared is that text.
+            let raw = String::from_utf8_lossy(&self.raw).into_owned();
+            let json = match serde_json::from_str::<serde_json::Value>(raw.trim()) {
+                Ok(serde_json::Value::String(_)) => raw.trim().to_owned(),
+                Ok(_) => {
+                    sink.repair(Repair::ScalarToString);
+                    serde_json::Value::String(raw.trim().to_owned()).to_string()
+                }
+                Err(_) => serde_json::Value::String(raw).to_string(),
+            };
+            self.out.extend_from_slice(json.as_bytes());
+            self.typed = false;
         } else if self.json_value && !sink.param_is_typed(&self.key) {
             let raw = String::from_utf8_lossy(&self.raw).into_owned();
             self.out
@@ -846,6 +880,62 @@ impl Xml {
         self.phase = Phase::Done;
         self.ended = Some(closer_seen);
         Ok(())
+    }
+}
+
+/// Keys a model wraps all of a call's parameters in, as one parameter.
+const WRAPPER_KEYS: &[&str] = &["arguments", "input", "properties", "parameters", "args"];
+
+impl Xml {
+    /// The wrapper parameter ended: write the parameters it holds when they are an
+    /// object of declared keys (`wrapped_arguments`), else the parameter as it is.
+    fn end_wrapper(&mut self, sink: &mut Sink<'_>) {
+        let raw = String::from_utf8_lossy(&self.raw).into_owned();
+        let mut value = serde_json::from_str::<serde_json::Value>(raw.trim())
+            .ok()
+            .or_else(|| {
+                let fixed = crate::repair(raw.trim().as_bytes()).ok()?;
+                serde_json::from_str(&fixed.json).ok()
+            });
+        if let Some(serde_json::Value::String(inner)) = &value {
+            value = serde_json::from_str(inner.trim()).ok();
+        }
+        let declared = sink.declared_keys().unwrap_or_else(|| Vec::new().into());
+        let inner = value
+            .as_ref()
+            .and_then(|v| v.as_object())
+            .filter(|o| !o.is_empty() && o.keys().all(|k| declared.contains(k)));
+        let key = std::mem::take(&mut self.key);
+        if let Some(members) = inner {
+            sink.repair(Repair::WrappedArguments);
+            for (k, v) in members {
+                if !self.first_param {
+                    self.out.extend_from_slice(b", ");
+                }
+                self.first_param = false;
+                let quoted = serde_json::Value::String(k.clone()).to_string();
+                self.out.extend_from_slice(quoted.as_bytes());
+                self.out.extend_from_slice(b": ");
+                self.out.extend_from_slice(v.to_string().as_bytes());
+                self.keys.push(k.clone());
+            }
+            self.key = key;
+            return;
+        }
+        self.first_param = false;
+        self.out.extend_from_slice(
+            serde_json::Value::String(key.clone())
+                .to_string()
+                .as_bytes(),
+        );
+        self.out.extend_from_slice(b": ");
+        let json = if self.json_value {
+            json_of_raw(&raw, sink)
+        } else {
+            sink.type_value(&key, &raw).0
+        };
+        self.out.extend_from_slice(json.as_bytes());
+        self.key = key;
     }
 }
 
