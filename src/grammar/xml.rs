@@ -61,6 +61,11 @@ pub(crate) struct Xml {
     typed: bool,
     /// The value is JSON by its tag's own attribute (`string="false"`).
     json_value: bool,
+    /// A backslash was held where only blanks are expected: with `n`, `r` or `t` after
+    /// it, a blank written double-escaped.
+    esc: bool,
+    /// That backslash is being read again as itself.
+    esc_replayed: bool,
     /// The first parameter's key is a wrapper the schema does not declare (`arguments`,
     /// `input`): its value is held, and unwrapped if it holds the declared parameters.
     wrapper: bool,
@@ -130,6 +135,8 @@ impl Xml {
             typed: false,
             json_value: false,
             wrapper: false,
+            esc: false,
+            esc_replayed: false,
             pf: Vec::new(),
             skip: false,
             raw: Vec::new(),
@@ -436,7 +443,7 @@ impl Xml {
                 }
             }
             Phase::ValueOpen => {
-                if self.tag.is_empty() && is_blank(b) {
+                if self.tag.is_empty() && is_blank(b) || self.escaped_blank(b, sink) {
                     return Ok(());
                 }
                 self.tag.push(b);
@@ -477,6 +484,14 @@ impl Xml {
         let raw = String::from_utf8_lossy(&self.buf).into_owned();
         let mut name = raw.trim().trim_matches('"');
         self.buf.clear();
+        // Blanks written double-escaped around the name (`NAME\n<arg_key>`).
+        while let Some(rest) = ["\\n", "\\r", "\\t"]
+            .iter()
+            .find_map(|e| name.strip_suffix(e).or_else(|| name.strip_prefix(e)))
+        {
+            sink.repair(Repair::StrayText);
+            name = rest.trim();
+        }
         if let Some(tool) = self.glued_tool(name, sink) {
             // `<arg_key>` dropped, the key glued to the name: split at the tool's name.
             let key = name.as_bytes()[tool.len()..].to_vec();
@@ -593,7 +608,7 @@ impl Xml {
     }
 
     fn between(&mut self, b: u8, sink: &mut Sink<'_>) -> Result<(), Abort> {
-        if self.tag.is_empty() && is_blank(b) {
+        if self.tag.is_empty() && is_blank(b) || self.escaped_blank(b, sink) {
             return Ok(());
         }
         if self.tag.is_empty() && b == b'{' && self.keys.is_empty() {
@@ -661,6 +676,29 @@ impl Xml {
                 Ok(())
             }
         }
+    }
+
+    /// Where only blanks are expected (`tag` empty), a blank written double-escaped
+    /// (`\n` as a backslash and `n`: the model escaped its output once more) is one,
+    /// and dropped (`stray_text`): never the start of a key. True when `b` was used;
+    /// a held backslash not followed by `n`, `r` or `t` is read again, then `b`.
+    fn escaped_blank(&mut self, b: u8, sink: &mut Sink<'_>) -> bool {
+        if self.esc {
+            self.esc = false;
+            if matches!(b, b'n' | b'r' | b't') {
+                sink.repair(Repair::StrayText);
+                return true;
+            }
+            self.requeue(&[b'\\', b]);
+            self.esc_replayed = true;
+            return true;
+        }
+        if self.tag.is_empty() && b == b'\\' && !self.esc_replayed {
+            self.esc = true;
+            return true;
+        }
+        self.esc_replayed = false;
+        false
     }
 
     /// Drop a stray closing tag up to its `>` (bounded).
@@ -762,8 +800,7 @@ impl Xml {
     fn confirm(&mut self, b: u8, closing: Closing, sink: &mut Sink<'_>) -> Result<(), Abort> {
         self.tail.push(b);
         let after = &self.tail[self.tag_len..];
-        let start = after.iter().position(|c| !is_blank(*c));
-        let Some(start) = start else {
+        let Some(start) = past_blanks(after) else {
             if after.len() > MAX_BLANKS {
                 self.reject_confirm();
             }
@@ -881,6 +918,24 @@ impl Xml {
         self.ended = Some(closer_seen);
         Ok(())
     }
+}
+
+/// Where what follows `bytes`' blanks begins, blanks written double-escaped (`\\n`)
+/// included; `None` while it cannot be told yet.
+fn past_blanks(bytes: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            c if is_blank(c) => i += 1,
+            b'\\' => match bytes.get(i + 1) {
+                Some(b'n' | b'r' | b't') => i += 2,
+                Some(_) => return Some(i),
+                None => return None,
+            },
+            _ => return Some(i),
+        }
+    }
+    None
 }
 
 /// Keys a model wraps all of a call's parameters in, as one parameter.
