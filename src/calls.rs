@@ -105,6 +105,9 @@ pub(crate) struct Call {
     /// Its body was cut before its JSON ended: a JSON call object closed by a marker,
     /// or a body ended by a marker other than the call's closer.
     pub cut: bool,
+    /// The grammar found no name where the body began (a blank body, a GLM call with
+    /// no name): with no arguments either, it is no call.
+    pub empty: bool,
 }
 
 /// Why a call is ended early.
@@ -237,6 +240,13 @@ impl Sink<'_> {
         }
     }
 
+    /// The body began with no name (see [`Call::empty`]).
+    pub(crate) fn nameless_start(&mut self) {
+        if let Some(call) = self.calls.current.as_mut() {
+            call.empty = true;
+        }
+    }
+
     /// Whether the open call already has its name.
     pub(crate) fn has_name(&self) -> bool {
         self.calls
@@ -265,7 +275,7 @@ impl Sink<'_> {
         let Some(call) = self.calls.current.as_mut() else {
             return; // the call limit ended it
         };
-        if call.name.is_some() {
+        if call.name.is_some() || name.is_empty() {
             return;
         }
         let tools = &config.tools;
@@ -464,6 +474,14 @@ impl Sink<'_> {
                 call.repairs = call.repairs.union(conformer.repairs);
             }
         }
+        if call.empty && call.name.is_none() && !call.started && is_empty_object(&call.args) {
+            // An empty body (`<tool_call>   </tool_call>`) is no call: nothing to infer
+            // a tool from, nothing to report.
+            self.calls.next_index = call.index;
+            self.calls.spare = std::mem::take(&mut call.args);
+            self.calls.spare.clear();
+            return;
+        }
         // `{}` stands in only for arguments the model did not write; a call cut before
         // its arguments may have had them coming, or lost them (reported below).
         let cut_before_args = call.cut && call.args.iter().all(u8::is_ascii_whitespace);
@@ -489,7 +507,9 @@ impl Sink<'_> {
             self.not_released(call, NotReleasedReason::NotACall, feedback);
             return;
         }
-        if call.name.is_none() {
+        // A tool is inferred from arguments the model wrote, never from the `{}` that
+        // stands in for none.
+        if call.name.is_none() && !call.repairs.contains(Repair::MissingArguments) {
             if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&call.args) {
                 if let Some(tool) = self.config.tools.infer(&value) {
                     call.repairs.insert(Repair::ToolNameInferred);
@@ -760,4 +780,14 @@ mod tests {
             }
         }
     }
+}
+
+/// Blank, or an object with nothing in it (`{}`, `{ }`).
+fn is_empty_object(args: &[u8]) -> bool {
+    let inner: Vec<u8> = args
+        .iter()
+        .copied()
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    inner.is_empty() || inner == b"{}"
 }

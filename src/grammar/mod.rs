@@ -158,7 +158,7 @@ impl Grammar {
                 for &b in input {
                     held.push(b);
                     used += 1;
-                    if let Some(body) = sniff(bodies, held) {
+                    if let Some(body) = sniff(bodies, held, closer) {
                         decided = Some(body);
                         break;
                     }
@@ -167,6 +167,10 @@ impl Grammar {
                     return Step::NeedMore;
                 };
                 let held = std::mem::take(held);
+                if held.trim_ascii_start().starts_with(closer) && !closer.is_empty() {
+                    // Nothing but blanks before the closer.
+                    sink.nameless_start();
+                }
                 *chosen = Some(body);
                 *self = Grammar::new(body, closer, false);
                 if before == 0 {
@@ -236,9 +240,13 @@ impl Grammar {
 }
 
 /// Pick the body whose start matches `held`, once it can be told.
-fn sniff(bodies: &'static [Body], held: &[u8]) -> Option<&'static Body> {
+fn sniff(bodies: &'static [Body], held: &[u8], closer: &[u8]) -> Option<&'static Body> {
     let start = held.iter().position(|b| !b.is_ascii_whitespace())?;
     let text = &held[start..];
+    if !closer.is_empty() && closer.starts_with(text) && text.len() < closer.len() {
+        // Perhaps an empty body: wait for the closer (any body then reads it).
+        return None;
+    }
     let mut waiting = false;
     for body in bodies {
         match body {

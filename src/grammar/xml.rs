@@ -492,6 +492,9 @@ impl Xml {
             sink.repair(Repair::StrayText);
             name = rest.trim();
         }
+        if name.is_empty() {
+            sink.nameless_start();
+        }
         if let Some(tool) = self.glued_tool(name, sink) {
             // `<arg_key>` dropped, the key glued to the name: split at the tool's name.
             let key = name.as_bytes()[tool.len()..].to_vec();
