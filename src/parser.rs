@@ -1820,8 +1820,9 @@ impl Parser {
 
     fn start_call(&mut self, form: &'static CallForm, within: Option<u16>) {
         self.calls.heuristic = form.heuristic;
+        let tentative = self.tentative(form);
         let (mut sink, ..) = self.sink();
-        if form.anchored || matches!(form.body, Body::Harmony(_)) {
+        if form.anchored || tentative || matches!(form.body, Body::Harmony(_)) {
             // A weak opener or a header: the call begins only if what follows is one.
             sink.calls.pending_implies = form.implies;
         } else if !sink.begin(form.implies) {
@@ -1884,16 +1885,32 @@ impl Parser {
         });
         // Lock `auto` only on a body that is certainly a call: a sniffed body locks when
         // chosen, and a weak opener or a harmony header may turn out not to be one.
-        if !form.anchored && !matches!(form.body, Body::Sniff(_) | Body::Harmony(_)) {
+        if !form.anchored && !tentative && !matches!(form.body, Body::Sniff(_) | Body::Harmony(_)) {
             self.lock(&form.body, form);
         }
         self.mode = Mode::Call {
             form,
-            grammar: Box::new(Grammar::new(&form.body, form.closer, form.anchored)),
+            grammar: Box::new(Grammar::new(
+                &form.body,
+                form.closer,
+                form.anchored || tentative,
+            )),
             within,
             native,
         };
         Parser::work(&mut self.rep).body = 0;
+    }
+
+    /// Whether `form`'s opener is also a wrapper that a dialect in force strips (Olmo's
+    /// `<function_calls>` is DSML's section without its prefix): in `auto` the call
+    /// begins only if its body is this form's; otherwise the opener is dropped and what
+    /// follows is read as text, with its own markers.
+    fn tentative(&self, form: &'static CallForm) -> bool {
+        self.config.dialect == Dialect::Auto
+            && self.locked.is_none()
+            && auto_specs()
+                .iter()
+                .any(|spec| spec.strip.contains(&form.opener))
     }
 
     fn feed_call(&mut self, whole: &[u8]) -> usize {
@@ -1980,7 +1997,8 @@ impl Parser {
                     let reasoning = within.is_some();
                     self.mode = within.map_or(Mode::Text, Mode::Reasoning);
                     // A weak opener is text again (its body prefix was read again as
-                    // body); a marker is markup: it began no call and is dropped.
+                    // body); a marker (a tentative one too) is markup: it began no
+                    // call and is dropped.
                     let opener = match form.anchored {
                         true => &form.opener[..form.opener.len() - form.body_prefix.len()],
                         false => {

@@ -611,11 +611,11 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
     // Qwen3-Coder first: its data is a superset of Hermes's (same wrapper and bodies,
     // plus the bare openers), so a sniffed `<tool_call>` body locks onto it.
     // Not in `auto`: the opt-in dialects (bare or fenced JSON, `>>>`, Functionary's
-    // `<function=`), a bare `[` (pythonic), Olmo 3's `<function_calls>` (DSML's wrapper
-    // without its prefix) and Gemma 3's fences (a plain "```" closer): their openers
-    // mean other things elsewhere. Where two dialects share a marker, the first listed
-    // reads it.
-    static ALL: [&Spec; 25] = [
+    // `<function=`), a bare `[` (pythonic) and Gemma 3's fences (a plain "```" closer):
+    // their openers mean other things elsewhere. Olmo 3's `<function_calls>` (DSML's
+    // wrapper without its prefix) is tentative: a call only if Python calls follow.
+    // Where two dialects share a marker, the first listed reads it.
+    static ALL: [&Spec; 26] = [
         &qwen3_coder::SPEC,
         &hermes::SPEC,
         &gemma4::SPEC,
@@ -644,6 +644,8 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
         &pythonic::AUTO_SPEC,
         &lfm2::SPEC,
         &functiongemma::SPEC,
+        // Tentative in `auto`: DSML strips its opener as a section.
+        &olmo3::SPEC,
     ];
     &ALL
 }
