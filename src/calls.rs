@@ -108,6 +108,9 @@ pub(crate) struct Call {
     /// The grammar found no name where the body began (a blank body, a GLM call with
     /// no name): with no arguments either, it is no call.
     pub empty: bool,
+    /// In `auto`, text followed the body: markerless JSON with no tools declared is a
+    /// call only as the whole output.
+    pub text_after: bool,
 }
 
 /// Why a call is ended early.
@@ -237,6 +240,13 @@ impl Sink<'_> {
             self.calls.next_index = call.index;
             self.calls.spare = call.args;
             self.calls.spare.clear();
+        }
+    }
+
+    /// Text follows the open call's body (see [`Call::text_after`]).
+    pub(crate) fn text_follows(&mut self) {
+        if let Some(call) = self.calls.current.as_mut() {
+            call.text_after = true;
         }
     }
 
@@ -495,6 +505,11 @@ impl Sink<'_> {
             };
             call.repairs.insert(Repair::MissingArguments);
         }
+        if call.heuristic && call.text_after && self.config.tools.is_empty() {
+            let feedback = "JSON without a tool-call marker, followed by text, with no tools declared, was kept out".to_owned();
+            self.not_released(call, NotReleasedReason::NotACall, feedback);
+            return;
+        }
         if call.heuristic && (call.name.is_none() || call.undeclared) {
             // JSON found without a marker is a call only when it names a declared tool.
             let feedback = match &call.name {
@@ -555,6 +570,11 @@ impl Sink<'_> {
                 let errors = tool.validate(&value);
                 if !errors.is_empty() {
                     validation = crate::schema::feedback_for_errors(&name, &errors);
+                    if call.heuristic {
+                        // Markerless JSON is a call only when its arguments fit.
+                        self.not_released(call, NotReleasedReason::NotACall, validation);
+                        return;
+                    }
                     if self.config.invalid == Invalid::HoldBack {
                         self.not_released(call, NotReleasedReason::SchemaViolation, validation);
                         return;

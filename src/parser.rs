@@ -1669,6 +1669,16 @@ impl Parser {
         // before tells (right after it, a removed marker began a line).
         let before = &hay[shown.min(at)..at];
         match action {
+            // In `auto`, markerless JSON with no tools declared is a call only as the
+            // whole output: a fence within prose is prose.
+            Action::Call(form)
+                if form.heuristic
+                    && !form.start_only
+                    && self.config.dialect == Dialect::Auto
+                    && self.config.tools.is_empty() =>
+            {
+                false
+            }
             Action::Call(form) if form.start_only => {
                 self.at_start && (reasoning || before.iter().all(u8::is_ascii_whitespace))
             }
@@ -1885,16 +1895,13 @@ impl Parser {
         });
         // Lock `auto` only on a body that is certainly a call: a sniffed body locks when
         // chosen, and a weak opener or a harmony header may turn out not to be one.
-        if !form.anchored && !tentative && !matches!(form.body, Body::Sniff(_) | Body::Harmony(_)) {
+        let weak = form.anchored || tentative || form.heuristic;
+        if !weak && !matches!(form.body, Body::Sniff(_) | Body::Harmony(_)) {
             self.lock(&form.body, form);
         }
         self.mode = Mode::Call {
             form,
-            grammar: Box::new(Grammar::new(
-                &form.body,
-                form.closer,
-                form.anchored || tentative,
-            )),
+            grammar: Box::new(Grammar::new(&form.body, form.closer, weak)),
             within,
             native,
         };
@@ -1911,6 +1918,25 @@ impl Parser {
             && auto_specs()
                 .iter()
                 .any(|spec| spec.strip.contains(&form.opener))
+    }
+
+    /// Whether the part of a marker that `tail` ends with could only have begun openers
+    /// that are text when they begin no call (a fence: ```` ``` ```` ending the output).
+    fn only_text_like(&self, tail: &[u8]) -> bool {
+        let table = self.table();
+        let ids = 0..table.actions.len();
+        (0..tail.len())
+            .map(|p| {
+                ids.clone()
+                    .filter(|&id| table.set.get(id).starts_with(&tail[p..]))
+                    .collect::<SmallVec<[usize; 8]>>()
+            })
+            .find(|begun| !begun.is_empty())
+            .is_some_and(|begun| {
+                begun.iter().all(
+                    |&id| matches!(table.actions[id], Action::Call(f) if f.heuristic || f.anchored),
+                )
+            })
     }
 
     fn feed_call(&mut self, whole: &[u8]) -> usize {
@@ -1984,37 +2010,7 @@ impl Parser {
                 consumed
             }
             Step::Reject { consumed } => {
-                let mode = std::mem::replace(&mut self.mode, Mode::Text);
-                if let Mode::Call {
-                    form,
-                    mut grammar,
-                    within,
-                    ..
-                } = mode
-                {
-                    self.calls.pending_implies = None;
-                    let rejected = grammar.take_rejected();
-                    let reasoning = within.is_some();
-                    self.mode = within.map_or(Mode::Text, Mode::Reasoning);
-                    // A weak opener is text again (its body prefix was read again as
-                    // body); a marker (a tentative one too) is markup: it began no
-                    // call and is dropped.
-                    let opener = match form.anchored {
-                        true => &form.opener[..form.opener.len() - form.body_prefix.len()],
-                        false => {
-                            self.sink().0.withdraw();
-                            &b""[..]
-                        }
-                    };
-                    let mut text: SmallVec<[u8; 64]> = SmallVec::from_slice(opener);
-                    text.extend_from_slice(&rejected);
-                    // Not a call: the bytes are read as text, markers in them included.
-                    // The opener's first byte goes first, so it does not begin here again.
-                    if let Some((&first, rest)) = text.split_first() {
-                        self.emit_text(&[first], reasoning);
-                        self.process(rest);
-                    }
-                }
+                self.give_back();
                 consumed
             }
             Step::Abort { why, consumed } => self.abort_to_skip(why, consumed),
@@ -2037,6 +2033,39 @@ impl Parser {
                 };
                 consumed
             }
+        }
+    }
+
+    /// What followed the opener is not a call: the bytes read are text again (markers in
+    /// them included). A weak or heuristic opener is text too (its body prefix was read
+    /// again as body), its first byte shown first so it does not begin here again; a
+    /// marker (a tentative one too) is markup: it began no call and is dropped.
+    fn give_back(&mut self) {
+        let mode = std::mem::replace(&mut self.mode, Mode::Text);
+        let Mode::Call {
+            form,
+            mut grammar,
+            within,
+            ..
+        } = mode
+        else {
+            return;
+        };
+        self.calls.pending_implies = None;
+        self.sink().0.withdraw();
+        let rejected = grammar.take_rejected();
+        let reasoning = within.is_some();
+        self.mode = within.map_or(Mode::Text, Mode::Reasoning);
+        if !(form.anchored || form.heuristic) {
+            self.process(&rejected);
+            return;
+        }
+        let mut text: SmallVec<[u8; 64]> =
+            SmallVec::from_slice(&form.opener[..form.opener.len() - form.body_prefix.len()]);
+        text.extend_from_slice(&rejected);
+        if let Some((&first, rest)) = text.split_first() {
+            self.emit_text(&[first], reasoning);
+            self.process(rest);
         }
     }
 
@@ -2189,7 +2218,11 @@ impl Parser {
                 if closer.is_empty() {
                     // No more bodies: what follows is text again.
                     let gap = std::mem::take(gap);
+                    let auto = self.config.dialect == Dialect::Auto;
                     let (mut sink, ..) = self.sink();
+                    if auto {
+                        sink.text_follows();
+                    }
                     sink.end();
                     self.mode = within.map_or(Mode::Text, Mode::Reasoning);
                     self.process(&gap);
@@ -2265,6 +2298,11 @@ impl Parser {
     }
 
     fn finish_mode(&mut self) {
+        if matches!(&self.mode, Mode::Call { grammar, .. } if grammar.undecided()) {
+            // The stream ended before markerless JSON showed it is a call: text.
+            self.give_back();
+            return self.finish_mode();
+        }
         match std::mem::replace(&mut self.mode, Mode::Text) {
             mode @ (Mode::Text | Mode::Reasoning(_)) => {
                 // Held reasoning stays reasoning, read with its own markers.
@@ -2308,7 +2346,7 @@ impl Parser {
                         self.finish_mode();
                         return;
                     }
-                    if held.len() - shown == 1 {
+                    if held.len() - shown == 1 || self.only_text_like(&held[shown..]) {
                         self.emit_text(&held[shown..], reasoning);
                     }
                 }

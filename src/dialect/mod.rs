@@ -610,12 +610,12 @@ pub(crate) fn dialect_of_body(body: &Body) -> Option<Dialect> {
 pub(crate) fn auto_specs() -> &'static [&'static Spec] {
     // Qwen3-Coder first: its data is a superset of Hermes's (same wrapper and bodies,
     // plus the bare openers), so a sniffed `<tool_call>` body locks onto it.
-    // Not in `auto`: the opt-in dialects (bare or fenced JSON, `>>>`, Functionary's
-    // `<function=`), a bare `[` (pythonic) and Gemma 3's fences (a plain "```" closer):
+    // Not in `auto`: the opt-in dialects (`>>>`, Functionary's `<function=`), a bare `[`
+    // (pythonic) and Gemma 3's fences (a plain "```" closer):
     // their openers mean other things elsewhere. Olmo 3's `<function_calls>` (DSML's
     // wrapper without its prefix) is tentative: a call only if Python calls follow.
     // Where two dialects share a marker, the first listed reads it.
-    static ALL: [&Spec; 26] = [
+    static ALL: [&Spec; 28] = [
         &qwen3_coder::SPEC,
         &hermes::SPEC,
         &gemma4::SPEC,
@@ -646,6 +646,11 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
         &functiongemma::SPEC,
         // Tentative in `auto`: DSML strips its opener as a section.
         &olmo3::SPEC,
+        // Markerless JSON: a call only when its first key names the tool, and then only
+        // for a declared tool whose schema the arguments fit, or, with no tools
+        // declared, as the whole output (fences only with tools declared).
+        &heuristic_json::BARE_JSON,
+        &heuristic_json::FENCED,
     ];
     &ALL
 }

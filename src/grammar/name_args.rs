@@ -79,7 +79,15 @@ impl NameArgs {
     }
 
     pub(crate) fn take_rejected(&mut self) -> Vec<u8> {
+        if self.rejected.is_empty() && self.undecided() {
+            return std::mem::take(&mut self.buf);
+        }
         std::mem::take(&mut self.rejected)
+    }
+
+    /// After a weak opener, the name has not ended yet: what was read may still be text.
+    pub(crate) fn undecided(&self) -> bool {
+        self.weak && matches!(self.phase, Phase::Prefix | Phase::Name)
     }
 
     pub(crate) fn take_leftover(&mut self, rep: &mut Repairer) -> Vec<u8> {

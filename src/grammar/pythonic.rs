@@ -93,7 +93,15 @@ impl Python {
     }
 
     pub(crate) fn take_rejected(&mut self) -> Vec<u8> {
+        if self.rejected.is_empty() && self.undecided() {
+            return std::mem::take(&mut self.read);
+        }
         std::mem::take(&mut self.rejected)
+    }
+
+    /// After a weak opener, no call has begun yet: what was read may still be text.
+    pub(crate) fn undecided(&self) -> bool {
+        self.weak && self.calls == 0 && matches!(self.phase, Phase::Start | Phase::Name)
     }
 
     pub(crate) fn take_leftover(&mut self, rep: &mut Repairer) -> Vec<u8> {
