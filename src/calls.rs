@@ -783,6 +783,16 @@ fn where_cut(args: &[u8]) -> String {
     }
 }
 
+/// Blank, or an object with nothing in it (`{}`, `{ }`).
+fn is_empty_object(args: &[u8]) -> bool {
+    let inner: Vec<u8> = args
+        .iter()
+        .copied()
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    inner.is_empty() || inner == b"{}"
+}
+
 #[cfg(test)]
 mod tests {
     use super::whole_chars;
@@ -800,14 +810,4 @@ mod tests {
             }
         }
     }
-}
-
-/// Blank, or an object with nothing in it (`{}`, `{ }`).
-fn is_empty_object(args: &[u8]) -> bool {
-    let inner: Vec<u8> = args
-        .iter()
-        .copied()
-        .filter(|b| !b.is_ascii_whitespace())
-        .collect();
-    inner.is_empty() || inner == b"{}"
 }
