@@ -585,7 +585,8 @@ impl NameArgsSpec {
 pub(crate) fn dialect_of_body(body: &Body) -> Option<Dialect> {
     // A dialect whose own form reads this grammar directly owns it (GLM's tags, also
     // sniffed after Hermes' `<tool_call>`); otherwise the first in `auto` order whose
-    // forms reach it (Qwen3-Coder before Hermes: its data is a superset).
+    // forms reach it (Qwen3-Coder before Hermes: its data is a superset), except that a
+    // JSON call object goes to a dialect without XML forms.
     if let Body::Xml(spec) = body {
         let direct = auto_specs().iter().find(|s| {
             s.calls
@@ -600,10 +601,20 @@ pub(crate) fn dialect_of_body(body: &Body) -> Option<Dialect> {
         Body::Sniff(list) => list.iter().any(|b| std::ptr::eq(b, body)),
         b => std::ptr::eq(b, body),
     };
-    auto_specs()
-        .iter()
-        .find(|spec| spec.calls.iter().any(owns))
-        .map(|spec| spec.dialect)
+    let owners = || {
+        auto_specs()
+            .iter()
+            .filter(|spec| spec.calls.iter().any(owns))
+    };
+    if let Body::Envelope(_) = body {
+        // A JSON call object in a wrapper shared with an XML dialect (`<tool_call>`) is
+        // the dialect's that writes JSON (Hermes), not the one with XML forms of its own.
+        let xml_free = |spec: &&&Spec| !spec.calls.iter().any(|f| matches!(f.body, Body::Xml(_)));
+        if let Some(spec) = owners().find(xml_free) {
+            return Some(spec.dialect);
+        }
+    }
+    owners().next().map(|spec| spec.dialect)
 }
 
 /// The union of every dialect's markers, for `auto`.
