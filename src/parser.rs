@@ -173,6 +173,13 @@ impl Tables {
                     }
                 };
                 t.text.add(open, Action::Reason(idx));
+                // Another closer listed for the same opener closes the block too
+                // (Hunyuan 3 ends a `<think>` with `</think:opensource>`).
+                for &(o, c) in specs.iter().flat_map(|s| s.reasoning) {
+                    if o == open && c != close {
+                        t.reasoning[idx].add(c, Action::EndReason);
+                    }
+                }
             }
         }
         t.closers = closers;

@@ -141,7 +141,7 @@ impl Grammar {
             Body::Envelope(spec) => Grammar::Envelope(Envelope::new(spec)),
             Body::Xml(spec) => Grammar::Xml(Box::new(Xml::new(spec, closer))),
             Body::NameArgs(spec) => Grammar::NameArgs(NameArgs::new(spec, weak)),
-            Body::Harmony(spec) => Grammar::Harmony(Harmony::new(spec)),
+            Body::Harmony(spec) => Grammar::Harmony(Harmony::new(spec, weak)),
             Body::Pythonic(spec) => Grammar::Python(Python::new(spec, closer, weak)),
             Body::Sniff(bodies) => Grammar::Sniff {
                 bodies,
@@ -276,6 +276,7 @@ impl Grammar {
         match self {
             Grammar::Gate { .. } => true,
             Grammar::Python(p) => p.undecided(),
+            Grammar::Harmony(h) => h.undecided(),
             Grammar::NameArgs(n) => n.undecided(),
             _ => false,
         }
@@ -285,6 +286,7 @@ impl Grammar {
     pub(crate) fn take_rejected(&mut self) -> Vec<u8> {
         match self {
             Grammar::Gate { held, .. } => std::mem::take(held),
+            Grammar::Harmony(h) => h.take_rejected(),
             Grammar::NameArgs(n) => n.take_rejected(),
             Grammar::Python(p) => p.take_rejected(),
             _ => Vec::new(),
