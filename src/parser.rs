@@ -351,6 +351,9 @@ pub struct Parser {
     /// Whether no visible text but blanks came yet: start-only openers count only here.
     at_start: bool,
     finished: bool,
+    /// The stream ended with stop reason `stop` (not cut): a call missing only its
+    /// closing marker is complete.
+    clean_stop: bool,
     /// The text path's table while it may be taken (see [`Parser::plain_table`]);
     /// updated after every push that leaves it.
     plain: Option<&'static Table>,
@@ -400,6 +403,7 @@ impl Parser {
             last_text: b'\n',
             at_start: true,
             finished: false,
+            clean_stop: false,
             plain: None,
             plain_reasoning: false,
             fast: FastLane::Off,
@@ -1409,6 +1413,7 @@ impl Parser {
             self.process(&[held]);
         }
         self.finished = true;
+        self.clean_stop = !stop.is_cut();
         self.plain = None;
         self.queue.begin(&mut self.calls.spare);
         self.finish_mode();
@@ -2365,6 +2370,7 @@ impl Parser {
                 native,
                 ..
             } => {
+                let clean_stop = self.clean_stop;
                 let complete = {
                     let Parser {
                         calls,
@@ -2381,7 +2387,11 @@ impl Parser {
                         stats,
                     };
                     let CallWork { rep, scratch, .. } = Parser::work(rep);
-                    let complete = grammar.finish(&mut sink, rep, scratch);
+                    let mut complete = grammar.finish(&mut sink, rep, scratch);
+                    if !complete && clean_stop {
+                        // Every value closed, only the closers missing: complete.
+                        complete = grammar.close_clean(&mut sink);
+                    }
                     sink.stats.examined(grammar.take_work(rep));
                     complete
                 };

@@ -270,6 +270,15 @@ impl Grammar {
         }
     }
 
+    /// At the end of a stream that was not cut, a body whose values are all closed and
+    /// that lacks only its closing markers is complete: close it. Whether it was.
+    pub(crate) fn close_clean(&mut self, sink: &mut Sink<'_>) -> bool {
+        match self {
+            Grammar::Xml(x) => x.close_clean(sink),
+            _ => false,
+        }
+    }
+
     /// Whether the grammar still waits to tell whether its body is a call at all (a
     /// weak opener's or markerless JSON's): at the end of the stream, it is text.
     pub(crate) fn undecided(&self) -> bool {

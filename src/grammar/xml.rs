@@ -868,6 +868,18 @@ impl Xml {
 }
 
 impl Xml {
+    /// Between parameters, every value closed (`...</arg_value>` and the end): close the
+    /// arguments, as the missing closers would have.
+    pub(crate) fn close_clean(&mut self, sink: &mut Sink<'_>) -> bool {
+        if self.phase != Phase::Between || !self.tag.is_empty() || self.esc || self.keys.is_empty()
+        {
+            return false;
+        }
+        self.out.push(b'}');
+        self.phase = Phase::Done;
+        self.flush(sink).is_ok()
+    }
+
     /// For a grammar whose name ends at the next tag: the declared tool that `name`
     /// begins with but is not, when the name has a key glued to it.
     fn glued_tool(&self, name: &str, sink: &Sink<'_>) -> Option<String> {
