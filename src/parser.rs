@@ -1681,8 +1681,8 @@ impl Parser {
         // before tells (right after it, a removed marker began a line).
         let before = &hay[shown.min(at)..at];
         match action {
-            // In `auto`, markerless JSON with no tools declared is a call only as the
-            // whole output: a fence within prose is prose.
+            // In `auto` with no tools declared, markerless calls count only as the whole
+            // output: a fence within prose is prose.
             Action::Call(form)
                 if form.heuristic
                     && !form.start_only
@@ -2108,7 +2108,8 @@ impl Parser {
             Mode::Reasoning(i) => Some(*i),
             _ => None,
         };
-        if within.is_some() {
+        // Nor on markerless calls: they are not any one dialect's.
+        if within.is_some() || form.heuristic {
             return;
         }
         if self.config.dialect == Dialect::Auto && self.locked.is_none() {

@@ -117,6 +117,8 @@ pub(crate) enum Grammar {
     Sniff {
         bodies: &'static [Body],
         held: Vec<u8>,
+        /// The chosen body follows a weak opener.
+        weak: bool,
     },
     Envelope(Envelope),
     /// A JSON call object found without a marker, held until its first key tells
@@ -146,6 +148,7 @@ impl Grammar {
             Body::Sniff(bodies) => Grammar::Sniff {
                 bodies,
                 held: Vec::new(),
+                weak,
             },
         }
     }
@@ -209,7 +212,8 @@ impl Grammar {
             Grammar::NameArgs(n) => sliced(input, |piece| n.feed(piece, sink, rep, scratch)),
             Grammar::Harmony(h) => sliced(input, |piece| h.feed(piece, sink, rep, scratch)),
             Grammar::Python(p) => sliced(input, |piece| p.feed(piece, sink, rep, scratch)),
-            Grammar::Sniff { bodies, held } => {
+            Grammar::Sniff { bodies, held, weak } => {
+                let weak = *weak;
                 let before = held.len();
                 let mut decided = None;
                 let mut used = 0;
@@ -230,7 +234,7 @@ impl Grammar {
                     sink.nameless_start();
                 }
                 *chosen = Some(body);
-                *self = Grammar::new(body, closer, false);
+                *self = Grammar::new(body, closer, weak);
                 if before == 0 {
                     // Every byte sniffed came from this input: the body reads it whole
                     // (a well-formed call pushed whole takes the strict fast path).
@@ -250,6 +254,7 @@ impl Grammar {
                         *self = Grammar::Sniff {
                             bodies: &[],
                             held: rest,
+                            weak: false,
                         };
                         Step::Ended {
                             consumed: used,
@@ -284,6 +289,7 @@ impl Grammar {
     pub(crate) fn undecided(&self) -> bool {
         match self {
             Grammar::Gate { .. } => true,
+            Grammar::Sniff { weak, bodies, .. } => *weak && !bodies.is_empty(),
             Grammar::Python(p) => p.undecided(),
             Grammar::Harmony(h) => h.undecided(),
             Grammar::NameArgs(n) => n.undecided(),
@@ -294,7 +300,7 @@ impl Grammar {
     /// The bytes a rejected weak call read, to be text.
     pub(crate) fn take_rejected(&mut self) -> Vec<u8> {
         match self {
-            Grammar::Gate { held, .. } => std::mem::take(held),
+            Grammar::Gate { held, .. } | Grammar::Sniff { held, .. } => std::mem::take(held),
             Grammar::Harmony(h) => h.take_rejected(),
             Grammar::NameArgs(n) => n.take_rejected(),
             Grammar::Python(p) => p.take_rejected(),
