@@ -6,8 +6,9 @@ every case is parsed with its dialect (where we have one) and with `auto`, in on
 the content after trimming blanks when it is asserted.
 
 Cases where our result deliberately differs from the peer's test are listed in
-`peer_parsers_differences.json` beside this script, by id, with the README rule that
-applies; each rule says what we do instead and is checked, not waved through.
+`peer_parsers_differences.json` beside this script, by id, with the rule that applies
+(the README's four, and `prose_kept`: call syntax inside prose is not a call); each
+rule says what we do instead and is checked, not waved through.
 
 Prints both pass rates and the failures by source dialect. Exits 1 on markup in
 visible content (a leak), on any released argument that is not strict JSON, on a listed
@@ -177,6 +178,11 @@ def judge(case, msg):
             return False, f"no cut-off call reported: {msg['incomplete_calls']}", rule
         n = differences[case["id"]].get("released", len(exp_calls))
         exp_calls, match = exp_calls[:n], "exact"
+    elif rule == "prose_kept":
+        # Call syntax inside prose is not a call: nothing released, all of it text.
+        if msg["tool_calls"] or msg["content"] != case["raw"]:
+            return False, f"not kept as text: {msg['content']!r}, {len(msg['tool_calls'])} calls", rule
+        return True, None, rule
     elif rule is not None:
         sys.exit(f"{case['id']}: unknown rule {rule!r}")
     why = judge_calls(exp, calls, exp_calls, match) or judge_content(content_exp, msg["content"])
