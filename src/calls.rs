@@ -108,8 +108,8 @@ pub(crate) struct Call {
     /// The grammar found no name where the body began (a blank body, a GLM call with
     /// no name): with no arguments either, it is no call.
     pub empty: bool,
-    /// In `auto`, text followed the body: markerless JSON with no tools declared is a
-    /// call only as the whole output.
+    /// In `auto`, text followed the body: a markerless call is one only as the whole
+    /// output.
     pub text_after: bool,
 }
 
@@ -505,8 +505,9 @@ impl Sink<'_> {
             };
             call.repairs.insert(Repair::MissingArguments);
         }
-        if call.heuristic && call.text_after && self.config.tools.is_empty() {
-            let feedback = "JSON without a tool-call marker, followed by text, with no tools declared, was kept out".to_owned();
+        if call.heuristic && call.text_after {
+            let feedback =
+                "a call without a tool-call marker, followed by text, was kept out".to_owned();
             self.not_released(call, NotReleasedReason::NotACall, feedback);
             return;
         }
