@@ -933,6 +933,11 @@ impl Xml {
         {
             return false;
         }
+        if !self.spec.func_close.is_empty() {
+            // The function's closer is missing too (the only closer, in a dialect
+            // whose calls have no other: Kimi K3, MiniCPM5).
+            sink.repair(Repair::MissingCloser);
+        }
         self.close_object();
         self.phase = Phase::Done;
         self.flush(sink).is_ok()
