@@ -115,6 +115,12 @@ pub(crate) struct Call {
     /// Members of the call object that are neither its name, id nor arguments: a
     /// reading that made them out of text is the less likely one.
     pub extra_members: u32,
+    /// The grammar found no name where the body began (a blank body, a GLM call with
+    /// no name): with no arguments either, it is no call.
+    pub empty: bool,
+    /// In `auto`, text followed the body: a markerless call is one only as the whole
+    /// output.
+    pub text_after: bool,
 }
 
 /// Why a call is ended early.
@@ -248,6 +254,30 @@ impl Sink<'_> {
         }
     }
 
+    /// The open call turned out to be none (a marker followed by prose) before anything
+    /// of it was sent: forget it and give its index back.
+    pub(crate) fn withdraw(&mut self) {
+        if let Some(call) = self.calls.current.take_if(|c| !c.started) {
+            self.calls.next_index = call.index;
+            self.calls.spare = call.args;
+            self.calls.spare.clear();
+        }
+    }
+
+    /// Text follows the open call's body (see [`Call::text_after`]).
+    pub(crate) fn text_follows(&mut self) {
+        if let Some(call) = self.calls.current.as_mut() {
+            call.text_after = true;
+        }
+    }
+
+    /// The body began with no name (see [`Call::empty`]).
+    pub(crate) fn nameless_start(&mut self) {
+        if let Some(call) = self.calls.current.as_mut() {
+            call.empty = true;
+        }
+    }
+
     /// Whether the open call already has its name.
     pub(crate) fn has_name(&self) -> bool {
         self.calls
@@ -312,6 +342,14 @@ impl Sink<'_> {
         self.tool()
             .is_some_and(|t| t.param_type(key) != crate::schema::ParamType::String)
             && self.tool().is_some_and(|t| t.declares(key) == Some(true))
+    }
+
+    /// Whether the schema declares parameter `key` as a plain (not nullable) string.
+    pub(crate) fn param_is_plain_string(&self, key: &str) -> bool {
+        self.tool().is_some_and(|t| {
+            let prop = t.parameters().get("properties").and_then(|p| p.get(key));
+            prop.and_then(|p| p.get("type")).and_then(|t| t.as_str()) == Some("string")
+        })
     }
 
     /// Type a raw parameter value by the schema.
@@ -558,6 +596,14 @@ impl Sink<'_> {
                 call.repairs = call.repairs.union(conformer.repairs);
             }
         }
+        if call.empty && call.name.is_none() && !call.started && is_empty_object(&call.args) {
+            // An empty body (`<tool_call>   </tool_call>`) is no call: nothing to infer
+            // a tool from, nothing to report.
+            self.calls.next_index = call.index;
+            self.calls.spare = std::mem::take(&mut call.args);
+            self.calls.spare.clear();
+            return;
+        }
         // `{}` stands in only for arguments the model did not write; a call cut before
         // its arguments may have had them coming, or lost them (reported below).
         let cut_before_args = call.cut && call.args.iter().all(u8::is_ascii_whitespace);
@@ -571,6 +617,12 @@ impl Sink<'_> {
             };
             call.repairs.insert(Repair::MissingArguments);
         }
+        if call.heuristic && call.text_after {
+            let feedback =
+                "a call without a tool-call marker, followed by text, was kept out".to_owned();
+            self.not_released(call, NotReleasedReason::NotACall, feedback);
+            return;
+        }
         if call.heuristic && (call.name.is_none() || call.undeclared) {
             // JSON found without a marker is a call only when it names a declared tool.
             let feedback = match &call.name {
@@ -583,8 +635,9 @@ impl Sink<'_> {
             self.not_released(call, NotReleasedReason::NotACall, feedback);
             return;
         }
-        if call.name.is_none() {
-            // Empty arguments fit any tool: nothing to infer one from.
+        // A tool is inferred from arguments the model wrote, never from the `{}` that
+        // stands in for none (empty arguments fit any tool).
+        if call.name.is_none() && !call.repairs.contains(Repair::MissingArguments) {
             let value = serde_json::from_slice::<serde_json::Value>(&call.args)
                 .ok()
                 .filter(|v| v.as_object().is_none_or(|o| !o.is_empty()));
@@ -644,6 +697,11 @@ impl Sink<'_> {
                 let errors = tool.validate(&value);
                 if !errors.is_empty() {
                     validation = crate::schema::feedback_for_errors(&name, &errors);
+                    if call.heuristic {
+                        // Markerless JSON is a call only when its arguments fit.
+                        self.not_released(call, NotReleasedReason::NotACall, validation);
+                        return;
+                    }
                     if self.config.invalid == Invalid::HoldBack {
                         self.not_released(call, NotReleasedReason::SchemaViolation, validation);
                         return;
@@ -901,6 +959,16 @@ fn where_cut(args: &[u8]) -> String {
         Some((s, e)) => format!(" inside \"{}\"", String::from_utf8_lossy(&args[s..e])),
         None => String::new(),
     }
+}
+
+/// Blank, or an object with nothing in it (`{}`, `{ }`).
+fn is_empty_object(args: &[u8]) -> bool {
+    let inner: Vec<u8> = args
+        .iter()
+        .copied()
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    inner.is_empty() || inner == b"{}"
 }
 
 #[cfg(test)]

@@ -174,6 +174,13 @@ impl Tables {
                     }
                 };
                 t.text.add(open, Action::Reason(idx));
+                // Another closer listed for the same opener closes the block too
+                // (Hunyuan 3 ends a `<think>` with `</think:opensource>`).
+                for &(o, c) in specs.iter().flat_map(|s| s.reasoning) {
+                    if o == open && c != close {
+                        t.reasoning[idx].add(c, Action::EndReason);
+                    }
+                }
             }
         }
         t.closers = closers;
@@ -345,6 +352,10 @@ pub struct Parser {
     /// Whether no visible text but blanks came yet: start-only openers count only here.
     at_start: bool,
     finished: bool,
+    /// How generation ended (set by `finish`): a call left open is truncated only when
+    /// it was cut, not when the model closed it in a way we could not read; at a clean
+    /// stop, a call missing only its closing markers is complete.
+    stop_reason: StopReason,
     /// The text path's table while it may be taken (see [`Parser::plain_table`]);
     /// updated after every push that leaves it.
     plain: Option<&'static Table>,
@@ -394,6 +405,7 @@ impl Parser {
             last_text: b'\n',
             at_start: true,
             finished: false,
+            stop_reason: StopReason::Stop,
             plain: None,
             plain_reasoning: false,
             fast: FastLane::Off,
@@ -1403,6 +1415,7 @@ impl Parser {
             self.process(&[held]);
         }
         self.finished = true;
+        self.stop_reason = stop;
         self.plain = None;
         self.queue.begin(&mut self.calls.spare);
         self.finish_mode();
@@ -1670,6 +1683,16 @@ impl Parser {
         // before tells (right after it, a removed marker began a line).
         let before = &hay[shown.min(at)..at];
         match action {
+            // In `auto` with no tools declared, markerless calls count only as the whole
+            // output: a fence within prose is prose.
+            Action::Call(form)
+                if form.heuristic
+                    && !form.start_only
+                    && self.config.dialect == Dialect::Auto
+                    && self.config.tools.is_empty() =>
+            {
+                false
+            }
             Action::Call(form) if form.start_only => {
                 self.at_start && (reasoning || before.iter().all(u8::is_ascii_whitespace))
             }
@@ -1821,8 +1844,9 @@ impl Parser {
 
     fn start_call(&mut self, form: &'static CallForm, within: Option<u16>) {
         self.calls.heuristic = form.heuristic;
+        let tentative = self.tentative(form);
         let (mut sink, ..) = self.sink();
-        if form.anchored || matches!(form.body, Body::Harmony(_)) {
+        if form.anchored || tentative || matches!(form.body, Body::Harmony(_)) {
             // A weak opener or a header: the call begins only if what follows is one.
             sink.calls.pending_implies = form.implies;
         } else if !sink.begin(form.implies) {
@@ -1888,16 +1912,48 @@ impl Parser {
         }
         // Lock `auto` only on a body that is certainly a call: a sniffed body locks when
         // chosen, and a weak opener or a harmony header may turn out not to be one.
-        if !form.anchored && !matches!(form.body, Body::Sniff(_) | Body::Harmony(_)) {
+        let weak = form.anchored || tentative || form.heuristic;
+        if !weak && !matches!(form.body, Body::Sniff(_) | Body::Harmony(_)) {
             self.lock(&form.body, form);
         }
         self.mode = Mode::Call {
             form,
-            grammar: Box::new(Grammar::new(&form.body, form.closer, form.anchored)),
+            grammar: Box::new(Grammar::new(&form.body, form.closer, weak)),
             within,
             native,
         };
         Parser::work(&mut self.rep).body = 0;
+    }
+
+    /// Whether `form`'s opener is also a wrapper that a dialect in force strips (Olmo's
+    /// `<function_calls>` is DSML's section without its prefix): in `auto` the call
+    /// begins only if its body is this form's; otherwise the opener is dropped and what
+    /// follows is read as text, with its own markers.
+    fn tentative(&self, form: &'static CallForm) -> bool {
+        self.config.dialect == Dialect::Auto
+            && self.locked.is_none()
+            && auto_specs()
+                .iter()
+                .any(|spec| spec.strip.contains(&form.opener))
+    }
+
+    /// Whether the part of a marker that `tail` ends with could only have begun openers
+    /// that are text when they begin no call (a fence: ```` ``` ```` ending the output).
+    fn only_text_like(&self, tail: &[u8]) -> bool {
+        let table = self.table();
+        let ids = 0..table.actions.len();
+        (0..tail.len())
+            .map(|p| {
+                ids.clone()
+                    .filter(|&id| table.set.get(id).starts_with(&tail[p..]))
+                    .collect::<SmallVec<[usize; 8]>>()
+            })
+            .find(|begun| !begun.is_empty())
+            .is_some_and(|begun| {
+                begun.iter().all(
+                    |&id| matches!(table.actions[id], Action::Call(f) if f.heuristic || f.anchored),
+                )
+            })
     }
 
     fn feed_call(&mut self, whole: &[u8]) -> usize {
@@ -1971,29 +2027,7 @@ impl Parser {
                 consumed
             }
             Step::Reject { consumed } => {
-                let mode = std::mem::replace(&mut self.mode, Mode::Text);
-                if let Mode::Call {
-                    form,
-                    mut grammar,
-                    within,
-                    ..
-                } = mode
-                {
-                    self.calls.pending_implies = None;
-                    let rejected = grammar.take_rejected();
-                    let reasoning = within.is_some();
-                    self.mode = within.map_or(Mode::Text, Mode::Reasoning);
-                    // The body prefix (the end of the opener) was read again as body.
-                    let opener = &form.opener[..form.opener.len() - form.body_prefix.len()];
-                    let mut text: SmallVec<[u8; 64]> = SmallVec::from_slice(opener);
-                    text.extend_from_slice(&rejected);
-                    // Not a call: the bytes are read as text, markers in them included.
-                    // The opener's first byte goes first, so it does not begin here again.
-                    if let Some((&first, rest)) = text.split_first() {
-                        self.emit_text(&[first], reasoning);
-                        self.process(rest);
-                    }
-                }
+                self.give_back();
                 consumed
             }
             Step::Abort { why, consumed } => self.abort_to_skip(why, consumed),
@@ -2016,6 +2050,39 @@ impl Parser {
                 };
                 consumed
             }
+        }
+    }
+
+    /// What followed the opener is not a call: the bytes read are text again (markers in
+    /// them included). A weak or heuristic opener is text too (its body prefix was read
+    /// again as body), its first byte shown first so it does not begin here again; a
+    /// marker (a tentative one too) is markup: it began no call and is dropped.
+    fn give_back(&mut self) {
+        let mode = std::mem::replace(&mut self.mode, Mode::Text);
+        let Mode::Call {
+            form,
+            mut grammar,
+            within,
+            ..
+        } = mode
+        else {
+            return;
+        };
+        self.calls.pending_implies = None;
+        self.sink().0.withdraw();
+        let rejected = grammar.take_rejected();
+        let reasoning = within.is_some();
+        self.mode = within.map_or(Mode::Text, Mode::Reasoning);
+        if !(form.anchored || form.heuristic) {
+            self.process(&rejected);
+            return;
+        }
+        let mut text: SmallVec<[u8; 64]> =
+            SmallVec::from_slice(&form.opener[..form.opener.len() - form.body_prefix.len()]);
+        text.extend_from_slice(&rejected);
+        if let Some((&first, rest)) = text.split_first() {
+            self.emit_text(&[first], reasoning);
+            self.process(rest);
         }
     }
 
@@ -2046,7 +2113,8 @@ impl Parser {
             Mode::Reasoning(i) => Some(*i),
             _ => None,
         };
-        if within.is_some() {
+        // Nor on markerless calls: they are not any one dialect's.
+        if within.is_some() || form.heuristic {
             return;
         }
         if self.config.dialect == Dialect::Auto && self.locked.is_none() {
@@ -2168,7 +2236,11 @@ impl Parser {
                 if closer.is_empty() {
                     // No more bodies: what follows is text again.
                     let gap = std::mem::take(gap);
+                    let auto = self.config.dialect == Dialect::Auto;
                     let (mut sink, ..) = self.sink();
+                    if auto {
+                        sink.text_follows();
+                    }
                     sink.end();
                     self.mode = within.map_or(Mode::Text, Mode::Reasoning);
                     self.process(&gap);
@@ -2244,6 +2316,11 @@ impl Parser {
     }
 
     fn finish_mode(&mut self) {
+        if matches!(&self.mode, Mode::Call { grammar, .. } if grammar.undecided()) {
+            // The stream ended before markerless JSON showed it is a call: text.
+            self.give_back();
+            return self.finish_mode();
+        }
         match std::mem::replace(&mut self.mode, Mode::Text) {
             mode @ (Mode::Text | Mode::Reasoning(_)) => {
                 // Held reasoning stays reasoning, read with its own markers.
@@ -2287,7 +2364,7 @@ impl Parser {
                         self.finish_mode();
                         return;
                     }
-                    if held.len() - shown == 1 {
+                    if held.len() - shown == 1 || self.only_text_like(&held[shown..]) {
                         self.emit_text(&held[shown..], reasoning);
                     }
                 }
@@ -2299,6 +2376,7 @@ impl Parser {
                 native,
                 ..
             } => {
+                let clean_stop = !self.stop_reason.is_cut();
                 let complete = {
                     let Parser {
                         calls,
@@ -2315,7 +2393,11 @@ impl Parser {
                         stats,
                     };
                     let CallWork { rep, scratch, .. } = Parser::work(rep);
-                    let complete = grammar.finish(&mut sink, rep, scratch);
+                    let mut complete = grammar.finish(&mut sink, rep, scratch);
+                    if !complete && clean_stop {
+                        // Every value closed, only the closers missing: complete.
+                        complete = grammar.close_clean(&mut sink);
+                    }
                     sink.stats.examined(grammar.take_work(rep));
                     complete
                 };

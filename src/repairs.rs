@@ -77,6 +77,9 @@ repairs! {
     ParametersKey = "parameters_key",
     /// The arguments were a JSON-encoded string and were decoded.
     ArgumentsString = "arguments_string",
+    /// The arguments were written as one `arguments` (`input`, `properties`, ...)
+    /// parameter the schema does not declare, holding the declared ones; unwrapped.
+    WrappedArguments = "wrapped_arguments",
     /// The call had no arguments; `{}` was used (the tool takes none).
     MissingArguments = "missing_arguments",
     /// A call's opening marker was missing (a bare `<function=`, a plural wrapper alone).

@@ -58,5 +58,7 @@ pub(crate) static SPEC: Spec = Spec {
         b"</parameter>",
         b"</think>",
         "<｜end▁of▁sentence｜>".as_bytes(),
+        // A bare or mangled marker's prefix is markup too.
+        "<｜DSML｜".as_bytes(),
     ],
 };

@@ -21,7 +21,11 @@ static BARE: NameArgsSpec = NameArgsSpec {
 
 pub(crate) static SPEC: Spec = Spec {
     dialect: Dialect::Gemma4,
-    reasoning: &[(b"<|channel>thought", b"<channel|>")],
+    // Output may begin with a bare `<|channel>` (the channel name dropped).
+    reasoning: &[
+        (b"<|channel>thought", b"<channel|>"),
+        (b"<|channel>", b"<channel|>"),
+    ],
     calls: &[
         CallForm {
             opener: b"<|tool_call>",

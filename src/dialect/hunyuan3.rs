@@ -39,7 +39,11 @@ static PLAIN_BODIES: [Body; 2] = [Body::Envelope(&HERMES_ENVELOPE), Body::Xml(&P
 
 pub(crate) static SPEC: Spec = Spec {
     dialect: Dialect::Hunyuan3,
-    reasoning: &[(b"<think>", b"</think>")],
+    // A block the chat template opened may end in `</think:opensource>`.
+    reasoning: &[
+        (b"<think>", b"</think>"),
+        (b"<think>", b"</think:opensource>"),
+    ],
     calls: &[
         CallForm {
             opener: b"<tool_call:opensource>",
@@ -77,6 +81,7 @@ pub(crate) static SPEC: Spec = Spec {
         b"</arg_key:opensource>",
         b"</arg_value:opensource>",
         b"</think>",
+        b"</think:opensource>",
         b"<answer>",
         b"</answer>",
         b"<tool_calls>",

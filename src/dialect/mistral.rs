@@ -1,6 +1,6 @@
 //! Mistral `[TOOL_CALLS]`: before v11 a JSON array of `{"name", "arguments", "id"}`, from
-//! v11 `NAME[ARGS]{...}` (with `[CALL_ID]ID` in Mistral Small 3.2), parallel calls as
-//! repeated markers. No closer: a call ends where its value ends. Reasoning in
+//! v11 `NAME[ARGS]{...}` (with `[CALL_ID]ID` in Mistral Small 3.2; `NAME{...}` when the
+//! `[ARGS]` was dropped), parallel calls as repeated markers. No closer: a call ends where its value ends. Reasoning in
 //! `[THINK]...[/THINK]`.
 
 use super::{Body, CallForm, Dialect, NameArgsSpec, Spec, HERMES_ENVELOPE};
@@ -9,6 +9,7 @@ use super::{Body, CallForm, Dialect, NameArgsSpec, Spec, HERMES_ENVELOPE};
 static V11: NameArgsSpec = NameArgsSpec {
     separator: b"[ARGS]",
     id_separator: b"[CALL_ID]",
+    identifier_name: true,
     ..NameArgsSpec::BASE
 };
 

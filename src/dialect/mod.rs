@@ -688,6 +688,11 @@ pub(crate) struct NameArgsSpec {
     /// The "name" is a call id that embeds the name (Kimi `functions.NAME:0`): it is
     /// kept as the call id and the name is taken out of it.
     pub name_is_id: bool,
+    /// The name is one identifier (Mistral): a `{` right after it opens the arguments
+    /// when the separator was dropped (`missing_separator`: `NAME{...}` for
+    /// `NAME[ARGS]{...}`), and prose after the opener (`[TOOL_CALLS] not json`) means
+    /// the marker began no call: it is dropped and the prose is text.
+    pub identifier_name: bool,
 }
 
 impl NameArgsSpec {
@@ -700,6 +705,7 @@ impl NameArgsSpec {
         alt_separator: b"",
         id_separator: b"",
         name_is_id: false,
+        identifier_name: false,
     };
 
     pub(crate) fn native_repairs(&self) -> Repairs {
@@ -711,7 +717,8 @@ impl NameArgsSpec {
 pub(crate) fn dialect_of_body(body: &Body) -> Option<Dialect> {
     // A dialect whose own form reads this grammar directly owns it (GLM's tags, also
     // sniffed after Hermes' `<tool_call>`); otherwise the first in `auto` order whose
-    // forms reach it (Qwen3-Coder before Hermes: its data is a superset).
+    // forms reach it (Qwen3-Coder before Hermes: its data is a superset), except that a
+    // JSON call object goes to a dialect without XML forms.
     if let Body::Xml(spec) = body {
         let direct = auto_specs().iter().find(|s| {
             s.calls
@@ -726,22 +733,32 @@ pub(crate) fn dialect_of_body(body: &Body) -> Option<Dialect> {
         Body::Sniff(list) => list.iter().any(|b| std::ptr::eq(b, body)),
         b => std::ptr::eq(b, body),
     };
-    auto_specs()
-        .iter()
-        .find(|spec| spec.calls.iter().any(owns))
-        .map(|spec| spec.dialect)
+    let owners = || {
+        auto_specs()
+            .iter()
+            .filter(|spec| spec.calls.iter().any(owns))
+    };
+    if let Body::Envelope(_) = body {
+        // A JSON call object in a wrapper shared with an XML dialect (`<tool_call>`) is
+        // the dialect's that writes JSON (Hermes), not the one with XML forms of its own.
+        let xml_free = |spec: &&&Spec| !spec.calls.iter().any(|f| matches!(f.body, Body::Xml(_)));
+        if let Some(spec) = owners().find(xml_free) {
+            return Some(spec.dialect);
+        }
+    }
+    owners().next().map(|spec| spec.dialect)
 }
 
 /// The union of every dialect's markers, for `auto`.
 pub(crate) fn auto_specs() -> &'static [&'static Spec] {
     // Qwen3-Coder first: its data is a superset of Hermes's (same wrapper and bodies,
     // plus the bare openers), so a sniffed `<tool_call>` body locks onto it.
-    // Not in `auto`: the opt-in dialects (bare or fenced JSON, `>>>`, Functionary's
-    // `<function=`), a bare `[` (pythonic), Olmo 3's `<function_calls>` (DSML's wrapper
-    // without its prefix) and Gemma 3's fences (a plain "```" closer): their openers
-    // mean other things elsewhere. Where two dialects share a marker, the first listed
-    // reads it.
-    static ALL: [&Spec; 33] = [
+    // Not in `auto`: the opt-in dialects (`>>>`, Functionary's `<function=`), a bare `[`
+    // (pythonic) and Gemma 3's fences (a plain "```" closer):
+    // their openers mean other things elsewhere. Olmo 3's `<function_calls>` (DSML's
+    // wrapper without its prefix) is tentative: a call only if Python calls follow.
+    // Where two dialects share a marker, the first listed reads it.
+    static ALL: [&Spec; 36] = [
         &qwen3_coder::SPEC,
         &hermes::SPEC,
         &gemma4::SPEC,
@@ -779,6 +796,13 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
         &minicpm5::SPEC,
         &kimi_k3::SPEC,
         &minimax_m3::SPEC,
+        // Tentative in `auto`: DSML strips its opener as a section.
+        &olmo3::SPEC,
+        // Markerless JSON: a call only when its first key names the tool, and then only
+        // for a declared tool whose schema the arguments fit, or, with no tools
+        // declared, as the whole output (fences only with tools declared).
+        &heuristic_json::BARE_JSON,
+        &heuristic_json::FENCED,
     ];
     &ALL
 }

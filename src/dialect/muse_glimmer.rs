@@ -2,14 +2,18 @@
 //! ...<|eom|>` whose content carries the calls as `<atem:function_calls><atem:invoke
 //! name="NAME"><atem:parameter name="K">V</atem:parameter></atem:invoke>
 //! </atem:function_calls>`; values are raw strings. Headers are dropped, each
-//! `<atem:invoke` begins a call.
+//! `<atem:invoke` begins a call. A `to=self` segment is reasoning, `to=user` text; the
+//! output may begin inside the first header (` to=self<|message|>`).
 
 use super::{Body, CallForm, Dialect, HarmonySpec, Spec, XmlSpec};
 
 static HEADER: HarmonySpec = HarmonySpec {
     json_args: false,
-    reasoning_close: b"",
+    reasoning_close: b"<|eom|>",
 };
+
+/// A `to=self` segment: the model's reasoning, to its end.
+const SELF: &[u8] = b"<|start|>assistant to=self<|message|>";
 
 static XML: XmlSpec = XmlSpec {
     name_open: b"",
@@ -27,7 +31,7 @@ static XML: XmlSpec = XmlSpec {
 
 pub(crate) static SPEC: Spec = Spec {
     dialect: Dialect::MuseGlimmer,
-    reasoning: &[],
+    reasoning: &[(SELF, b"<|eom|>"), (SELF, b"<|eot|>")],
     calls: &[
         CallForm {
             opener: b"<|start|>",
@@ -35,6 +39,16 @@ pub(crate) static SPEC: Spec = Spec {
             closer: b"",
             implies: None,
             anchored: false,
+            ..CallForm::BASE
+        },
+        // The prompt began the first segment's header: the output starts with its
+        // recipient (` to=self<|message|>`, ` to=user<|message|>`).
+        CallForm {
+            opener: b"to=",
+            body: Body::Harmony(&HEADER),
+            anchored: true,
+            body_prefix: b"to=",
+            start_only: true,
             ..CallForm::BASE
         },
         CallForm {

@@ -37,11 +37,30 @@ pub(crate) static SPEC: Spec = Spec {
     strip: &[b"<|python_end|>", b"<|eot_id|>", b"<|eom_id|>", b"<|eot|>"],
 };
 
-/// What `auto` knows of this dialect: only the tagged form (a bare `[` is too common in
-/// prose to lock onto).
+/// What `auto` knows of this dialect: the tagged form, and a bare `[NAME(` list at the
+/// start of the output only as a heuristic: with tools declared, naming one of them
+/// and fitting its schema (a bare `[` is too common in prose to lock onto).
 pub(crate) static AUTO_SPEC: Spec = Spec {
     dialect: Dialect::Pythonic,
     reasoning: &[],
-    calls: &[TAGGED_FORM],
+    calls: &[
+        TAGGED_FORM,
+        CallForm {
+            opener: b"[",
+            body: Body::Sniff(&AUTO_BARE),
+            anchored: true,
+            body_prefix: b"[",
+            start_only: true,
+            heuristic: true,
+            ..CallForm::BASE
+        },
+    ],
     strip: &[b"<|python_end|>"],
 };
+
+/// A bare list at the start of the output under `auto`: Python calls or JSON call
+/// objects (the bare JSON heuristic's array), by its first item.
+static AUTO_BARE: [Body; 2] = [
+    Body::Pythonic(&TAGGED),
+    Body::Envelope(&super::HERMES_ENVELOPE),
+];

@@ -24,6 +24,8 @@ pub(crate) struct Harmony {
     header: Vec<u8>,
     in_args: bool,
     leftover: Vec<u8>,
+    /// After a weak opener (a header the prompt began): what is not a header is text.
+    weak: bool,
 }
 
 /// What a finished header says.
@@ -35,13 +37,24 @@ pub(crate) enum Header {
 }
 
 impl Harmony {
-    pub(crate) fn new(spec: &'static HarmonySpec) -> Harmony {
+    pub(crate) fn new(spec: &'static HarmonySpec, weak: bool) -> Harmony {
         Harmony {
             spec,
             header: Vec::new(),
             in_args: false,
             leftover: Vec::new(),
+            weak,
         }
+    }
+
+    /// After a weak opener, the header has not ended yet.
+    pub(crate) fn undecided(&self) -> bool {
+        self.weak && !self.in_args
+    }
+
+    /// The bytes read after a weak opener that turned out to begin no header.
+    pub(crate) fn take_rejected(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.header)
     }
 
     pub(crate) fn take_leftover(&mut self, rep: &mut Repairer) -> Vec<u8> {
@@ -65,7 +78,11 @@ impl Harmony {
                     return Step::NeedMore;
                 };
                 if b == b'\n' && !self.header.is_empty() {
-                    // A header is one line: this was markup followed by text, not a header.
+                    // A header is one line: this was markup followed by text, not a header
+                    // (after a weak opener, all of it is text).
+                    if self.weak {
+                        return Step::Reject { consumed: i };
+                    }
                     return Step::Switch {
                         consumed: i,
                         reasoning: false,
@@ -78,6 +95,9 @@ impl Harmony {
                 }
                 if self.header.len() > limit {
                     // Too long for a header: not one; what follows is text.
+                    if self.weak {
+                        return Step::Reject { consumed: i };
+                    }
                     return Step::Switch {
                         consumed: i,
                         reasoning: false,
@@ -181,9 +201,15 @@ fn read_header(text: &[u8], spec: &HarmonySpec, sink: &Sink<'_>) -> Header {
     }
     match recipient {
         // A bare `to=functions` names no tool: the content carries its own markup.
-        Some(to) if spec.json_args && !to.is_empty() && to != "functions" => {
+        // `to=self` (Muse-Glimmer) is the model's own reasoning, `to=user` its answer.
+        Some(to)
+            if spec.json_args
+                && !to.is_empty()
+                && !matches!(&*to, "functions" | "self" | "user") =>
+        {
             Header::Call(tool_name(&to, sink))
         }
+        Some(to) if to == "self" => Header::Switch { reasoning: true },
         _ => Header::Switch { reasoning },
     }
 }

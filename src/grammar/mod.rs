@@ -7,7 +7,7 @@ mod pythonic;
 mod xml;
 
 use crate::calls::{Abort, Sink};
-use crate::dialect::{Body, Dialect};
+use crate::dialect::{Body, Dialect, EnvelopeSpec};
 use crate::json::repairer::Repairer;
 
 pub(crate) use envelope::Envelope;
@@ -35,6 +35,35 @@ pub(crate) enum Step {
 }
 
 impl Step {
+    /// The step of input that began with `n` bytes given before (and counted then).
+    pub(crate) fn shifted_back(self, n: usize) -> Step {
+        let back = |c: usize| c.saturating_sub(n);
+        match self {
+            Step::NeedMore => Step::NeedMore,
+            Step::Ended {
+                consumed,
+                closer_seen,
+            } => Step::Ended {
+                consumed: back(consumed),
+                closer_seen,
+            },
+            Step::Abort { why, consumed } => Step::Abort {
+                why,
+                consumed: back(consumed),
+            },
+            Step::Reject { consumed } => Step::Reject {
+                consumed: back(consumed),
+            },
+            Step::Switch {
+                consumed,
+                reasoning,
+            } => Step::Switch {
+                consumed: back(consumed),
+                reasoning,
+            },
+        }
+    }
+
     /// The step of the input that followed `n` bytes already used.
     pub(crate) fn after(self, n: usize) -> Step {
         match self {
@@ -88,8 +117,16 @@ pub(crate) enum Grammar {
     Sniff {
         bodies: &'static [Body],
         held: Vec<u8>,
+        /// The chosen body follows a weak opener.
+        weak: bool,
     },
     Envelope(Envelope),
+    /// A JSON call object found without a marker, held until its first key tells
+    /// whether it is one (see [`gate`]).
+    Gate {
+        spec: &'static EnvelopeSpec,
+        held: Vec<u8>,
+    },
     Xml(Box<Xml>),
     NameArgs(NameArgs),
     Harmony(Harmony),
@@ -99,14 +136,19 @@ pub(crate) enum Grammar {
 impl Grammar {
     pub(crate) fn new(body: &'static Body, closer: &'static [u8], weak: bool) -> Grammar {
         match body {
+            Body::Envelope(spec) if weak => Grammar::Gate {
+                spec,
+                held: Vec::new(),
+            },
             Body::Envelope(spec) => Grammar::Envelope(Envelope::new(spec, closer)),
             Body::Xml(spec) => Grammar::Xml(Box::new(Xml::new(spec, closer))),
             Body::NameArgs(spec) => Grammar::NameArgs(NameArgs::new(spec, weak)),
-            Body::Harmony(spec) => Grammar::Harmony(Harmony::new(spec)),
+            Body::Harmony(spec) => Grammar::Harmony(Harmony::new(spec, weak)),
             Body::Pythonic(spec) => Grammar::Python(Python::new(spec, closer, weak)),
             Body::Sniff(bodies) => Grammar::Sniff {
                 bodies,
                 held: Vec::new(),
+                weak,
             },
         }
     }
@@ -127,7 +169,7 @@ impl Grammar {
 
     pub(crate) fn take_leftover(&mut self, rep: &mut Repairer) -> Vec<u8> {
         match self {
-            Grammar::Sniff { held, .. } => std::mem::take(held),
+            Grammar::Sniff { held, .. } | Grammar::Gate { held, .. } => std::mem::take(held),
             Grammar::Envelope(_) => rep.take_leftover(),
             Grammar::Xml(x) => x.take_leftover(),
             Grammar::NameArgs(n) => n.take_leftover(rep),
@@ -147,18 +189,39 @@ impl Grammar {
     ) -> Step {
         match self {
             Grammar::Envelope(e) => e.feed(input, sink, rep, scratch),
+            Grammar::Gate { spec, held } => {
+                let before = held.len();
+                for (n, &b) in input.iter().enumerate() {
+                    held.push(b);
+                    match gate(spec, held, &sink.config.tools) {
+                        None => {}
+                        Some(false) => return Step::Reject { consumed: n + 1 },
+                        Some(true) => {
+                            // A call: the envelope reads it from its first byte.
+                            let mut again = std::mem::take(held);
+                            again.extend_from_slice(&input[n + 1..]);
+                            *self = Grammar::Envelope(Envelope::new(spec, closer));
+                            rep.set_policy(crate::json::readings::Policy::ARMED);
+                            let step = self.feed(&again, sink, rep, scratch, closer, chosen);
+                            return step.shifted_back(before);
+                        }
+                    }
+                }
+                Step::NeedMore
+            }
             Grammar::Xml(x) => x.feed(input, sink),
             Grammar::NameArgs(n) => sliced(input, |piece| n.feed(piece, sink, rep, scratch)),
             Grammar::Harmony(h) => sliced(input, |piece| h.feed(piece, sink, rep, scratch)),
             Grammar::Python(p) => sliced(input, |piece| p.feed(piece, sink, rep, scratch)),
-            Grammar::Sniff { bodies, held } => {
+            Grammar::Sniff { bodies, held, weak } => {
+                let weak = *weak;
                 let before = held.len();
                 let mut decided = None;
                 let mut used = 0;
                 for &b in input {
                     held.push(b);
                     used += 1;
-                    if let Some(body) = sniff(bodies, held) {
+                    if let Some(body) = sniff(bodies, held, closer) {
                         decided = Some(body);
                         break;
                     }
@@ -167,8 +230,12 @@ impl Grammar {
                     return Step::NeedMore;
                 };
                 let held = std::mem::take(held);
+                if held.trim_ascii_start().starts_with(closer) && !closer.is_empty() {
+                    // Nothing but blanks before the closer.
+                    sink.nameless_start();
+                }
                 *chosen = Some(body);
-                *self = Grammar::new(body, closer, false);
+                *self = Grammar::new(body, closer, weak);
                 if let Grammar::Envelope(_) = self {
                     rep.set_policy(crate::json::readings::Policy::ARMED);
                 }
@@ -191,6 +258,7 @@ impl Grammar {
                         *self = Grammar::Sniff {
                             bodies: &[],
                             held: rest,
+                            weak: false,
                         };
                         Step::Ended {
                             consumed: used,
@@ -211,9 +279,33 @@ impl Grammar {
         }
     }
 
+    /// At the end of a stream that was not cut, a body whose values are all closed and
+    /// that lacks only its closing markers is complete: close it. Whether it was.
+    pub(crate) fn close_clean(&mut self, sink: &mut Sink<'_>) -> bool {
+        match self {
+            Grammar::Xml(x) => x.close_clean(sink),
+            _ => false,
+        }
+    }
+
+    /// Whether the grammar still waits to tell whether its body is a call at all (a
+    /// weak opener's or markerless JSON's): at the end of the stream, it is text.
+    pub(crate) fn undecided(&self) -> bool {
+        match self {
+            Grammar::Gate { .. } => true,
+            Grammar::Sniff { weak, bodies, .. } => *weak && !bodies.is_empty(),
+            Grammar::Python(p) => p.undecided(),
+            Grammar::Harmony(h) => h.undecided(),
+            Grammar::NameArgs(n) => n.undecided(),
+            _ => false,
+        }
+    }
+
     /// The bytes a rejected weak call read, to be text.
     pub(crate) fn take_rejected(&mut self) -> Vec<u8> {
         match self {
+            Grammar::Gate { held, .. } | Grammar::Sniff { held, .. } => std::mem::take(held),
+            Grammar::Harmony(h) => h.take_rejected(),
             Grammar::NameArgs(n) => n.take_rejected(),
             Grammar::Python(p) => p.take_rejected(),
             _ => Vec::new(),
@@ -233,15 +325,93 @@ impl Grammar {
             Grammar::NameArgs(n) => n.finish(sink, rep, scratch),
             Grammar::Harmony(h) => h.finish(sink, rep, scratch),
             Grammar::Python(p) => p.finish(sink, rep, scratch),
-            Grammar::Sniff { .. } => false,
+            Grammar::Sniff { .. } | Grammar::Gate { .. } => false,
         }
     }
 }
 
+/// The most bytes read before a markerless JSON value shows whether it is a call.
+const GATE_MAX: usize = 192;
+
+/// Whether `held`, the start of a JSON value found without a call marker, is a call
+/// object: its first key (of the object, or of an array's first object) names the tool
+/// (`{"name": "f"`, a declared tool when tools are declared), or is OpenAI's
+/// `{"function": ...`. `None` while it cannot be told. Anything else (`{"answer": 42}`,
+/// `[1, 2]`, an undeclared name) is not, and stays text.
+fn gate(spec: &EnvelopeSpec, held: &[u8], tools: &crate::Tools) -> Option<bool> {
+    let mut i = 0;
+    let skip = |i: &mut usize| {
+        while held.get(*i).is_some_and(u8::is_ascii_whitespace) {
+            *i += 1;
+        }
+    };
+    // A quoted word at `i` (a key or a name): `Some(None)` while unfinished.
+    let word = |i: &mut usize| -> Option<Option<&[u8]>> {
+        let quote = match held.get(*i) {
+            None => return Some(None),
+            Some(&q @ (b'"' | b'\'')) => q,
+            Some(_) => return None,
+        };
+        let start = *i + 1;
+        let len = held[start..].iter().position(|&c| c == quote);
+        let Some(len) = len else {
+            return Some(None);
+        };
+        *i = start + len + 1;
+        Some(Some(&held[start..start + len]))
+    };
+    let verdict = (|| {
+        skip(&mut i);
+        if held.get(i) == Some(&b'[') {
+            i += 1;
+            skip(&mut i);
+        }
+        match held.get(i) {
+            None => return None,
+            Some(b'{') => i += 1,
+            Some(_) => return Some(false),
+        }
+        skip(&mut i);
+        let key = match word(&mut i) {
+            None => return Some(false),
+            Some(None) => return None,
+            Some(Some(key)) => key,
+        };
+        if key == b"function" {
+            return Some(true);
+        }
+        if !spec.name_keys.iter().any(|k| k.as_bytes() == key) {
+            return Some(false);
+        }
+        skip(&mut i);
+        match held.get(i) {
+            None => return None,
+            Some(b':') => i += 1,
+            Some(_) => return Some(false),
+        }
+        skip(&mut i);
+        let name = match word(&mut i) {
+            None => return Some(false),
+            Some(None) => return None,
+            Some(Some(name)) => name,
+        };
+        let name = std::str::from_utf8(name).ok()?;
+        Some(tools.is_empty() || tools.resolve(name).is_some())
+    })();
+    match verdict {
+        None if held.len() > GATE_MAX => Some(false),
+        v => v,
+    }
+}
+
 /// Pick the body whose start matches `held`, once it can be told.
-fn sniff(bodies: &'static [Body], held: &[u8]) -> Option<&'static Body> {
+fn sniff(bodies: &'static [Body], held: &[u8], closer: &[u8]) -> Option<&'static Body> {
     let start = held.iter().position(|b| !b.is_ascii_whitespace())?;
     let text = &held[start..];
+    if !closer.is_empty() && closer.starts_with(text) && text.len() < closer.len() {
+        // Perhaps an empty body: wait for the closer (any body then reads it).
+        return None;
+    }
     let mut waiting = false;
     for body in bodies {
         match body {

@@ -79,7 +79,15 @@ impl NameArgs {
     }
 
     pub(crate) fn take_rejected(&mut self) -> Vec<u8> {
+        if self.rejected.is_empty() && self.undecided() {
+            return std::mem::take(&mut self.buf);
+        }
         std::mem::take(&mut self.rejected)
+    }
+
+    /// After a weak opener, the name has not ended yet: what was read may still be text.
+    pub(crate) fn undecided(&self) -> bool {
+        self.weak && matches!(self.phase, Phase::Prefix | Phase::Name)
     }
 
     pub(crate) fn take_leftover(&mut self, rep: &mut Repairer) -> Vec<u8> {
@@ -139,7 +147,19 @@ impl NameArgs {
                         self.rejected = std::mem::take(&mut self.buf);
                         return Step::Reject { consumed: i - 1 };
                     }
-                    if self.name_byte(b, sink) && self.spec.separator.is_empty() {
+                    if self.spec.identifier_name && !self.weak && self.not_a_name(b) {
+                        // Prose after the marker: no call; the marker is dropped and the
+                        // bytes read so far are text.
+                        self.rejected = std::mem::take(&mut self.buf);
+                        return Step::Reject { consumed: i - 1 };
+                    }
+                    if self.dropped_separator(b) {
+                        // `NAME{`: the separator was dropped; the `{` starts the arguments.
+                        let n = self.buf.len();
+                        self.end_name(n, false, b, sink);
+                        sink.repair(Repair::MissingSeparator);
+                        i -= 1;
+                    } else if self.name_byte(b, sink) && self.spec.separator.is_empty() {
                         if b == b'(' {
                             // `call:NAME(city="Tokyo")`: Python arguments; the `(` reads
                             // as the object's `{` and the `)` closes it.
@@ -286,12 +306,41 @@ impl NameArgs {
             }
             return false;
         }
-        if !sep.is_empty() {
-            let n = self.buf.len() - sep_len;
-            self.buf.truncate(n);
-        } else {
+        let n = if sep.is_empty() {
             self.leftover.clear();
+            self.buf.len()
+        } else {
+            self.buf.len() - sep_len
+        };
+        self.end_name(n, for_id, b, sink);
+        true
+    }
+
+    /// With an identifier name (`identifier_name`), whether `b` is the `{`
+    /// of arguments right after a whole name.
+    fn dropped_separator(&self, b: u8) -> bool {
+        let name = self.buf.trim_ascii();
+        b == b'{'
+            && self.spec.identifier_name
+            && !name.is_empty()
+            && name.iter().all(|&c| is_name_byte(c))
+    }
+
+    /// Whether `b` shows that what follows the opener is not `NAME` + separator: a byte
+    /// that is neither a name's, a blank nor a separator's, or a second word.
+    fn not_a_name(&self, b: u8) -> bool {
+        let blank_after_name = self.buf.last().is_some_and(u8::is_ascii_whitespace)
+            && self.buf.iter().any(|c| !c.is_ascii_whitespace());
+        if b.is_ascii_whitespace() || self.in_separator(b) || b == b'{' {
+            return false;
         }
+        !is_name_byte(b) || blank_after_name
+    }
+
+    /// The name is `buf[..n]`: give it to the sink (or hold it for the call id that
+    /// follows) and read the arguments next.
+    fn end_name(&mut self, n: usize, for_id: bool, b: u8, sink: &mut Sink<'_>) {
+        self.buf.truncate(n);
         let raw = String::from_utf8_lossy(&self.buf).trim().to_owned();
         self.buf.clear();
         let name = if self.spec.name_is_id {
@@ -304,14 +353,13 @@ impl NameArgs {
             // The id follows; the call starts once it is read.
             self.name = Some(name);
             self.phase = Phase::Id;
-            return true;
+            return;
         }
         sink.name(&name);
         if b == b'(' {
             sink.repair(Repair::PythonValue);
         }
         self.phase = Phase::Args;
-        true
     }
 
     pub(crate) fn finish(

@@ -93,7 +93,15 @@ impl Python {
     }
 
     pub(crate) fn take_rejected(&mut self) -> Vec<u8> {
+        if self.rejected.is_empty() && self.undecided() {
+            return std::mem::take(&mut self.read);
+        }
         std::mem::take(&mut self.rejected)
+    }
+
+    /// After a weak opener, no call has begun yet: what was read may still be text.
+    pub(crate) fn undecided(&self) -> bool {
+        self.weak && self.calls == 0 && matches!(self.phase, Phase::Start | Phase::Name)
     }
 
     pub(crate) fn take_leftover(&mut self, rep: &mut Repairer) -> Vec<u8> {
@@ -240,6 +248,9 @@ impl Python {
                 }
                 Phase::Name => {
                     if b == b'(' && !self.name.is_empty() {
+                        if self.weak && self.calls == 0 && !self.names_a_tool(sink) {
+                            return self.reject(i);
+                        }
                         self.begin_call(sink, rep, scratch);
                         continue;
                     }
@@ -295,6 +306,15 @@ impl Python {
         self.read.pop();
         self.rejected = std::mem::take(&mut self.read);
         Run::Reject { used: i - 1 }
+    }
+
+    /// Markerless calls (`[get_weather(...)]` under `auto`) name a declared tool (so
+    /// with no tools declared there are none), or they are text.
+    fn names_a_tool(&self, sink: &Sink<'_>) -> bool {
+        let tools = &sink.config.tools;
+        !sink.calls.heuristic
+            || (!tools.is_empty()
+                && std::str::from_utf8(&self.name).is_ok_and(|n| tools.resolve(n).is_some()))
     }
 
     fn begin_call(&mut self, sink: &mut Sink<'_>, rep: &mut Repairer, scratch: &mut Vec<u8>) {

@@ -75,6 +75,14 @@ pub(crate) struct Xml {
     json_value: bool,
     /// A JSON element gave the arguments, closed already.
     json_done: bool,
+    /// A backslash was held where only blanks are expected: with `n`, `r` or `t` after
+    /// it, a blank written double-escaped.
+    esc: bool,
+    /// That backslash is being read again as itself.
+    esc_replayed: bool,
+    /// The first parameter's key is a wrapper the schema does not declare (`arguments`,
+    /// `input`): its value is held, and unwrapped if it holds the declared parameters.
+    wrapper: bool,
     /// Bytes that may begin `<` + the spec's tag prefix, not yet passed on.
     pf: Vec<u8>,
     skip: bool,
@@ -156,6 +164,9 @@ impl Xml {
             typed: false,
             json_value: false,
             json_done: false,
+            wrapper: false,
+            esc: false,
+            esc_replayed: false,
             pf: Vec::new(),
             skip: false,
             raw: Vec::new(),
@@ -482,7 +493,7 @@ impl Xml {
                 }
             }
             Phase::ValueOpen => {
-                if self.tag.is_empty() && is_blank(b) {
+                if self.tag.is_empty() && is_blank(b) || self.escaped_blank(b, sink) {
                     return Ok(());
                 }
                 self.tag.push(b);
@@ -528,6 +539,17 @@ impl Xml {
         let name = unescape_attribute(name);
         let mut name = name.as_str();
         self.buf.clear();
+        // Blanks written double-escaped around the name (`NAME\n<arg_key>`).
+        while let Some(rest) = ["\\n", "\\r", "\\t"]
+            .iter()
+            .find_map(|e| name.strip_suffix(e).or_else(|| name.strip_prefix(e)))
+        {
+            sink.repair(Repair::StrayText);
+            name = rest.trim();
+        }
+        if name.is_empty() {
+            sink.nameless_start();
+        }
         if let Some(tool) = self.glued_tool(name, sink) {
             // `<arg_key>` dropped, the key glued to the name: split at the tool's name.
             let key = name.as_bytes()[tool.len()..].to_vec();
@@ -574,6 +596,19 @@ impl Xml {
             return Ok(());
         }
         self.typed = self.json_value || sink.param_is_typed(&key);
+        self.wrapper = self.first_param
+            && WRAPPER_KEYS.contains(&key.as_str())
+            && sink
+                .declared_keys()
+                .is_some_and(|keys| !keys.is_empty() && !keys.contains(&key));
+        if self.wrapper {
+            // Written when the value ends: as the parameters it holds, or as itself.
+            self.typed = true;
+            self.raw.clear();
+            self.keys.push(key.clone());
+            self.key = key;
+            return Ok(());
+        }
         if !self.first_param {
             self.out.extend_from_slice(b", ");
         }
@@ -601,6 +636,23 @@ impl Xml {
         }
         if self.skip {
             self.skip = false;
+        } else if self.wrapper {
+            self.wrapper = false;
+            self.typed = false;
+            self.end_wrapper(sink);
+        } else if self.json_value && sink.param_is_plain_string(&self.key) {
+            // The schema decides: JSON text where a plain string is declared is that text.
+            let raw = String::from_utf8_lossy(&self.raw).into_owned();
+            let json = match serde_json::from_str::<serde_json::Value>(raw.trim()) {
+                Ok(serde_json::Value::String(_)) => raw.trim().to_owned(),
+                Ok(_) => {
+                    sink.repair(Repair::ScalarToString);
+                    serde_json::Value::String(raw.trim().to_owned()).to_string()
+                }
+                Err(_) => serde_json::Value::String(raw).to_string(),
+            };
+            self.out.extend_from_slice(json.as_bytes());
+            self.typed = false;
         } else if self.json_value && !sink.param_is_typed(&self.key) {
             let raw = String::from_utf8_lossy(&self.raw).into_owned();
             self.out
@@ -627,7 +679,7 @@ impl Xml {
     }
 
     fn between(&mut self, b: u8, sink: &mut Sink<'_>) -> Result<(), Abort> {
-        if self.tag.is_empty() && is_blank(b) {
+        if self.tag.is_empty() && is_blank(b) || self.escaped_blank(b, sink) {
             return Ok(());
         }
         if self.tag.is_empty() && b == b'{' && self.keys.is_empty() {
@@ -703,6 +755,29 @@ impl Xml {
                 Ok(())
             }
         }
+    }
+
+    /// Where only blanks are expected (`tag` empty), a blank written double-escaped
+    /// (`\n` as a backslash and `n`: the model escaped its output once more) is one,
+    /// and dropped (`stray_text`): never the start of a key. True when `b` was used;
+    /// a held backslash not followed by `n`, `r` or `t` is read again, then `b`.
+    fn escaped_blank(&mut self, b: u8, sink: &mut Sink<'_>) -> bool {
+        if self.esc {
+            self.esc = false;
+            if matches!(b, b'n' | b'r' | b't') {
+                sink.repair(Repair::StrayText);
+                return true;
+            }
+            self.requeue(&[b'\\', b]);
+            self.esc_replayed = true;
+            return true;
+        }
+        if self.tag.is_empty() && b == b'\\' && !self.esc_replayed {
+            self.esc = true;
+            return true;
+        }
+        self.esc_replayed = false;
+        false
     }
 
     /// Drop a stray closing tag up to its `>` (bounded).
@@ -827,8 +902,7 @@ impl Xml {
     fn confirm(&mut self, b: u8, closing: Closing, sink: &mut Sink<'_>) -> Result<(), Abort> {
         self.tail.push(b);
         let after = &self.tail[self.tag_len..];
-        let start = after.iter().position(|c| !is_blank(*c));
-        let Some(start) = start else {
+        let Some(start) = past_blanks(after) else {
             if after.len() > MAX_BLANKS {
                 self.reject_confirm();
             }
@@ -893,6 +967,23 @@ impl Xml {
 }
 
 impl Xml {
+    /// Between parameters, every value closed (`...</arg_value>` and the end): close the
+    /// arguments, as the missing closers would have.
+    pub(crate) fn close_clean(&mut self, sink: &mut Sink<'_>) -> bool {
+        if self.phase != Phase::Between || !self.tag.is_empty() || self.esc || self.keys.is_empty()
+        {
+            return false;
+        }
+        if !self.spec.func_close.is_empty() {
+            // The function's closer is missing too (the only closer, in a dialect
+            // whose calls have no other: Kimi K3, MiniCPM5).
+            sink.repair(Repair::MissingCloser);
+        }
+        self.close_object();
+        self.phase = Phase::Done;
+        self.flush(sink).is_ok()
+    }
+
     /// For a grammar whose name ends at the next tag: the declared tool that `name`
     /// begins with but is not, when the name has a key glued to it.
     fn glued_tool(&self, name: &str, sink: &Sink<'_>) -> Option<String> {
@@ -973,6 +1064,80 @@ impl Xml {
                 self.out.push(b'}');
             }
         }
+    }
+}
+
+/// Where what follows `bytes`' blanks begins, blanks written double-escaped (`\\n`)
+/// included; `None` while it cannot be told yet.
+fn past_blanks(bytes: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            c if is_blank(c) => i += 1,
+            b'\\' => match bytes.get(i + 1) {
+                Some(b'n' | b'r' | b't') => i += 2,
+                Some(_) => return Some(i),
+                None => return None,
+            },
+            _ => return Some(i),
+        }
+    }
+    None
+}
+
+/// Keys a model wraps all of a call's parameters in, as one parameter.
+const WRAPPER_KEYS: &[&str] = &["arguments", "input", "properties", "parameters", "args"];
+
+impl Xml {
+    /// The wrapper parameter ended: write the parameters it holds when they are an
+    /// object of declared keys (`wrapped_arguments`), else the parameter as it is.
+    fn end_wrapper(&mut self, sink: &mut Sink<'_>) {
+        let raw = String::from_utf8_lossy(&self.raw).into_owned();
+        let mut value = serde_json::from_str::<serde_json::Value>(raw.trim())
+            .ok()
+            .or_else(|| {
+                let fixed = crate::repair(raw.trim().as_bytes()).ok()?;
+                serde_json::from_str(&fixed.json).ok()
+            });
+        if let Some(serde_json::Value::String(inner)) = &value {
+            value = serde_json::from_str(inner.trim()).ok();
+        }
+        let declared = sink.declared_keys().unwrap_or_else(|| Vec::new().into());
+        let inner = value
+            .as_ref()
+            .and_then(|v| v.as_object())
+            .filter(|o| !o.is_empty() && o.keys().all(|k| declared.contains(k)));
+        let key = std::mem::take(&mut self.key);
+        if let Some(members) = inner {
+            sink.repair(Repair::WrappedArguments);
+            for (k, v) in members {
+                if !self.first_param {
+                    self.out.extend_from_slice(b", ");
+                }
+                self.first_param = false;
+                let quoted = serde_json::Value::String(k.clone()).to_string();
+                self.out.extend_from_slice(quoted.as_bytes());
+                self.out.extend_from_slice(b": ");
+                self.out.extend_from_slice(v.to_string().as_bytes());
+                self.keys.push(k.clone());
+            }
+            self.key = key;
+            return;
+        }
+        self.first_param = false;
+        self.out.extend_from_slice(
+            serde_json::Value::String(key.clone())
+                .to_string()
+                .as_bytes(),
+        );
+        self.out.extend_from_slice(b": ");
+        let json = if self.json_value {
+            json_of_raw(&raw, sink)
+        } else {
+            sink.type_value(&key, &raw).0
+        };
+        self.out.extend_from_slice(json.as_bytes());
+        self.key = key;
     }
 }
 

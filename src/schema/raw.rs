@@ -66,6 +66,14 @@ pub(crate) fn type_raw(schema: &Schema, id: Option<NodeId>, raw: &str) -> (Value
                 repairs.insert(Repair::PythonValue);
             }
             v
+        } else if let Some(v) = double_escaped(t) {
+            // `[{\"id\": 1}]`: the container as the body of a JSON string (the model
+            // escaped it once more), decoded as such a string would be.
+            repairs.insert(match v {
+                Value::Array(_) => Repair::StringToArray,
+                _ => Repair::StringToObject,
+            });
+            v
         } else if t.starts_with(['[', '{', '(']) {
             // Looks like a container but is not one: cannot decide.
             return keep();
@@ -80,4 +88,17 @@ pub(crate) fn type_raw(schema: &Schema, id: Option<NodeId>, raw: &str) -> (Value
         return (value, repairs);
     }
     keep()
+}
+
+/// A JSON container written with its quotes escaped (`[{\"a\": 1}]`): decoded as the
+/// body of a JSON string, then parsed. Only text that holds such escapes qualifies.
+fn double_escaped(t: &str) -> Option<Value> {
+    if !t.starts_with(['[', '{']) || !t.contains("\\\"") {
+        return None;
+    }
+    let text: String = serde_json::from_str(&format!("\"{t}\"")).ok()?;
+    match serde_json::from_str::<Value>(&text).ok()? {
+        v @ (Value::Array(_) | Value::Object(_)) => Some(v),
+        _ => None,
+    }
 }

@@ -122,7 +122,8 @@ impl UpstreamCalls {
     /// The stream ended with `stop`: close every call the upstream finished, and append
     /// the remaining events (not [`OwnedEvent::End`]). A cut stream (`length`,
     /// disconnected) leaves its last call open unless its arguments are already complete
-    /// JSON, so the engine reports it truncated rather than completing it.
+    /// JSON, so the engine reports it truncated rather than completing it; so does any
+    /// call whose arguments stop inside a string.
     pub(crate) fn finish(&mut self, stop: StopReason, out: &mut Vec<OwnedEvent>) {
         let last = self.calls.len().saturating_sub(1);
         for k in 0..self.calls.len() {
@@ -143,17 +144,38 @@ impl UpstreamCalls {
                 start(&self.config, k, call);
                 write(call, &pending, self.config.limits.max_args_bytes + 1);
             }
-            let cut = stop.is_cut()
-                && k == last
-                && serde_json::from_str::<Value>(&call.arguments).is_err();
+            // Arguments that stop inside a string were cut, whatever the upstream said:
+            // the closer is ours, and a string it ended would read as one the model
+            // left open (invalid), not as the cut it is.
+            let cut = serde_json::from_str::<Value>(&call.arguments).is_err()
+                && (stop.is_cut() && k == last || ends_in_string(&call.arguments));
             let parser = call.parser.as_mut().expect("started");
             if !cut {
                 parser.push(CLOSER.as_bytes());
             }
-            parser.finish(if cut { stop } else { StopReason::Stop });
+            parser.finish(match cut {
+                false => StopReason::Stop,
+                true if stop.is_cut() => stop,
+                true => StopReason::Length,
+            });
             drain(k, call, out);
         }
     }
+}
+
+/// Whether JSON text `args` ends inside a double-quoted string.
+fn ends_in_string(args: &str) -> bool {
+    let mut in_string = false;
+    let mut escaped = false;
+    for b in args.bytes() {
+        match (in_string, escaped, b) {
+            (true, true, _) => escaped = false,
+            (true, false, b'\\') => escaped = true,
+            (_, false, b'"') => in_string = !in_string,
+            _ => {}
+        }
+    }
+    in_string
 }
 
 fn start(config: &Config, k: usize, call: &mut UpstreamCall) {
@@ -255,6 +277,16 @@ mod tests {
         config.tools(Tools::from_value(&tools).unwrap());
         config.id_prefix("call_t_");
         config
+    }
+
+    #[test]
+    fn arguments_that_stop_inside_a_string_are_told() {
+        assert!(ends_in_string(r#"{"city": "Ber"#));
+        assert!(ends_in_string(r#"{"q": "a \" b"#));
+        assert!(ends_in_string(r#"{"q": "a \\"#));
+        assert!(!ends_in_string(r#"{"q": "a \\", "r": 1"#));
+        assert!(!ends_in_string(r#"{"city": "Berlin", "days": 3"#));
+        assert!(!ends_in_string("{'city': 'Ber"));
     }
 
     fn piece(index: u32, id: Option<&str>, name: Option<&str>, args: &str) -> CallPiece {

@@ -1,0 +1,107 @@
+//! Real models' drift (issue 27): behaviours the fixtures cannot show, such as the
+//! dialect `auto` reports, checked under every chunking.
+
+mod support;
+
+use toolsift::{Config, Dialect, Parser, StopReason};
+
+/// The dialect `auto` reports after reading `raw`, pushed whole and one byte at a time.
+fn locked(raw: &str) -> Dialect {
+    let mut seen = Vec::new();
+    for cut in [raw.len(), 1] {
+        let mut p = Parser::with_config(Config::new(Dialect::Auto));
+        let cuts: Vec<usize> = (cut..raw.len()).step_by(cut).collect();
+        support::run_with(&mut p, raw.as_bytes(), &cuts, StopReason::Stop);
+        seen.push(p.dialect());
+    }
+    assert_eq!(seen[0], seen[1], "{raw:?}: the label depends on chunking");
+    seen[0]
+}
+
+#[test]
+fn hermes_json_under_auto_is_reported_as_hermes() {
+    let json = "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>";
+    assert_eq!(locked(json), Dialect::Hermes);
+    let xml =
+        "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>";
+    assert_eq!(locked(xml), Dialect::Qwen3Coder);
+    let glm = "<tool_call>f<arg_key>a</arg_key><arg_value>1</arg_value></tool_call>";
+    assert_eq!(locked(glm), Dialect::Glm);
+}
+
+/// The message of `raw` under `auto` with `tools` (OpenAI JSON), checked under every
+/// chunking (every invariant, same result).
+fn auto_message(raw: &str, tools: Option<&str>) -> serde_json::Value {
+    let mut config = Config::new(Dialect::Auto);
+    if let Some(tools) = tools {
+        config.tools = std::sync::Arc::new(toolsift::Tools::from_json(tools.as_bytes()).unwrap());
+    }
+    let events = support::check_all_chunkings(&config, raw.as_bytes(), StopReason::Stop)
+        .unwrap_or_else(|e| panic!("{raw:?}: {e}"));
+    support::message(&events)
+}
+
+const WEATHER: &str = r#"[{"type": "function", "function": {"name": "get_weather",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+    "required": ["city"]}}}]"#;
+
+/// Invariant 0 for markerless calls: call syntax in prose, JSON that names no tool, a
+/// fence or a list that is not a call never becomes one, and all of it stays text.
+#[test]
+fn prose_with_call_syntax_stays_text_under_auto() {
+    let prose = [
+        r#"Here is the result: {"name": "get_weather", "arguments": {"city": "Paris"}} ok?"#,
+        r#"{"answer": 42}"#,
+        r#"{"parameters": {}}"#,
+        r#"[1, 2, 3]"#,
+        r#"[{"city": "Paris"}]"#,
+        "[see note 3] and more",
+        "[delete_all(city='Paris')] is how you would call it",
+        "Use ```json\n{\"city\": \"Paris\"}\n``` as input.",
+        "```python\nprint([get_weather(city='x')])\n```",
+        "to=do: buy milk",
+        "{\"na",
+    ];
+    for raw in prose {
+        for tools in [None, Some(WEATHER)] {
+            let msg = auto_message(raw, tools);
+            assert_eq!(
+                msg["tool_calls"],
+                serde_json::json!([]),
+                "{raw:?} {tools:?}"
+            );
+            assert_eq!(msg["content"], raw, "{raw:?} {tools:?}: {msg}");
+        }
+    }
+}
+
+/// Markerless calls count under `auto` only when they name a declared tool and fit its
+/// schema, or (JSON, no tools declared) any tool; a JSON call object only as the whole
+/// output.
+#[test]
+fn markerless_calls_under_auto() {
+    let json = r#"{"name": "get_weather", "arguments": {"city": "Paris"}}"#;
+    let fenced = format!("Checking.\n```json\n{json}\n```\nDone.");
+    let list = "[get_weather(city='Paris')]";
+    let released = |raw: &str, tools| {
+        auto_message(raw, tools)["tool_calls"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+    assert_eq!(released(json, None), 1);
+    assert_eq!(released(json, Some(WEATHER)), 1);
+    assert_eq!(released(&fenced, Some(WEATHER)), 1);
+    assert_eq!(released(&fenced, None), 0);
+    assert_eq!(released(list, Some(WEATHER)), 1);
+    assert_eq!(released(list, None), 0);
+    // A JSON call object followed by text was not the whole output: not a call.
+    let msg = auto_message(&format!("{json} and more"), Some(WEATHER));
+    assert_eq!(msg["tool_calls"], serde_json::json!([]));
+    assert_eq!(msg["incomplete_calls"][0]["reason"], "not_a_call");
+    // The schema decides: a required key missing is no call.
+    let bad = r#"{"name": "get_weather", "arguments": {"town": "Paris"}}"#;
+    let msg = auto_message(bad, Some(WEATHER));
+    assert_eq!(msg["tool_calls"], serde_json::json!([]));
+    assert_eq!(msg["incomplete_calls"][0]["reason"], "not_a_call");
+}
