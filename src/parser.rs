@@ -1929,12 +1929,21 @@ impl Parser {
     /// `<function_calls>` is DSML's section without its prefix): in `auto` the call
     /// begins only if its body is this form's; otherwise the opener is dropped and what
     /// follows is read as text, with its own markers.
+    /// Only a dialect listed before the form's in `auto` counts (a later one that
+    /// strips a wrapper of the same spelling, MiniMax M3's `<tool_call>`, reads it as
+    /// its own only when named).
     fn tentative(&self, form: &'static CallForm) -> bool {
-        self.config.dialect == Dialect::Auto
-            && self.locked.is_none()
-            && auto_specs()
-                .iter()
-                .any(|spec| spec.strip.contains(&form.opener))
+        if self.config.dialect != Dialect::Auto || self.locked.is_some() {
+            return false;
+        }
+        let specs = auto_specs();
+        let own = specs
+            .iter()
+            .position(|spec| spec.calls.iter().any(|f| std::ptr::eq(f, form)))
+            .unwrap_or(specs.len());
+        specs[..own]
+            .iter()
+            .any(|spec| spec.strip.contains(&form.opener))
     }
 
     /// Whether the part of a marker that `tail` ends with could only have begun openers
