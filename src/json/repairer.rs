@@ -1966,6 +1966,11 @@ impl Repairer {
                 self.flag(Repair::InvalidEscape);
                 out.extend_from_slice(b"\\\\");
                 self.requeue(&seq[1..]);
+            } else if self.suspect {
+                // In a string already shown raw, the text's own backslash.
+                self.flag(Repair::InvalidEscape);
+                out.extend_from_slice(b"\\\\");
+                self.requeue(&seq[1..]);
             } else {
                 // A high surrogate without its low half.
                 self.flag(Repair::LoneSurrogate);
@@ -1978,6 +1983,12 @@ impl Repairer {
             let unit = hex4(&self.esc[2..6]);
             match unit {
                 0xd800..=0xdbff => {}
+                0xdc00..=0xdfff if self.suspect => {
+                    let seq = take_held(&mut self.esc);
+                    self.flag(Repair::InvalidEscape);
+                    out.extend_from_slice(b"\\\\");
+                    self.requeue(&seq[1..]);
+                }
                 0xdc00..=0xdfff => {
                     self.flag(Repair::LoneSurrogate);
                     out.extend_from_slice(b"\\ufffd");
@@ -1993,6 +2004,11 @@ impl Repairer {
             if (0xdc00..=0xdfff).contains(&low) {
                 out.extend_from_slice(&self.esc);
                 self.esc.clear();
+            } else if self.suspect {
+                let seq = take_held(&mut self.esc);
+                self.flag(Repair::InvalidEscape);
+                out.extend_from_slice(b"\\\\");
+                self.requeue(&seq[1..]);
             } else {
                 let seq = take_held(&mut self.esc);
                 self.flag(Repair::LoneSurrogate);
