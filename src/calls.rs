@@ -130,6 +130,9 @@ pub(crate) enum Abort {
     TooLarge,
     TooDeep,
     HeldTooLong,
+    /// Competing readings of the arguments could not be told apart, and the rest of
+    /// the body is not shown.
+    Ambiguous,
     TooManyCalls,
 }
 
@@ -533,10 +536,7 @@ impl Sink<'_> {
     pub(crate) fn ambiguous(&mut self) {
         if let Some(call) = self.calls.current.as_mut() {
             let name = call.name.as_deref().unwrap_or("tool call");
-            call.ambiguous = Some(format!(
-                "{name}: a string in the arguments holds unescaped quotes, and where it ends cannot be told; \
-                 escape every quote and backslash inside strings (\\\" and \\\\), or split the write"
-            ));
+            call.ambiguous = Some(ambiguous_feedback(name));
         }
     }
 
@@ -756,6 +756,7 @@ impl Sink<'_> {
                     limits.max_depth
                 ),
             ),
+            Abort::Ambiguous => (NotReleasedReason::Invalid, ambiguous_feedback(&name)),
             Abort::HeldTooLong => (
                 NotReleasedReason::LimitExceeded,
                 format!(
@@ -832,6 +833,14 @@ impl Call {
             + self.extra_members.min(4) * crate::json::cost::EXTRA_MEMBER;
         Some((cost, args))
     }
+}
+
+/// What the model is told when the readings of its call could not be told apart.
+fn ambiguous_feedback(name: &str) -> String {
+    format!(
+        "{name}: a string in the arguments holds unescaped quotes, and where it ends cannot be told; \
+         escape every quote and backslash inside strings (\\\" and \\\\), or split the write"
+    )
 }
 
 /// Whether `name` is a tool name: one token of letters, digits and `_ - . : /`

@@ -29,7 +29,8 @@
 //! Each reading costs the named repairs it needed ([`cost`](super::cost)); a reading
 //! that does not end where the primary ended, or whose output is not strict JSON, is out.
 //! The cheapest is taken only when no reading with a different result comes within
-//! [`MARGIN`]; otherwise the value is not taken at all ([`Decision::Ambiguous`]). Work is
+//! [`MARGIN`] and it costs less than [`EXPENSIVE`]; otherwise the value is not taken at
+//! all ([`Decision::Ambiguous`]). Work is
 //! bounded: each reading reads the bytes after the fork once, and a reading is dropped
 //! as soon as its repairs alone cost more than the primary's by the margin.
 
@@ -122,6 +123,10 @@ impl Alternative {
 /// A reading's result must beat every reading with a different result by this much.
 pub(crate) const MARGIN: u32 = 8;
 
+/// A reading this costly is not taken even when it is the cheapest: it invented too
+/// much structure to be what the model meant.
+pub(crate) const EXPENSIVE: u32 = 80;
+
 /// What the whole value decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Decision {
@@ -139,10 +144,11 @@ pub(crate) fn decide<K: PartialEq>(scored: &[Option<(u32, K)>]) -> Option<Decisi
         .enumerate()
         .filter_map(|(n, s)| s.as_ref().map(|s| (n, s)))
         .min_by_key(|(n, (cost, _))| (*cost, *n))?;
-    let close = scored
-        .iter()
-        .flatten()
-        .any(|(c, k)| k != key && *c < cost.saturating_add(MARGIN));
+    let close = *cost >= EXPENSIVE
+        || scored
+            .iter()
+            .flatten()
+            .any(|(c, k)| k != key && *c < cost.saturating_add(MARGIN));
     Some(match close {
         true => Decision::Ambiguous,
         false => Decision::Take(best),
@@ -172,6 +178,8 @@ mod tests {
         assert_eq!(take(&[Some((5, 0)), Some((5, 0))]), Some(Decision::Take(0)));
         assert_eq!(take(&[None, Some((7, 1))]), Some(Decision::Take(1)));
         assert_eq!(take(&[None, None]), None);
+        // The cheapest, but too costly to be what was meant.
+        assert_eq!(take(&[Some((90, 0)), None]), Some(Decision::Ambiguous));
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! reading taken.
 
 use super::{Envelope, Step};
-use crate::calls::{Calls, Sink};
+use crate::calls::{Abort, Calls, Sink};
 use crate::config::Config;
 use crate::json::cost;
 use crate::json::readings::{decide, Decision, ALTERNATIVES};
@@ -273,9 +273,13 @@ impl Envelope {
         }
         let fork = self.fork.0.take().expect("checked");
         match decide_call(*fork, sink, rep, false) {
-            Some(closer_seen) => Step::Ended {
+            Some(Taken::Ended { closer_seen }) => Step::Ended {
                 consumed: input.len(),
                 closer_seen,
+            },
+            Some(Taken::Skip) => Step::Abort {
+                why: Abort::Ambiguous,
+                consumed: input.len(),
             },
             None => Step::NeedMore,
         }
@@ -314,7 +318,12 @@ impl Envelope {
             }
         }
         match decide_call(*fork, sink, rep, true) {
-            Some(_) => true,
+            Some(Taken::Ended { .. }) => true,
+            Some(Taken::Skip) => {
+                // Not released, and what followed its end is the call's: not shown.
+                let _ = rep.take_leftover();
+                true
+            }
             None => {
                 // No reading completed: the call was cut.
                 sink.release_hold();
@@ -326,14 +335,24 @@ impl Envelope {
 
 /// Decide among the ended readings of a call: take one (its repairer becomes `rep`,
 /// its call the sink's, and what it did not read is left to the parser) or mark the
-/// call ambiguous. Returns whether the taken body saw its closer; `None` when no
-/// reading ended.
+/// call ambiguous. `None` when no reading ended.
+/// How a call's body ends once its readings are decided.
+enum Taken {
+    /// Where the reading taken (or, not released, the one that read furthest) ended;
+    /// what it did not read is the parser's.
+    Ended { closer_seen: bool },
+    /// Not released, and the reading ended before the call's closer with text after
+    /// it: the rest of the body (left to the parser) is dropped up to the closer,
+    /// never shown.
+    Skip,
+}
+
 fn decide_call(
     mut fork: Readings,
     sink: &mut Sink<'_>,
     rep: &mut Repairer,
     eof: bool,
-) -> Option<bool> {
+) -> Option<Taken> {
     let config = sink.config;
     let mut alts = std::mem::take(&mut fork.alts);
     let stray = |end: End| match fork.follow(end, eof) {
@@ -396,14 +415,19 @@ fn decide_call(
         }
     };
     let end = end?;
-    if !taken {
-        sink.ambiguous();
-    }
     let from = end.at.saturating_sub(fork.tail_from);
     if let Some(after) = fork.tail.get(from..) {
         rep.push_leftover(after);
     }
-    Some(end.closer_seen)
+    if !taken {
+        sink.ambiguous();
+        if fork.follow(end, eof) == Some(false) {
+            return Some(Taken::Skip);
+        }
+    }
+    Some(Taken::Ended {
+        closer_seen: end.closer_seen,
+    })
 }
 
 /// Take competing reading `n` (1-based) as the body's end: its repairer becomes `rep`.
