@@ -586,6 +586,7 @@ impl Sink<'_> {
             return;
         }
         if let Some(feedback) = call.ambiguous.take() {
+            only_sent(&mut call);
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
         }
@@ -728,9 +729,12 @@ impl Sink<'_> {
 
     /// End the call early.
     pub(crate) fn abort(&mut self, why: Abort) {
-        let Some(call) = self.calls.current.take() else {
+        let Some(mut call) = self.calls.current.take() else {
             return;
         };
+        if why == Abort::Ambiguous {
+            only_sent(&mut call);
+        }
         let name = call.name.clone().unwrap_or_else(|| "tool call".to_owned());
         let limits = &self.config.limits;
         let (reason, feedback) = match why {
@@ -833,6 +837,14 @@ impl Call {
             + self.extra_members.min(4) * crate::json::cost::EXTRA_MEMBER;
         Some((cost, args))
     }
+}
+
+/// Keep only the arguments every reading agreed on (those sent): a call whose readings
+/// could not be told apart reports its completed members from them, not from one
+/// reading's guess.
+fn only_sent(call: &mut Call) {
+    call.args.truncate(call.sent);
+    call.members = Members::default();
 }
 
 /// What the model is told when the readings of its call could not be told apart.
