@@ -177,7 +177,8 @@ impl Readings {
         if after.starts_with(self.closer) {
             Some(true)
         } else if self.closer.starts_with(after) {
-            eof.then_some(after.is_empty())
+            // At the end of the stream, the closer's beginning: cut inside it.
+            eof.then_some(true)
         } else {
             Some(false)
         }
@@ -415,13 +416,17 @@ fn decide_call(
         }
     };
     let end = end?;
+    // A reading that leaves text before the call's closer is no reading of the call:
+    // taken, it would show part of the body as text.
+    let stray = fork.follow(end, eof) == Some(false);
+    let taken = taken && !stray;
     let from = end.at.saturating_sub(fork.tail_from);
     if let Some(after) = fork.tail.get(from..) {
         rep.push_leftover(after);
     }
     if !taken {
         sink.ambiguous();
-        if fork.follow(end, eof) == Some(false) {
+        if stray {
             return Some(Taken::Skip);
         }
     }
