@@ -11,7 +11,7 @@
 //! | `unquoted_key`, `missing_comma`, `missing_colon`, `comment`, `redundant_closer`, `missing_value` | 30 | structure invented around text that was never structure |
 //! | `surrounding_text`, or text left after the call's end | 30 | the value ended before the model's text did |
 //! | `unclosed_string`, `missing_closers` | 40 | the value ran on past where the model ended it |
-//! | a schema error (undeclared key, missing required key, wrong type) | 40 each | the reading does not fit the tool |
+//! | a schema error (undeclared key, missing required key, wrong type) | 80 each | the reading does not fit the tool: never taken |
 //! | a member of the call object other than its name, id, type and arguments | 30 each | text read as structure around the arguments |
 //! | any other | 4 | |
 //!
@@ -26,7 +26,7 @@ use crate::repairs::{Repair, Repairs};
 pub(crate) const EXTRA_MEMBER: u32 = 30;
 
 /// The cost of one schema error of a reading's arguments.
-pub(crate) const SCHEMA_ERROR: u32 = 40;
+pub(crate) const SCHEMA_ERROR: u32 = 80;
 
 /// The cost of one repair kind.
 pub(crate) fn weight(repair: Repair) -> u32 {
