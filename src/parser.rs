@@ -2089,7 +2089,7 @@ impl Parser {
         let mut text: SmallVec<[u8; 64]> =
             SmallVec::from_slice(&form.opener[..form.opener.len() - form.body_prefix.len()]);
         text.extend_from_slice(&rejected);
-        if form.start_only {
+        if form.start_only && !self.finished {
             // Past the start it cannot begin again: the bytes are read as text whole,
             // so markup in them still joins and acts (`[TOOL_CALLS</parameter>]`).
             self.at_start = false;
