@@ -27,12 +27,12 @@
 //! ```
 //!
 //! Each reading costs the named repairs it needed ([`cost`](super::cost)); a reading
-//! that does not end where the primary ended, or whose output is not strict JSON, is out.
-//! The cheapest is taken only when no reading with a different result comes within
-//! [`MARGIN`] and it costs less than [`EXPENSIVE`]; otherwise the value is not taken at
-//! all ([`Decision::Ambiguous`]). Work is
-//! bounded: each reading reads the bytes after the fork once, and a reading is dropped
-//! as soon as its repairs alone cost more than the primary's by the margin.
+//! whose output is not strict JSON is out. The cheapest is taken only when no reading
+//! with a different result comes within [`MARGIN`] and it costs less than
+//! [`EXPENSIVE`]; otherwise the value is not taken at all ([`Decision::Ambiguous`]).
+//! Work is bounded: each reading reads the bytes after the fork once, and drops out
+//! once its repairs alone cost over a fixed cap (costs only grow, so whenever that is
+//! seen, whatever the chunking).
 
 use super::lookahead::Verdict;
 

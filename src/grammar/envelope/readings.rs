@@ -3,15 +3,15 @@
 //!
 //! Each competing reading is the whole projection (repairer, envelope, call) cloned
 //! at the fork, with its own [`Policy`](crate::json::readings::Policy), reading every
-//! byte the body reads after it into a call of its own. A reading whose repairs alone
-//! cost far more than the primary's is dropped as it reads. When the primary's body
-//! ends, the readings still going read on (the bytes are held, not shown) until each
-//! has ended or dropped out; then the cheapest complete reading is taken, by a clear
-//! margin, or the call is not released. A reading that ended before another pays for
-//! the bytes it leaves after its end (they would be shown as text), and whatever the
-//! taken reading did not read is read again by the parser. Argument deltas stop at the
-//! fork (every reading agrees on what was sent before it) and resume from the
-//! reading taken.
+//! byte the body reads after it into a call of its own. A reading drops out once its
+//! repairs alone cost over a fixed cap, or when it reads past the call's closer without
+//! ending. When the primary's body ends, the readings still going read on (the bytes
+//! are held, not shown) until each has ended or dropped out and what follows each end
+//! is known; then the cheapest complete reading is taken, by a clear margin, or the
+//! call is not released. A reading that leaves text before the call's closer is never
+//! taken (it would show part of the body); whatever the taken reading did not read is
+//! read again by the parser. Argument deltas stop at the fork (every reading agrees on
+//! what was sent before it) and resume from the reading taken.
 
 use super::{Envelope, Step};
 use crate::calls::{Abort, Calls, Sink};
