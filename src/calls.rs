@@ -579,14 +579,17 @@ impl Sink<'_> {
             return;
         };
         call.hold = false;
-        if call.bad_name {
-            call.name = None;
-            let feedback = "the tool name is not a name (it holds quotes, braces or blanks); write the call with \"name\": \"TOOL\" and its arguments in \"arguments\"".to_owned();
+        if let Some(feedback) = call.ambiguous.take() {
+            only_sent(&mut call);
+            if call.bad_name {
+                call.name = None;
+            }
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
         }
-        if let Some(feedback) = call.ambiguous.take() {
-            only_sent(&mut call);
+        if call.bad_name {
+            call.name = None;
+            let feedback = "the tool name is not a name (it holds quotes, braces or blanks); write the call with \"name\": \"TOOL\" and its arguments in \"arguments\"".to_owned();
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
         }
@@ -696,6 +699,14 @@ impl Sink<'_> {
         if let Some(tool) = self.config.tools.get(&name) {
             if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&call.args) {
                 let errors = tool.validate(&value);
+                if misread(call.repairs) && (!errors.is_empty() || undeclared(tool, &value) > 0) {
+                    // A raw string closed where structure had to be invented after it,
+                    // and the result does not fit the tool: the one reading there was
+                    // is not what the model meant, whatever `Invalid` says.
+                    let feedback = ambiguous_feedback(&name);
+                    self.not_released(call, NotReleasedReason::Invalid, feedback);
+                    return;
+                }
                 if !errors.is_empty() {
                     validation = crate::schema::feedback_for_errors(&name, &errors);
                     if call.heuristic {
@@ -801,6 +812,17 @@ impl Call {
     /// The cost of this call's reading and its arguments as they would be released
     /// (conformed to the schema), with `more` repairs of the repairer's; `None` when
     /// they would not be released (not strict JSON, not an object).
+    /// Whether `other` has the same [`outcome`](Call::outcome) as this call, given the
+    /// same repairs: it wrote the same call.
+    pub(crate) fn same_outcome(&self, other: &Call) -> bool {
+        self.bad_name == other.bad_name
+            && self.name == other.name
+            && self.repairs == other.repairs
+            && self.extra_members == other.extra_members
+            && self.conformer.is_some() == other.conformer.is_some()
+            && self.args == other.args
+    }
+
     pub(crate) fn outcome(&self, more: Repairs, config: &Config) -> Option<(u32, Vec<u8>)> {
         if self.bad_name {
             return None;
@@ -824,17 +846,7 @@ impl Call {
         let placeholder =
             repairs.contains(Repair::Ellipsis) && value.as_object().is_some_and(|o| o.is_empty());
         let errors = tool.filter(|_| !placeholder).map_or(0, |tool| {
-            let declared = tool
-                .parameters()
-                .get("properties")
-                .and_then(|p| p.as_object());
-            let undeclared = match (declared, value.as_object()) {
-                (Some(props), Some(args)) => {
-                    args.keys().filter(|k| !props.contains_key(*k)).count()
-                }
-                _ => 0,
-            };
-            (tool.validate(&value).len() + undeclared) as u32
+            (tool.validate(&value).len() + undeclared(tool, &value)) as u32
         });
         let cost = crate::json::cost::of(repairs)
             + errors * crate::json::cost::SCHEMA_ERROR
@@ -849,6 +861,41 @@ impl Call {
 fn only_sent(call: &mut Call) {
     call.args.truncate(call.sent);
     call.members = Members::default();
+}
+
+/// How many keys of `args` the tool does not declare (extra keys may pass its schema,
+/// but a reading that made them up from a string's content is the less likely one).
+fn undeclared(tool: &crate::schema::Tool, args: &serde_json::Value) -> usize {
+    let declared = tool
+        .parameters()
+        .get("properties")
+        .and_then(|p| p.as_object());
+    match (declared, args.as_object()) {
+        (Some(props), Some(args)) => args.keys().filter(|k| !props.contains_key(*k)).count(),
+        _ => 0,
+    }
+}
+
+/// Whether the repairs are those of a string written raw (inner quotes, control bytes
+/// or backslashes unescaped) that was closed somewhere with structure invented after
+/// it: the signature of a raw string ended early.
+fn misread(repairs: Repairs) -> bool {
+    use Repair::*;
+    let raw = [UnescapedQuote, ControlCharacter, InvalidEscape]
+        .iter()
+        .any(|r| repairs.contains(*r));
+    let invented = [
+        UnquotedKey,
+        UnquotedString,
+        MissingComma,
+        MissingColon,
+        Comment,
+        RedundantCloser,
+        MissingValue,
+    ]
+    .iter()
+    .any(|r| repairs.contains(*r));
+    raw && invented
 }
 
 /// What the model is told when the readings of its call could not be told apart.

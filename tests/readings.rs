@@ -135,3 +135,34 @@ fn a_placeholder_for_arguments_is_invalid_not_truncated() {
         [(Some("run".to_owned()), NotReleasedReason::Invalid)]
     );
 }
+
+/// `content` of the one `write_file` call released, or `None` when it was held back;
+/// never other content.
+fn written_or_held(raw: &str) -> Option<String> {
+    let out = outcome(raw, true, StopReason::Stop);
+    assert!(out.text.trim().is_empty(), "text shown: {:?}", out.text);
+    assert_eq!(out.released.len() + out.held.len(), 1, "{out:?}");
+    out.released
+        .first()
+        .map(|(_, args)| args["content"].as_str().unwrap().to_owned())
+}
+
+#[test]
+fn a_string_closed_early_without_a_competing_reading_is_not_released_unfit() {
+    // Newlines escaped, quotes raw: the quote before `endpoint` was read as the end of
+    // `content` with no other reading, and the rest as members the tool does not have.
+    let toml = "[package]\nname = \"status-board\"\nid=\"config\">\n  {\n    \"endpoint\": \"/api/v1/runs\",\n    \"headers\": {\"Content-Type\": \"application/json\", \"Accept\": \"application/json\"},\n    \"services\": [\"api\", \"worker\", \"web\"],\n    \"retuild, push the image, roll the deployment, wait for it.\n# U";
+    let raw = call(&toml.replace('\n', "\\n"));
+    if let Some(content) = written_or_held(&raw) {
+        assert_eq!(content, toml);
+    }
+}
+
+#[test]
+fn a_call_held_back_shows_no_byte_of_its_body() {
+    // Nothing escaped; the readings cannot tell where `content` ends.
+    let toml = "[pgakead\", \"macros\", \"net\"] }\nrustls = { versi file.'status-board = \"[0-9.]+rsion}}\"' },\n]\n\n[profile.relea\u{2000}\nlto = \"thin\"\nstrip = true\n\n[lints.rust]\nunsafe_code = agent'd\"\n";
+    if let Some(content) = written_or_held(&call(toml)) {
+        assert_eq!(content, toml);
+    }
+}

@@ -274,7 +274,7 @@ impl Envelope {
         }
         let fork = self.fork.0.take().expect("checked");
         match decide_call(*fork, sink, rep, false) {
-            Some(Taken::Ended { closer_seen }) => Step::Ended {
+            Some(Taken::Ended { closer_seen, .. }) => Step::Ended {
                 consumed: input.len(),
                 closer_seen,
             },
@@ -318,11 +318,18 @@ impl Envelope {
                 };
             }
         }
+        let closer = self.closer;
         match decide_call(*fork, sink, rep, true) {
-            Some(Taken::Ended { .. }) => true,
-            Some(Taken::Skip) => {
-                // Not released, and what followed its end is the call's: not shown.
-                let _ = rep.take_leftover();
+            Some(Taken::Ended { taken: true, .. }) => true,
+            Some(Taken::Ended { taken: false, .. } | Taken::Skip) => {
+                // Not released: what its reading left unread up to the call's closer
+                // (its own leftover, read back at the end) is the call's, not shown.
+                let left = rep.take_leftover();
+                let after = match memchr::memmem::find(&left, closer) {
+                    Some(at) if !closer.is_empty() => &left[at + closer.len()..],
+                    _ => &[],
+                };
+                rep.push_leftover(after);
                 true
             }
             None => {
@@ -341,7 +348,7 @@ impl Envelope {
 enum Taken {
     /// Where the reading taken (or, not released, the one that read furthest) ended;
     /// what it did not read is the parser's.
-    Ended { closer_seen: bool },
+    Ended { closer_seen: bool, taken: bool },
     /// Not released, and the reading ended before the call's closer with text after
     /// it: the rest of the body (left to the parser) is dropped up to the closer,
     /// never shown.
@@ -369,18 +376,33 @@ fn decide_call(
         call.outcome(rep.repairs(), config)
             .map(|(c, args)| (c.saturating_add(stray(primary)), args))
     })];
-    for alt in &alts {
+    // Each reading's outcome, before the text it leaves: readings often agree, and one
+    // that wrote the same call as an earlier one costs what it did.
+    let mut outcomes: Vec<Option<(u32, Vec<u8>)>> = Vec::with_capacity(alts.len());
+    for (n, alt) in alts.iter().enumerate() {
+        let call = match alt.state {
+            State::Ended(_) => alt.calls.current.as_deref(),
+            _ => None,
+        };
+        let outcome = call.and_then(|call| {
+            if cost::of(alt.rep.repairs()) > CAP
+                || shown.as_ref().is_some_and(|name| call.name != *name)
+            {
+                // Too costly, or it names another tool than the one shown: another call.
+                return None;
+            }
+            let same = alts[..n].iter().zip(&outcomes).find_map(|(prev, done)| {
+                let prev_call = prev.calls.current.as_deref()?;
+                (prev.rep.repairs() == alt.rep.repairs() && prev_call.same_outcome(call))
+                    .then(|| done.clone())
+            });
+            same.unwrap_or_else(|| call.outcome(alt.rep.repairs(), config))
+        });
+        outcomes.push(outcome);
+    }
+    for (alt, outcome) in alts.iter().zip(outcomes) {
         scored.push(match alt.state {
-            State::Ended(_) if cost::of(alt.rep.repairs()) > CAP => None,
-            State::Ended(end) => alt.calls.current.as_deref().and_then(|call| {
-                // A reading that names another tool than the one shown is another call.
-                shown
-                    .as_ref()
-                    .is_none_or(|name| call.name == *name)
-                    .then(|| call.outcome(alt.rep.repairs(), config))
-                    .flatten()
-                    .map(|(c, args)| (c.saturating_add(stray(end)), args))
-            }),
+            State::Ended(end) => outcome.map(|(c, args)| (c.saturating_add(stray(end)), args)),
             _ => None,
         });
     }
@@ -432,6 +454,7 @@ fn decide_call(
     }
     Some(Taken::Ended {
         closer_seen: end.closer_seen,
+        taken,
     })
 }
 
