@@ -540,6 +540,18 @@ impl Sink<'_> {
         }
     }
 
+    /// The open call's body went on past where its arguments ended (text followed them
+    /// up to the call's closer): not released.
+    pub(crate) fn went_on(&mut self) {
+        if let Some(call) = self.calls.current.as_mut() {
+            let name = call.name.as_deref().unwrap_or("tool call");
+            call.ambiguous = Some(format!(
+                "{name}: text followed the arguments up to the end of the call, so where they end cannot be told; \
+                 put every value inside the arguments object and escape quotes inside strings (\\\")"
+            ));
+        }
+    }
+
     /// Take a competing reading of the open call (`json/readings.rs`) in place of the
     /// one read so far. Its arguments must begin with every byte already sent (the
     /// readings agree up to their fork, where deltas stopped), and its name must be

@@ -166,3 +166,25 @@ fn a_call_held_back_shows_no_byte_of_its_body() {
         assert_eq!(content, toml);
     }
 }
+
+#[test]
+fn text_after_a_raw_call_that_its_closer_follows_was_the_body() {
+    // Nothing escaped: `"}}` and a newline inside the file look like the call's end;
+    // the closer after the rest of the file shows they were not.
+    let md = "[lter\\\"\"}}\n```\n\n## Response\n\n```json\n[{\"service\": \"api\", \"ok\": true}]\n```\n\nStrings are JSON strings.\n";
+    let raw = call(md);
+    if let Some(content) = written_or_held(&raw) {
+        assert_eq!(content, md);
+    }
+    // Text after a call that did end there is text (shown once the stream ends or a
+    // closer shows it is not the body's), and the call is released.
+    for raw in [
+        "<tool_call>{\"name\": \"run\", \"arguments\": {\"cmd\": \"ls\"}}\nDone: listed.",
+        "<tool_call>{\"name\": \"run\", \"arguments\": {\"cmd\": \"ls\"}}\nDone: listed.</tool_call>",
+    ] {
+        let out = outcome(raw, true, StopReason::Stop);
+        assert_eq!(out.released.len(), 1, "{out:?}");
+        assert_eq!(out.released[0].1, serde_json::json!({"cmd": "ls"}));
+        assert_eq!(out.text.trim(), "Done: listed.");
+    }
+}

@@ -111,9 +111,9 @@ impl Envelope {
     }
 
     /// Bytes the primary reading consumed: the competing readings read them too.
-    fn record(&mut self, bytes: &[u8], sink: &Sink<'_>) {
+    fn record(&mut self, bytes: &[u8], sink: &Sink<'_>, rep: &Repairer) {
         if let Some(fork) = self.fork.0.as_mut() {
-            fork.read(bytes, sink.config);
+            fork.read(bytes, sink.config, rep.parted());
         }
     }
 
@@ -138,7 +138,7 @@ impl Envelope {
             // repairer writes it, with no projection (`project` would pass it as is).
             let n = rep.pass_string(input, scratch);
             if n > 0 {
-                self.record(&input[..n], sink);
+                self.record(&input[..n], sink, rep);
                 if let Err(why) = sink.string_args(scratch) {
                     return Step::Abort { why, consumed: n };
                 }
@@ -208,7 +208,7 @@ impl Envelope {
         let status = rep.feed(input, scratch);
         if let Status::Fork { consumed } = status {
             // The output so far is every reading's: project it, then fork.
-            self.record(&input[..consumed], sink);
+            self.record(&input[..consumed], sink, rep);
             self.cut_from = usize::MAX;
             if let Err(why) = self.project(scratch, sink) {
                 return Step::Abort { why, consumed };
@@ -218,7 +218,7 @@ impl Envelope {
                 .feed_repaired(&input[consumed..], sink, rep, scratch)
                 .after(consumed);
         }
-        self.record(&input[..consumed_by(status, input.len())], sink);
+        self.record(&input[..consumed_by(status, input.len())], sink, rep);
         self.cut_from = cut_from(status, rep, scratch);
         let passed = match status {
             // Below the call object's level: else `project` has the call's fields to read.
