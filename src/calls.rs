@@ -821,9 +821,6 @@ impl Sink<'_> {
 }
 
 impl Call {
-    /// The cost of this call's reading and its arguments as they would be released
-    /// (conformed to the schema), with `more` repairs of the repairer's; `None` when
-    /// they would not be released (not strict JSON, not an object).
     /// Whether `other` has the same [`outcome`](Call::outcome) as this call, given the
     /// same repairs: it wrote the same call.
     pub(crate) fn same_outcome(&self, other: &Call) -> bool {
@@ -835,7 +832,17 @@ impl Call {
             && self.args == other.args
     }
 
-    pub(crate) fn outcome(&self, more: Repairs, config: &Config) -> Option<(u32, Vec<u8>)> {
+    /// The cost of this call's reading and its arguments as they would be released
+    /// (conformed to the schema), with `more` repairs of the repairer's; `None` when
+    /// they would not be released (not strict JSON, not an object). With no tool to
+    /// weigh them against and `strict` false, they are not parsed (the caller leaves
+    /// that to the call's end).
+    pub(crate) fn outcome(
+        &self,
+        more: Repairs,
+        config: &Config,
+        strict: bool,
+    ) -> Option<(u32, Vec<u8>)> {
         if self.bad_name {
             return None;
         }
@@ -847,6 +854,16 @@ impl Call {
             conformer.finish(tool, &mut args);
             repairs = repairs.union(conformer.repairs);
         }
+        let cost = crate::json::cost::of(repairs)
+            + self.extra_members.min(4) * crate::json::cost::EXTRA_MEMBER;
+        let Some(tool) = tool else {
+            // No schema to weigh: a strict object is all that counts.
+            if strict {
+                serde_json::from_slice::<&RawValue>(&args).ok()?;
+            }
+            let first = args.iter().find(|b| !b.is_ascii_whitespace());
+            return (first == Some(&b'{')).then_some((cost, args));
+        };
         let value = serde_json::from_slice::<serde_json::Value>(&args).ok()?;
         if !value.is_object() {
             return None;
@@ -857,13 +874,11 @@ impl Call {
         // against the schema here.
         let placeholder =
             repairs.contains(Repair::Ellipsis) && value.as_object().is_some_and(|o| o.is_empty());
-        let errors = tool.filter(|_| !placeholder).map_or(0, |tool| {
-            (tool.validate(&value).len() + undeclared(tool, &value)) as u32
-        });
-        let cost = crate::json::cost::of(repairs)
-            + errors * crate::json::cost::SCHEMA_ERROR
-            + self.extra_members.min(4) * crate::json::cost::EXTRA_MEMBER;
-        Some((cost, args))
+        let errors = match placeholder {
+            true => 0,
+            false => (tool.validate(&value).len() + undeclared(tool, &value)) as u32,
+        };
+        Some((cost + errors * crate::json::cost::SCHEMA_ERROR, args))
     }
 }
 

@@ -111,9 +111,10 @@ impl Envelope {
     }
 
     /// Bytes the primary reading consumed: the competing readings read them too.
-    fn record(&mut self, bytes: &[u8], sink: &Sink<'_>, rep: &Repairer) {
+    fn record(&mut self, bytes: &[u8], sink: &mut Sink<'_>, rep: &Repairer) {
         if let Some(fork) = self.fork.0.as_mut() {
             fork.read(bytes, sink.config, rep.parted());
+            sink.stats.examined(fork.take_work());
         }
     }
 

@@ -251,6 +251,7 @@ mod tests {
         // The primary's siblings are the unflipped readings; the flipped ones follow
         // the flipped reading that takes the look-ahead's verdicts.
         let heads: Vec<_> = ALTERNATIVES.iter().map(|a| a.head()).collect();
+        // (The envelope's readings name the flipped head by its place: keep it first.)
         assert_eq!(heads, [None, Some(1), Some(0), Some(1), Some(0)]);
         let mut parted = Parted::default();
         // A weak `Close` taken as the look-ahead said, in a clean string: the reading

@@ -25,6 +25,11 @@ use crate::stats::Stats;
 /// A reading that leaves text after its end (other readings read it as arguments).
 const STRAY_TEXT: u32 = 30;
 
+/// The flipped reading that takes the look-ahead's verdicts (1-based, as in
+/// [`Alternative::head`](crate::json::readings::Alternative::head)): the head of the
+/// flipped siblings.
+const FLIPPED: usize = 1;
+
 /// A competing reading drops out once its repairs cost more than this: costs only
 /// grow (so the verdict is the same whenever it is taken, whatever the chunking), and
 /// past it a reading can neither be taken (it costs [`EXPENSIVE`] or more) nor come
@@ -50,6 +55,12 @@ pub(crate) struct Readings {
     since: Vec<u8>,
     /// Where the primary reading ended, once it did.
     primary: Option<End>,
+    /// What [`Readings::part`] last saw of the heads: the primary's parted siblings,
+    /// the flipped head's, and whether the flipped head dropped out.
+    heads: (Parted, Parted, bool),
+    /// No competing reading reads, the primary's siblings are still the same and the
+    /// primary has not ended: a byte read changes nothing but `since`.
+    idle: bool,
     /// The call's closing marker: a reading still going once the body has read past
     /// the first one after the primary's end is out (it swallowed the closer).
     closer: &'static [u8],
@@ -143,18 +154,39 @@ impl Readings {
         }
         let pos = self.since.len();
         self.since.extend_from_slice(bytes);
-        for alt in &mut self.alts {
-            if matches!(alt.state, State::Live) {
-                alt.read(bytes, pos, config);
+        if self.idle && primary == self.heads.0 {
+            // Nothing reads but the primary, and its siblings are still the same.
+            return;
+        }
+        self.idle = false;
+        if self.live() {
+            for alt in &mut self.alts {
+                if matches!(alt.state, State::Live) {
+                    alt.read(bytes, pos, config);
+                }
             }
         }
         self.part(primary, config);
-        self.drop_past_closer();
+        if self.primary.is_some() {
+            self.drop_past_closer();
+        }
+        self.idle = self.primary.is_none() && !self.live();
     }
 
     /// Read the siblings that parted from their reading from the fork; those still the
     /// same as a reading that ended or dropped out share its state.
     fn part(&mut self, primary: Parted, config: &Config) {
+        // Only a change of a head's parted siblings or its dropping out parts them.
+        let flipped = &self.alts[FLIPPED - 1];
+        let heads = (
+            primary,
+            flipped.rep.parted(),
+            matches!(flipped.state, State::Out),
+        );
+        if heads == self.heads {
+            return;
+        }
+        self.heads = heads;
         for (n, alt) in ALTERNATIVES.iter().enumerate() {
             if !matches!(self.alts[n].state, State::Same) {
                 continue;
@@ -175,6 +207,12 @@ impl Readings {
                 self.alts[n].state = State::Out;
             }
         }
+    }
+
+    /// Bytes the competing readings examined since the last call (for
+    /// [`Stats::work`](crate::Stats::work): readings are work too).
+    pub(super) fn take_work(&mut self) -> u64 {
+        self.alts.iter_mut().map(|a| a.rep.take_work()).sum()
     }
 
     /// Drop the readings that read on past the call's closer (the first after the
@@ -276,6 +314,8 @@ impl Envelope {
             alts,
             since: Vec::new(),
             primary: None,
+            heads: (Parted::default(), Parted::default(), false),
+            idle: false,
             closer: self.closer,
         }));
     }
@@ -299,6 +339,7 @@ impl Envelope {
             at: fork.since.len(),
             closer_seen,
         });
+        fork.idle = false;
         fork.drop_past_closer();
         self.feed_parked(rest, sink, rep)
     }
@@ -315,6 +356,7 @@ impl Envelope {
             return Step::NeedMore;
         };
         fork.read(input, sink.config, rep.parted());
+        sink.stats.examined(fork.take_work());
         if !fork.settled(false) {
             return Step::NeedMore;
         }
@@ -361,6 +403,7 @@ impl Envelope {
                 }
             }
         }
+        sink.stats.examined(fork.take_work());
         let closer = self.closer;
         match decide_call(*fork, sink, rep, true) {
             Some(Taken::Ended { taken: true, .. }) => true,
@@ -415,10 +458,6 @@ fn decide_call(
     let shown = primary_call.filter(|c| c.started).map(|c| c.name.clone());
     // The primary competes when it ended (at the end of the stream it may not have:
     // its own verdicts left a value open that another reading closed).
-    let mut scored = vec![fork.primary.zip(primary_call).and_then(|(primary, call)| {
-        call.outcome(rep.repairs(), config)
-            .map(|(c, args)| (c.saturating_add(stray(primary)), args))
-    })];
     // Each reading's outcome, before the text it leaves: readings often agree, and one
     // that wrote the same call as an earlier one costs what it did.
     let mut outcomes: Vec<Option<(u32, Vec<u8>)>> = Vec::with_capacity(alts.len());
@@ -439,10 +478,17 @@ fn decide_call(
                 (prev.rep.repairs() == alt.rep.repairs() && prev_call.same_outcome(call))
                     .then(|| done.clone())
             });
-            same.unwrap_or_else(|| call.outcome(alt.rep.repairs(), config))
+            same.unwrap_or_else(|| call.outcome(alt.rep.repairs(), config, true))
         });
         outcomes.push(outcome);
     }
+    // With no other reading to compare with, the primary's arguments need no strict
+    // parse here: the call's end parses them (and does not release them if not strict).
+    let alone = outcomes.iter().all(Option::is_none);
+    let mut scored = vec![fork.primary.zip(primary_call).and_then(|(primary, call)| {
+        call.outcome(rep.repairs(), config, !alone)
+            .map(|(c, args)| (c.saturating_add(stray(primary)), args))
+    })];
     for (alt, outcome) in alts.iter().zip(outcomes) {
         scored.push(match alt.state {
             State::Ended(end) => outcome.map(|(c, args)| (c.saturating_add(stray(end)), args)),
