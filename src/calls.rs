@@ -903,9 +903,9 @@ fn undeclared(tool: &crate::schema::Tool, args: &serde_json::Value) -> usize {
     }
 }
 
-/// Whether the repairs are those of a string written raw (inner quotes, control bytes
-/// or backslashes unescaped) that was closed somewhere with structure invented after
-/// it: the signature of a raw string ended early.
+/// Whether the repairs are those of a string that may have been ended early: one with
+/// raw inner quotes (any of them may have been taken as its end), or one written raw
+/// (control bytes or backslashes unescaped) closed with structure invented after it.
 fn misread(repairs: Repairs) -> bool {
     use Repair::*;
     let raw = [UnescapedQuote, ControlCharacter, InvalidEscape]
@@ -922,7 +922,7 @@ fn misread(repairs: Repairs) -> bool {
     ]
     .iter()
     .any(|r| repairs.contains(*r));
-    raw && invented
+    repairs.contains(UnescapedQuote) || (raw && invented)
 }
 
 /// What the model is told when the readings of its call could not be told apart.

@@ -188,3 +188,13 @@ fn text_after_a_raw_call_that_its_closer_follows_was_the_body() {
         assert_eq!(out.text.trim(), "Done: listed.");
     }
 }
+
+#[test]
+fn a_raw_string_read_as_members_the_tool_does_not_have_is_not_released() {
+    // Nothing escaped: the file's `",\n  "version": "` reads as the end of `content`
+    // and a member `version`, which `write_file` does not have.
+    let json = ">example/status-board\",\n  \"version\": \"2.3.\u{0}16\u{0}\",\n";
+    if let Some(content) = written_or_held(&call(json)) {
+        assert_eq!(content, json);
+    }
+}
