@@ -369,16 +369,14 @@ impl Sink<'_> {
     /// Conform arguments read as text to the call's tool schema (`None` without one).
     pub(crate) fn conform_args(
         &self,
-        args: &serde_json::Value,
-    ) -> Option<crate::schema::Conformed> {
-        self.tool().map(|t| t.conform(args))
+        args: &crate::ordered::Value,
+    ) -> Option<crate::schema::ConformedInOrder> {
+        self.tool().map(|t| t.conform_in_order(args))
     }
 
-    /// The declared top-level keys of the call's tool, when its schema closes the set.
-    pub(crate) fn declared_keys(&self) -> Option<std::sync::Arc<[String]>> {
-        let tool = self.tool()?;
-        let props = tool.parameters().get("properties")?.as_object()?;
-        Some(props.keys().cloned().collect())
+    /// The declared top-level keys of the call's tool, checked at `depth`.
+    pub(crate) fn key_check(&self, depth: usize) -> crate::json::lookahead::KeyCheck {
+        crate::json::lookahead::KeyCheck::of(self.tool(), depth)
     }
 
     fn tool(&self) -> Option<&crate::schema::Tool> {
@@ -694,8 +692,9 @@ impl Sink<'_> {
         }
         let mut validation = String::new();
         if let Some(tool) = self.config.tools.get(&name) {
-            if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&call.args) {
-                let errors = tool.validate(&value);
+            if let Some(value) = crate::ordered::Value::parse_slice(&call.args) {
+                // Errors are listed in the order the model wrote the members.
+                let errors = tool.validate_in_order(&value);
                 if !errors.is_empty() {
                     validation = crate::schema::feedback_for_errors(&name, &errors);
                     if call.heuristic {
@@ -813,7 +812,7 @@ impl Call {
             conformer.finish(tool, &mut args);
             repairs = repairs.union(conformer.repairs);
         }
-        let value = serde_json::from_slice::<serde_json::Value>(&args).ok()?;
+        let value = crate::ordered::Value::parse_slice(&args)?;
         if !value.is_object() {
             return None;
         }
@@ -824,17 +823,14 @@ impl Call {
         let placeholder =
             repairs.contains(Repair::Ellipsis) && value.as_object().is_some_and(|o| o.is_empty());
         let errors = tool.filter(|_| !placeholder).map_or(0, |tool| {
-            let declared = tool
-                .parameters()
-                .get("properties")
-                .and_then(|p| p.as_object());
-            let undeclared = match (declared, value.as_object()) {
-                (Some(props), Some(args)) => {
-                    args.keys().filter(|k| !props.contains_key(*k)).count()
-                }
-                _ => 0,
+            let undeclared = match value.as_object() {
+                Some(args) => args
+                    .keys()
+                    .filter(|k| tool.declares(k) == Some(false))
+                    .count(),
+                None => 0,
             };
-            (tool.validate(&value).len() + undeclared) as u32
+            (tool.validate_in_order(&value).len() + undeclared) as u32
         });
         let cost = crate::json::cost::of(repairs)
             + errors * crate::json::cost::SCHEMA_ERROR
