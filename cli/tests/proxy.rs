@@ -1,11 +1,15 @@
 //! The proxy end to end, against the replay upstream, with test transforms.
 
 mod net;
+/// The replay upstream of `toolsift replay-upstream` (not library API).
+#[path = "../src/cli/replay_upstream.rs"]
+mod replay_upstream;
 
 use bytes::{Bytes, BytesMut};
 use http_body_util::{BodyExt, Full};
 use hyper::{Method, Request, StatusCode};
 use net::{client, listener, post, timed, Running};
+use replay_upstream::{serve_replay, Replay};
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -14,9 +18,7 @@ use tokio::sync::oneshot;
 use tokio_util::codec::Decoder;
 use toolsift::sse::SseFrameDecoder;
 use toolsift::{CallIndex, OwnedEvent, Repairs, StopReason};
-use toolsift_cli::proxy::{
-    serve_replay, Passthrough, Proxy, ProxyOptions, Replay, Stats, StatsSnapshot, Transform,
-};
+use toolsift_cli::proxy::{Passthrough, Proxy, ProxyOptions, Stats, StatsSnapshot, Transform};
 
 async fn start_replay(replay: Replay) -> Running<()> {
     let listener = listener().await;

@@ -2,11 +2,15 @@
 //! model outputs in, OpenAI tool calls out.
 
 mod net;
+/// The replay upstream of `toolsift replay-upstream` (not library API).
+#[path = "../src/cli/replay_upstream.rs"]
+mod replay_upstream;
 
 use bytes::{Bytes, BytesMut};
 use http_body_util::{BodyExt, Full};
 use hyper::{Method, Request, StatusCode};
 use net::{listener, post, timed, Running};
+use replay_upstream::{serve_replays, Replay};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::net::SocketAddr;
@@ -16,8 +20,8 @@ use tokio::sync::oneshot;
 use tokio_util::codec::Decoder;
 use toolsift::sse::{CallMode, SseFrameDecoder};
 use toolsift_cli::proxy::{
-    serve_replays, DialectChoice, ModelDialects, ParserOptions, ParserTransforms, Proxy,
-    ProxyOptions, Replay, Stats, StatsSnapshot,
+    DialectChoice, ModelDialects, ParserOptions, ParserTransforms, Proxy, ProxyOptions, Stats,
+    StatsSnapshot,
 };
 
 const HERMES: &str = include_str!("fixtures/e2e/hermes-weather.txt");

@@ -24,7 +24,6 @@ mod exchange;
 mod log;
 mod metrics;
 mod parser_transform;
-mod replay;
 mod responses;
 mod routes;
 mod server;
@@ -42,7 +41,6 @@ pub use log::LogFormat;
 pub use parser_transform::{
     DialectChoice, ModelDialects, ParserOptions, ParserTransform, ParserTransforms,
 };
-pub use replay::{serve_replay, serve_replays, Replay};
 pub use stats::{Stats, StatsSnapshot, LATENCY_BUCKETS};
 pub use transform::{MakeTransform, Passthrough, Transform};
 
