@@ -369,16 +369,14 @@ impl Sink<'_> {
     /// Conform arguments read as text to the call's tool schema (`None` without one).
     pub(crate) fn conform_args(
         &self,
-        args: &serde_json::Value,
-    ) -> Option<crate::schema::Conformed> {
-        self.tool().map(|t| t.conform(args))
+        args: &crate::ordered::Value,
+    ) -> Option<crate::schema::ConformedInOrder> {
+        self.tool().map(|t| t.conform_in_order(args))
     }
 
-    /// The declared top-level keys of the call's tool, when its schema closes the set.
-    pub(crate) fn declared_keys(&self) -> Option<std::sync::Arc<[String]>> {
-        let tool = self.tool()?;
-        let props = tool.parameters().get("properties")?.as_object()?;
-        Some(props.keys().cloned().collect())
+    /// The declared top-level keys of the call's tool, checked at `depth`.
+    pub(crate) fn key_check(&self, depth: usize) -> crate::json::lookahead::KeyCheck {
+        crate::json::lookahead::KeyCheck::of(self.tool(), depth)
     }
 
     fn tool(&self) -> Option<&crate::schema::Tool> {
@@ -709,12 +707,13 @@ impl Sink<'_> {
         }
         let mut validation = String::new();
         if let Some(tool) = self.config.tools.get(&name) {
-            if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&call.args) {
-                let errors = tool.validate(&value);
+            if let Some(value) = crate::ordered::Value::parse_slice(&call.args) {
+                // Errors are listed in the order the model wrote the members.
+                let errors = tool.validate_in_order(&value);
                 if misread(call.repairs) && (!errors.is_empty() || undeclared(tool, &value) > 0) {
-                    // A raw string closed where structure had to be invented after it,
-                    // and the result does not fit the tool: the one reading there was
-                    // is not what the model meant, whatever `Invalid` says.
+                    // A raw string that may have ended early, and arguments that do not
+                    // fit the tool: the one reading there was is not what the model
+                    // meant, whatever `Invalid` says.
                     let feedback = ambiguous_feedback(&name);
                     self.not_released(call, NotReleasedReason::Invalid, feedback);
                     return;
@@ -864,7 +863,7 @@ impl Call {
             let first = args.iter().find(|b| !b.is_ascii_whitespace());
             return (first == Some(&b'{')).then_some((cost, args));
         };
-        let value = serde_json::from_slice::<serde_json::Value>(&args).ok()?;
+        let value = crate::ordered::Value::parse_slice(&args)?;
         if !value.is_object() {
             return None;
         }
@@ -876,7 +875,7 @@ impl Call {
             repairs.contains(Repair::Ellipsis) && value.as_object().is_some_and(|o| o.is_empty());
         let errors = match placeholder {
             true => 0,
-            false => (tool.validate(&value).len() + undeclared(tool, &value)) as u32,
+            false => (tool.validate_in_order(&value).len() + undeclared(tool, &value)) as u32,
         };
         Some((cost + errors * crate::json::cost::SCHEMA_ERROR, args))
     }
@@ -892,15 +891,12 @@ fn only_sent(call: &mut Call) {
 
 /// How many keys of `args` the tool does not declare (extra keys may pass its schema,
 /// but a reading that made them up from a string's content is the less likely one).
-fn undeclared(tool: &crate::schema::Tool, args: &serde_json::Value) -> usize {
-    let declared = tool
-        .parameters()
-        .get("properties")
-        .and_then(|p| p.as_object());
-    match (declared, args.as_object()) {
-        (Some(props), Some(args)) => args.keys().filter(|k| !props.contains_key(*k)).count(),
-        _ => 0,
-    }
+fn undeclared(tool: &crate::schema::Tool, args: &crate::ordered::Value) -> usize {
+    args.as_object().map_or(0, |args| {
+        args.keys()
+            .filter(|k| tool.declares(k) == Some(false))
+            .count()
+    })
 }
 
 /// Whether the repairs are those of a string that may have been ended early: one with

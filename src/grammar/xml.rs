@@ -15,6 +15,7 @@ use super::Step;
 use crate::calls::{Abort, Sink};
 use crate::dialect::XmlSpec;
 use crate::json::repairer::escape_byte;
+use crate::ordered;
 use crate::repairs::Repair;
 use crate::scan::{Found, MarkerSet};
 use attributes::{attribute, split_attributes, unescape_attribute};
@@ -599,7 +600,8 @@ impl Xml {
         self.wrapper = self.first_param
             && WRAPPER_KEYS.contains(&key.as_str())
             && sink
-                .declared_keys()
+                .key_check(1)
+                .keys
                 .is_some_and(|keys| !keys.is_empty() && !keys.contains(&key));
         if self.wrapper {
             // Written when the value ends: as the parameters it holds, or as itself.
@@ -1093,16 +1095,14 @@ impl Xml {
     /// object of declared keys (`wrapped_arguments`), else the parameter as it is.
     fn end_wrapper(&mut self, sink: &mut Sink<'_>) {
         let raw = String::from_utf8_lossy(&self.raw).into_owned();
-        let mut value = serde_json::from_str::<serde_json::Value>(raw.trim())
-            .ok()
-            .or_else(|| {
-                let fixed = crate::repair(raw.trim().as_bytes()).ok()?;
-                serde_json::from_str(&fixed.json).ok()
-            });
-        if let Some(serde_json::Value::String(inner)) = &value {
-            value = serde_json::from_str(inner.trim()).ok();
+        let mut value = ordered::Value::parse(raw.trim()).or_else(|| {
+            let fixed = crate::repair(raw.trim().as_bytes()).ok()?;
+            ordered::Value::parse(&fixed.json)
+        });
+        if let Some(ordered::Value::String(inner)) = &value {
+            value = ordered::Value::parse(inner.trim());
         }
-        let declared = sink.declared_keys().unwrap_or_else(|| Vec::new().into());
+        let declared = sink.key_check(1).keys.unwrap_or_else(|| Vec::new().into());
         let inner = value
             .as_ref()
             .and_then(|v| v.as_object())

@@ -685,16 +685,9 @@ impl Repairer {
             return;
         };
         if let Some((tool, _)) = lookup.tools.resolve(name.trim()) {
-            if let Some(props) = tool
-                .parameters()
-                .get("properties")
-                .and_then(|p| p.as_object())
-            {
-                let keys: std::sync::Arc<[String]> = props.keys().cloned().collect();
-                self.opts.keys = KeyCheck {
-                    depth: lookup.args_depth,
-                    keys: Some(keys),
-                };
+            let check = KeyCheck::of(Some(tool), lookup.args_depth);
+            if check.keys.is_some() {
+                self.opts.keys = check;
             }
         }
     }
@@ -1582,7 +1575,10 @@ impl Repairer {
         }
         let n = self.positional;
         self.positional += 1;
-        let declared = self.opts.keys.keys.as_ref().and_then(|k| k.get(n).cloned());
+        let check = &self.opts.keys;
+        let declared = (check.in_order)
+            .then(|| check.keys.as_ref()?.get(n).cloned())
+            .flatten();
         let key = declared.unwrap_or_else(|| format!("arg{n}"));
         out.extend_from_slice(serde_json::Value::String(key).to_string().as_bytes());
         out.push(b':');
@@ -2817,6 +2813,7 @@ mod tests {
         r.set_keys(KeyCheck {
             depth: 1,
             keys: keys.map(|k| k.iter().map(|k| k.to_string()).collect()),
+            in_order: true,
         });
         r.memo_off = memo_off;
         let mut out = Vec::new();
