@@ -134,6 +134,10 @@ pub(crate) enum Abort {
     /// the body is not shown.
     Ambiguous,
     TooManyCalls,
+    /// The output ended (not cut) with a value still open whose text holds the call's
+    /// closing marker: the model closed the call, not the value (a grammar error, not
+    /// a truncation).
+    Unclosed,
 }
 
 /// The calls of one response.
@@ -189,6 +193,15 @@ impl Calls {
         self.pending_implies = None;
         self.heuristic = false;
         self.over_limit = false;
+    }
+
+    /// Whether the open call's arguments so far hold `marker`.
+    pub(crate) fn open_args_hold(&self, marker: &[u8]) -> bool {
+        !marker.is_empty()
+            && self
+                .current
+                .as_ref()
+                .is_some_and(|c| memchr::memmem::find(&c.args, marker).is_some())
     }
 
     pub(crate) fn is_open(&self) -> bool {
@@ -783,6 +796,12 @@ impl Sink<'_> {
                 ),
             ),
             Abort::Ambiguous => (NotReleasedReason::Invalid, ambiguous_feedback(&name)),
+            Abort::Unclosed => (
+                NotReleasedReason::Invalid,
+                format!(
+                    "{name}: a string or object in the arguments was not closed before the end of the call; close every string, object and array, and escape quotes inside strings (\\\")"
+                ),
+            ),
             Abort::HeldTooLong => (
                 NotReleasedReason::LimitExceeded,
                 format!(

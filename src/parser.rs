@@ -2511,6 +2511,9 @@ impl Parser {
                         self.process(&leftover);
                     }
                     self.finish_mode();
+                } else if clean_stop && sink.calls.open_args_hold(form.closer) {
+                    // The closer went into an open string: ended, not cut.
+                    sink.abort(Abort::Unclosed);
                 } else {
                     sink.abort(Abort::Truncated);
                 }

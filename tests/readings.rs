@@ -198,3 +198,25 @@ fn a_raw_string_read_as_members_the_tool_does_not_have_is_not_released() {
         assert_eq!(content, json);
     }
 }
+
+#[test]
+fn a_string_left_open_before_the_closer_is_invalid_unless_the_output_was_cut() {
+    let raw = r#"<tool_call>{"name": "run", "arguments": {"cmd": "ls}</tool_call>"#;
+    let out = outcome(raw, true, StopReason::Stop);
+    assert_eq!(
+        out.held,
+        [(Some("run".to_owned()), NotReleasedReason::Invalid)]
+    );
+    let out = outcome(raw, true, StopReason::Length);
+    assert_eq!(
+        out.held,
+        [(Some("run".to_owned()), NotReleasedReason::Truncated)]
+    );
+    // Cut inside the value with no closer: truncated, whatever the stop reason says.
+    let raw = r#"<tool_call>{"name": "run", "arguments": {"cmd": "ls"#;
+    let out = outcome(raw, true, StopReason::Stop);
+    assert_eq!(
+        out.held,
+        [(Some("run".to_owned()), NotReleasedReason::Truncated)]
+    );
+}
