@@ -920,7 +920,8 @@ fn undeclared(tool: &crate::schema::Tool, args: &crate::ordered::Value) -> usize
 
 /// Whether the repairs are those of a string that may have been ended early: one with
 /// raw inner quotes (any of them may have been taken as its end), or one written raw
-/// (control bytes or backslashes unescaped) closed with structure invented after it.
+/// (control bytes or backslashes unescaped) closed with structure invented after it or
+/// closers supplied at the end.
 fn misread(repairs: Repairs) -> bool {
     use Repair::*;
     let raw = [UnescapedQuote, ControlCharacter, InvalidEscape]
@@ -934,6 +935,8 @@ fn misread(repairs: Repairs) -> bool {
         Comment,
         RedundantCloser,
         MissingValue,
+        MissingClosers,
+        UnclosedString,
     ]
     .iter()
     .any(|r| repairs.contains(*r));

@@ -220,3 +220,13 @@ fn a_string_left_open_before_the_closer_is_invalid_unless_the_output_was_cut() {
         [(Some("run".to_owned()), NotReleasedReason::Truncated)]
     );
 }
+
+#[test]
+fn a_raw_file_read_as_members_then_closed_at_the_end_is_not_released() {
+    // Nothing escaped, and no quote in the file taken as content: the first one ends
+    // `content`, the rest reads as members `write_file` lacks, closers supplied.
+    let json = " live refresh\",\n  \"license\": \"MIT\",\n  \"type\": \"module\",\n  \"exports\": {\n    \".\": {\"import\": \"./dist/index.js\"}\n  },\n  \"scripts\": {\n    \"build\": \"tsc -p tsc]\n}\n";
+    if let Some(content) = written_or_held(&call(json)) {
+        assert_eq!(content, json);
+    }
+}
