@@ -511,8 +511,16 @@ fn decide_call(
             }
         }
         Some(Decision::Ambiguous) => {
-            // Not released: its body ends where the reading that read furthest ended,
-            // so no byte of it is shown as text.
+            // Not released, and reported with the name the readings that have one
+            // read, when the primary's is not one.
+            let named = (1..=ALTERNATIVES.len())
+                .filter(|&n| scored[n].is_some())
+                .find_map(|n| alts[n - 1].calls.current.as_deref());
+            if let Some(call) = named {
+                sink.name_for_report(call);
+            }
+            // Its body ends where the reading that read furthest ended, so no byte of
+            // it is shown as text.
             let furthest = (1..=ALTERNATIVES.len())
                 .filter(|&n| scored[n].is_some())
                 .max_by_key(|&n| match alts[n - 1].state {
