@@ -5,9 +5,9 @@
 //! at the fork, with its own [`Policy`](crate::json::readings::Policy), reading every
 //! byte the body reads after it into a call of its own. A reading that takes the
 //! look-ahead's verdicts stands in for its siblings ([`Parted`]) until a weak decision
-//! parts them; a parted sibling then reads every byte kept since the fork. A reading drops out once its
-//! repairs alone cost over a fixed cap, or when it reads past the call's closer without
-//! ending. When the primary's body ends, the readings still going read on (the bytes
+//! parts them; a parted sibling then reads every byte kept since the fork. A reading
+//! drops out once its repairs alone cost over a fixed cap, or when it reads past the
+//! call's closer without ending. When the primary's body ends, the readings still going read on (the bytes
 //! are held, not shown) until each has ended or dropped out and what follows each end
 //! is known; then the cheapest complete reading is taken, by a clear margin, or the
 //! call is not released. A reading that leaves text before the call's closer is never
