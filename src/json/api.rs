@@ -29,14 +29,13 @@ pub struct Repaired {
 /// assert_eq!(names, ["single_quoted_string", "unquoted_key", "trailing_comma", "python_literal"]);
 /// ```
 pub fn repair(text: &[u8]) -> Result<Repaired, Error> {
-    // Well-formed input comes back as it is, after one strict pass (invariant 1).
-    if super::strict::whole_value(text, Options::default().max_depth) {
-        if let Ok(json) = std::str::from_utf8(text) {
-            return Ok(Repaired {
-                json: json.to_owned(),
-                repairs: Repairs::NONE,
-            });
-        }
+    // Well-formed input comes back as it is, after one strict pass and one copy
+    // (invariant 1).
+    if let Some(json) = super::strict::whole_value(text, Options::default().max_depth) {
+        return Ok(Repaired {
+            json: json.to_owned(),
+            repairs: Repairs::NONE,
+        });
     }
     let mut wrapping = Repairs::NONE;
     let body = strip_wrapping(text, &mut wrapping);
