@@ -1862,31 +1862,6 @@ impl Parser {
             _ => (&b""[..], Repairs::NONE),
         };
         let limits = &self.config.limits;
-        let mut terminators = MarkerSet::default();
-        if !form.closer.is_empty() {
-            terminators.push(form.closer);
-        } else {
-            // Without a closer, the next call's opener ends an unfinished body.
-            if !form.anchored && form.opener.len() > 1 {
-                terminators.push(form.opener);
-            }
-            if form.repeats {
-                terminators.push(b";");
-            }
-        }
-        // The dialect's end-of-turn and section markers end an unfinished body too, and
-        // tell the look-ahead that a value may end before them.
-        let all = auto_specs()
-            .iter()
-            .copied()
-            .chain(Dialect::ALL.iter().map(|d| d.spec()));
-        for spec in all {
-            if spec.calls.iter().any(|f| std::ptr::eq(f, form)) {
-                for &m in spec.strip.iter().filter(|m| m.len() > 1) {
-                    terminators.push(m);
-                }
-            }
-        }
         // A JSON call object names its tool before its arguments: the repairer learns
         // the tool there and checks argument keys against its schema.
         let tool_by_name = (!self.config.tools.is_empty()
@@ -1895,17 +1870,20 @@ impl Parser {
             tools: self.config.tools.clone(),
             args_depth: 2,
         });
-        let rep = Parser::rep(&mut self.rep);
-        rep.reset();
-        rep.set_options(Options {
+        let options = Options {
             max_depth: limits.max_depth,
             lookahead: limits.lookahead,
             max_held: limits.max_held_bytes,
-            terminators,
+            terminators: MarkerSet::default(),
             alt_string: alt,
             keys: KeyCheck::default(),
             python: false,
             tool_by_name,
+        };
+        let rep = Parser::rep(&mut self.rep);
+        rep.reset();
+        rep.set_call_options(form as *const CallForm as usize, options, || {
+            call_terminators(form)
         });
         if matches!(form.body, Body::Envelope(_)) {
             rep.set_policy(Policy::ARMED);
@@ -2495,6 +2473,36 @@ fn joinable(set: &MarkerSet, before: &[u8]) -> usize {
 /// The length of the character `lead` begins, 1 for a byte that begins none.
 fn utf8_len(lead: u8) -> usize {
     crate::ascii::char_len(lead).unwrap_or(1)
+}
+
+/// The markers that end an unfinished body of a call of `form` where structure is
+/// expected: its closer (or, without one, the next call's opener and a repeat
+/// separator), and the end-of-turn and section markers of its dialect, which also tell
+/// the look-ahead that a value may end before them.
+fn call_terminators(form: &'static CallForm) -> MarkerSet {
+    let mut terminators = MarkerSet::default();
+    if !form.closer.is_empty() {
+        terminators.push(form.closer);
+    } else {
+        if !form.anchored && form.opener.len() > 1 {
+            terminators.push(form.opener);
+        }
+        if form.repeats {
+            terminators.push(b";");
+        }
+    }
+    let all = auto_specs()
+        .iter()
+        .copied()
+        .chain(Dialect::ALL.iter().map(|d| d.spec()));
+    for spec in all {
+        if spec.calls.iter().any(|f| std::ptr::eq(f, form)) {
+            for &m in spec.strip.iter().filter(|m| m.len() > 1) {
+                terminators.push(m);
+            }
+        }
+    }
+    terminators
 }
 
 #[cfg(test)]
