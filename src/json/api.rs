@@ -37,6 +37,9 @@ pub fn repair(text: &[u8]) -> Result<Repaired, Error> {
             repairs: Repairs::NONE,
         });
     }
+    if let Some(fixed) = form_feeds_around(text) {
+        return Ok(fixed);
+    }
     let mut wrapping = Repairs::NONE;
     let body = strip_wrapping(text, &mut wrapping);
     let mut repairer = Repairer::new(Options {
@@ -87,6 +90,27 @@ pub fn repair(text: &[u8]) -> Result<Repaired, Error> {
         )),
         None => readings.swap_remove(0).map(|r| with(r, wrapping)),
     }
+}
+
+/// A well-formed value with form feeds among the blanks around it (ASCII whitespace
+/// JSON does not allow there): the same text without them.
+fn form_feeds_around(text: &[u8]) -> Option<Repaired> {
+    let core = text.trim_ascii();
+    if core.len() == text.len() {
+        return None;
+    }
+    let value = super::strict::whole_value(core, Options::default().max_depth)?;
+    let start = core.as_ptr() as usize - text.as_ptr() as usize;
+    let blanks = |b: &[u8]| -> String {
+        b.iter()
+            .filter(|&&b| b != 0x0c)
+            .map(|&b| b as char)
+            .collect()
+    };
+    let json = blanks(&text[..start]) + value + &blanks(&text[start + core.len()..]);
+    let mut repairs = Repairs::NONE;
+    repairs.insert(Repair::SpecialWhitespace);
+    Some(Repaired { json, repairs })
 }
 
 fn with(mut r: Repaired, wrapping: Repairs) -> Repaired {
