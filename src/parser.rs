@@ -273,6 +273,8 @@ struct CallWork {
     /// Raw body bytes of the open call read so far, for the arguments size limit.
     /// (Here rather than in `Mode::Call`: an idle parser stays within 512 bytes.)
     body: usize,
+    /// The last call's grammar box, for the next call's: a call allocates none.
+    spare_grammar: Option<Box<Grammar>>,
 }
 
 /// Which path [`Parser::feed`] or [`Parser::push`] may take a chunk by with one test.
@@ -1280,7 +1282,9 @@ impl Parser {
             config: &self.config,
             stats: &mut self.stats,
         };
-        let CallWork { rep, scratch, body } = &mut **work;
+        let CallWork {
+            rep, scratch, body, ..
+        } = &mut **work;
         // A run writes at most six bytes per byte read (a control byte as `\u00XX`):
         // straight into the call's buffer where it can; else through `scratch` and
         // `string_args`, as `process` would; near the size limit, `process` decides.
@@ -1441,12 +1445,14 @@ impl Parser {
     }
 
     /// The repairer and its output buffer, built on first use.
+    #[inline]
     fn work(work: &mut Option<Box<CallWork>>) -> &mut CallWork {
         work.get_or_insert_with(|| {
             Box::new(CallWork {
                 rep: Repairer::new(Options::default()),
                 scratch: Vec::new(),
                 body: 0,
+                spare_grammar: None,
             })
         })
     }
@@ -1894,13 +1900,21 @@ impl Parser {
         if !weak && !matches!(form.body, Body::Sniff(_) | Body::Harmony(_)) {
             self.lock(&form.body, form);
         }
+        let work = Parser::work(&mut self.rep);
+        work.body = 0;
+        let grammar = match work.spare_grammar.take() {
+            Some(mut spare) => {
+                *spare = Grammar::new(&form.body, form.closer, weak);
+                spare
+            }
+            None => Box::new(Grammar::new(&form.body, form.closer, weak)),
+        };
         self.mode = Mode::Call {
             form,
-            grammar: Box::new(Grammar::new(&form.body, form.closer, weak)),
+            grammar,
             within,
             native,
         };
-        Parser::work(&mut self.rep).body = 0;
     }
 
     /// Whether `form`'s opener is also a wrapper that a dialect in force strips (Olmo's
@@ -2135,6 +2149,9 @@ impl Parser {
         };
         let leftover = grammar.take_leftover(Parser::rep(&mut self.rep));
         let repairs = self.rep_repairs(&grammar, native);
+        // Kept empty: what the call's grammar holds is freed now, as when it was dropped.
+        *grammar = Grammar::new(&form.body, form.closer, false);
+        Parser::work(&mut self.rep).spare_grammar = Some(grammar);
         let (mut sink, ..) = self.sink();
         if sink.calls.is_open() {
             sink.repairs(repairs);

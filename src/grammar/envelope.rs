@@ -321,6 +321,20 @@ impl Envelope {
                 self.nested_run(rest)
             } else if self.in_str && !self.esc && !self.captures_string() {
                 crate::scan::find2(b'"', b'\\', rest).unwrap_or(rest.len())
+            } else if self.in_str && !self.esc {
+                // A key or a string value of the call object: its plain bytes are
+                // collected as `project_byte` collects them, a run at a time.
+                let plain = crate::scan::find2(b'"', b'\\', rest).unwrap_or(rest.len());
+                if self.expect == Expect::Key && !self.in_value {
+                    self.key.extend_from_slice(&rest[..plain]);
+                } else {
+                    self.buf.extend_from_slice(&rest[..plain]);
+                }
+                i += plain;
+                if plain > 0 {
+                    continue;
+                }
+                0
             } else {
                 0
             };
@@ -693,7 +707,7 @@ impl Envelope {
                         sink.repairs(fixed.repairs);
                         sink.args(fixed.json.as_bytes())?;
                     }
-                    Err(_) => sink.args(&self.buf.to_vec())?,
+                    Err(_) => sink.args(&self.buf)?,
                 }
             }
             _ => {}

@@ -20,9 +20,14 @@ use smallvec::SmallVec;
 /// surrogate escape. `None` when it is not, or when `input` ends first. What follows
 /// it is not read.
 pub(crate) fn container_len(input: &[u8], room: usize) -> Option<usize> {
-    if !matches!(input.first(), Some(b'{' | b'[')) {
-        return None;
-    }
+    let closer = match input.first() {
+        Some(b'{') => b'}',
+        Some(b'[') => b']',
+        _ => return None,
+    };
+    // A token-sized chunk at the start of a call holds no whole container: it ends
+    // with its closer, so there is none without one.
+    memchr::memrchr(closer, input)?;
     let end = Strings::new(input).container(0, room)?;
     std::str::from_utf8(&input[..end]).ok()?;
     Some(end)
