@@ -325,10 +325,12 @@ impl Envelope {
                 // A key or a string value of the call object: its plain bytes are
                 // collected as `project_byte` collects them, a run at a time.
                 let plain = crate::scan::find2(b'"', b'\\', rest).unwrap_or(rest.len());
+                // (`extend`, not `extend_from_slice`: token-sized runs, no call to copy.)
+                let bytes = rest[..plain].iter().copied();
                 if self.expect == Expect::Key && !self.in_value {
-                    self.key.extend_from_slice(&rest[..plain]);
+                    self.key.extend(bytes);
                 } else {
-                    self.buf.extend_from_slice(&rest[..plain]);
+                    self.buf.extend(bytes);
                 }
                 i += plain;
                 if plain > 0 {
