@@ -157,6 +157,11 @@ impl Repairs {
         self.0 & (1 << (repair as u8)) != 0
     }
 
+    /// The set as bits: bit `r as usize` for each repair `r`.
+    pub(crate) fn bits(self) -> u64 {
+        self.0
+    }
+
     /// Whether no repair was applied.
     pub fn is_empty(self) -> bool {
         self.0 == 0
@@ -169,10 +174,19 @@ impl Repairs {
 
     /// The repairs in the set, in declaration order.
     pub fn iter(self) -> impl Iterator<Item = Repair> {
-        Repair::ALL
-            .iter()
-            .copied()
-            .filter(move |r| self.contains(*r))
+        // Set bits in ascending order: bit `i` is `Repair::ALL[i]` (a reading's cost is
+        // summed this way at every byte it reads, so no walk over every kind).
+        let mut bits = self.0;
+        std::iter::from_fn(move || {
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if let Some(&r) = Repair::ALL.get(i) {
+                    return Some(r);
+                }
+            }
+            None
+        })
     }
 
     /// The names of the repairs in the set.
@@ -209,6 +223,10 @@ mod tests {
             let mut set = Repairs::NONE;
             set.insert(r);
             assert_eq!(set.iter().collect::<Vec<_>>(), vec![r]);
+            assert_eq!(Repair::ALL[r as usize], r, "bit {} is {r:?}", r as usize);
         }
+        // Several, in declaration order.
+        let every: Repairs = Repair::ALL.iter().rev().copied().collect();
+        assert_eq!(every.iter().collect::<Vec<_>>(), Repair::ALL);
     }
 }
