@@ -2317,8 +2317,9 @@ impl Parser {
             unreachable!()
         };
         let (form, within) = (state.form, state.within);
+        let before = state.held.len();
         let longest = form.closer.len().max(form.opener.len());
-        let from = state.held.len().saturating_sub(longest.saturating_sub(1));
+        let from = before.saturating_sub(longest.saturating_sub(1));
         state.held.extend_from_slice(input);
         let find = |marker: &[u8]| match marker.is_empty() {
             true => None,
@@ -2327,33 +2328,56 @@ impl Parser {
         let (closer, opener) = (find(form.closer), find(form.opener));
         let over = state.held.len() > self.config.limits.max_args_bytes;
         let back = within.map_or(Mode::Text, Mode::Reasoning);
+        // Where each marker ends or begins in `input`: what follows is the main loop's
+        // to read (never read here, so a run of calls does not nest).
         match (closer, opener) {
-            (Some(c), o)
-                if o.is_none_or(|o| c < o) && state.held[..c].trim_ascii_end().ends_with(b"}") =>
-            {
-                let rest = state.held[c + form.closer.len()..].to_vec();
+            (Some(c), o) if o.is_none_or(|o| c < o) => {
+                let end = c + form.closer.len() - before;
+                let held = std::mem::take(&mut state.held);
                 let (mut sink, ..) = self.sink();
-                sink.went_on();
-                sink.end();
-                self.mode = back;
-                self.process(&rest);
+                if held[..c].trim_ascii_end().ends_with(b"}") {
+                    // The body went on: not released, and the text was its body.
+                    sink.went_on();
+                    sink.end();
+                    self.mode = back;
+                } else {
+                    // Text the model wrote inside the call: shown; the closer is markup.
+                    sink.repair(Repair::MissingCloser);
+                    sink.end();
+                    self.mode = back;
+                    self.process(&held[..c]);
+                }
+                end
             }
-            (Some(_), _) | (_, Some(_)) => self.release_held_text(back),
-            _ if over => self.release_held_text(back),
-            _ => {}
+            (_, Some(o)) => {
+                // Another call: what came before it is text.
+                let held = std::mem::take(&mut state.held);
+                self.release_held_text(back, &held[..o]);
+                if o < before {
+                    // The opener began in held bytes: read them again, then the input.
+                    self.process(&held[o..before]);
+                    0
+                } else {
+                    o - before
+                }
+            }
+            _ if over => {
+                let held = std::mem::take(&mut state.held);
+                self.release_held_text(back, &held);
+                input.len()
+            }
+            _ => input.len(),
         }
-        input.len()
     }
 
-    /// The text held after a call's body is text: release the call, closer missing.
-    fn release_held_text(&mut self, back: Mode) {
-        let Mode::AfterCall(state) = std::mem::replace(&mut self.mode, back) else {
-            unreachable!()
-        };
+    /// The text held after a call's body is text: release the call (its closer
+    /// missing), then show `text`.
+    fn release_held_text(&mut self, back: Mode, text: &[u8]) {
+        self.mode = back;
         let (mut sink, ..) = self.sink();
         sink.repair(Repair::MissingCloser);
         sink.end();
-        self.process(&state.held);
+        self.process(text);
     }
 
     fn skip(&mut self, input: &[u8]) -> usize {
@@ -2515,8 +2539,7 @@ impl Parser {
             }
             Mode::AfterCall(state) if state.holding => {
                 let back = state.within.map_or(Mode::Text, Mode::Reasoning);
-                self.mode = Mode::AfterCall(state);
-                self.release_held_text(back);
+                self.release_held_text(back, &state.held);
                 self.finish_mode();
             }
             Mode::AfterCall(state) => {
