@@ -254,3 +254,13 @@ fn a_raw_file_whose_rest_was_read_as_call_members_is_not_released() {
         assert_eq!(content, js);
     }
 }
+
+#[test]
+fn calls_without_closers_each_followed_by_text_are_released_in_order() {
+    let one = "<tool_call>{\"name\": \"run\", \"arguments\": {\"cmd\": \"ls\"}}\nListed.\n";
+    let raw = one.repeat(3);
+    let out = outcome(&raw, true, StopReason::Stop);
+    assert_eq!(out.released.len(), 3, "{out:?}");
+    assert_eq!(out.text.matches("Listed.").count(), 3, "{out:?}");
+    assert!(!out.text.contains("tool_call"), "{out:?}");
+}
