@@ -959,29 +959,14 @@ fn undeclared(tool: &crate::schema::Tool, args: &crate::ordered::Value) -> usize
     })
 }
 
-/// Whether the repairs are those of a string that may have been ended early: one with
-/// raw inner quotes (any of them may have been taken as its end), or one written raw
-/// (control bytes or backslashes unescaped) closed with structure invented after it or
-/// closers supplied at the end.
+/// Whether the repairs are those of a string written raw (inner quotes, control bytes
+/// or backslashes unescaped): any of its quotes may have been taken as its end, and
+/// what followed read as structure.
 fn misread(repairs: Repairs) -> bool {
     use Repair::*;
-    let raw = [UnescapedQuote, ControlCharacter, InvalidEscape]
+    [UnescapedQuote, ControlCharacter, InvalidEscape]
         .iter()
-        .any(|r| repairs.contains(*r));
-    let invented = [
-        UnquotedKey,
-        UnquotedString,
-        MissingComma,
-        MissingColon,
-        Comment,
-        RedundantCloser,
-        MissingValue,
-        MissingClosers,
-        UnclosedString,
-    ]
-    .iter()
-    .any(|r| repairs.contains(*r));
-    repairs.contains(UnescapedQuote) || (raw && invented)
+        .any(|r| repairs.contains(*r))
 }
 
 /// What the model is told when the readings of its call could not be told apart.

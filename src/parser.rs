@@ -2539,7 +2539,16 @@ impl Parser {
             }
             Mode::AfterCall(state) if state.holding => {
                 let back = state.within.map_or(Mode::Text, Mode::Reasoning);
-                self.release_held_text(back, &state.held);
+                if self.stop_reason.is_cut() {
+                    // Cut before the closer told whether the text was the body's: the
+                    // call did not finish. The text is shown.
+                    self.mode = back;
+                    let (mut sink, ..) = self.sink();
+                    sink.abort(Abort::Truncated);
+                    self.process(&state.held);
+                } else {
+                    self.release_held_text(back, &state.held);
+                }
                 self.finish_mode();
             }
             Mode::AfterCall(state) => {

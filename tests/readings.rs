@@ -193,6 +193,26 @@ fn text_after_a_raw_call_that_its_closer_follows_was_the_body() {
         assert_eq!(out.released[0].1, serde_json::json!({"cmd": "ls"}));
         assert_eq!(out.text.trim(), "Done: listed.");
     }
+    // Cut by the token limit before a closer told what the text was: the call did not
+    // finish; the text is shown.
+    let raw = "<tool_call>{\"name\": \"run\", \"arguments\": {\"cmd\": \"ls\"}}\nDone: listed.";
+    let out = outcome(raw, true, StopReason::Length);
+    assert!(out.released.is_empty(), "{out:?}");
+    assert_eq!(
+        out.held,
+        [(Some("run".to_owned()), NotReleasedReason::Truncated)]
+    );
+    assert_eq!(out.text.trim(), "Done: listed.");
+}
+
+#[test]
+fn a_raw_control_byte_and_a_member_the_tool_lacks_is_not_released() {
+    // Nothing escaped: the file's first quote ends `content`, and the rest reads as a
+    // member `ok` (its raw control byte the only sign of a raw file).
+    let json = "Sw Kiter0Z\",\n  \"ok\": \"All geTn-y\u{3}p";
+    if let Some(content) = written_or_held(&call(json)) {
+        assert_eq!(content, json);
+    }
 }
 
 #[test]
