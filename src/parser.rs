@@ -314,9 +314,12 @@ struct AfterCall {
     /// Blanks after a closer-less body that may precede another body: text if none
     /// follows.
     gap: SmallVec<[u8; 32]>,
-    /// Text after the body of a call with raw quotes in a string, held in `held`: the
-    /// string may have ended later, where the closer shows (see `Parser::held_text`).
+    /// Text after the body, held in `held` until what it is shows (see
+    /// `Parser::held_text`).
     holding: bool,
+    /// The body may have gone on past where it seemed to end (a JSON call object the
+    /// model closed itself): text after it is held, not shown at once.
+    may_go_on: bool,
 }
 
 /// The streaming parser. See the [crate documentation](crate) for an example.
@@ -2152,6 +2155,13 @@ impl Parser {
         };
         let leftover = grammar.take_leftover(Parser::rep(&mut self.rep));
         let repairs = self.rep_repairs(&grammar, native);
+        // A JSON call object the model closed itself may have gone on past a `"}}` in a
+        // raw string; one a marker ended did not.
+        let may_go_on = matches!(*grammar, Grammar::Envelope(_))
+            && self
+                .rep
+                .as_ref()
+                .is_none_or(|w| w.rep.terminated_by().is_none());
         // Kept empty: what the call's grammar holds is freed now, as when it was dropped.
         *grammar = Grammar::new(&form.body, form.closer, false);
         Parser::work(&mut self.rep).spare_grammar = Some(grammar);
@@ -2171,6 +2181,7 @@ impl Parser {
                 trailer_done: form.trailer.is_empty(),
                 gap: SmallVec::new(),
                 holding: false,
+                may_go_on,
             }));
         }
         leftover
@@ -2226,6 +2237,7 @@ impl Parser {
             trailer_done,
             gap,
             holding,
+            may_go_on,
         } = &mut **state;
         let (form, within) = (*form, *within);
         let closer = form.closer;
@@ -2285,7 +2297,7 @@ impl Parser {
             }
             // Something else: the closer was dropped, or the body went on past what
             // looked like its end (a raw `"}}` inside a string): the closer tells.
-            if !closer.is_empty() && self.calls.is_open() {
+            if !closer.is_empty() && *may_go_on && self.calls.is_open() {
                 *holding = true;
                 return i + 1;
             }
