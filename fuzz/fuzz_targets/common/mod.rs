@@ -284,9 +284,11 @@ pub fn check(dialect: Dialect, run: &Run) -> Result<(), String> {
                 let text_after = events[at + 1..].iter().any(|e| {
                     matches!(e, OwnedEvent::Text(t) | OwnedEvent::Reasoning(t) if !t.is_empty())
                 });
+                // Text the call dropped as stray (`stray_text`) followed its value too.
                 if by_finish
                     && repairs.contains(Repair::MissingClosers)
                     && !repairs.contains(Repair::ArgumentsString)
+                    && !repairs.contains(Repair::StrayText)
                     && !run.ends_with_marker
                     && !text_after
                 {
