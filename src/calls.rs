@@ -643,7 +643,11 @@ impl Sink<'_> {
                 .ok()
                 .filter(|v| v.as_object().is_none_or(|o| !o.is_empty()));
             if let Some(value) = value {
-                if let Some(tool) = self.config.tools.infer(&value) {
+                let tool = match call.repairs.contains(Repair::BareCallObject) {
+                    true => self.config.tools.infer_declared(&value),
+                    false => self.config.tools.infer(&value),
+                };
+                if let Some(tool) = tool {
                     call.repairs.insert(Repair::ToolNameInferred);
                     call.name = Some(tool.name().to_owned());
                 }

@@ -1895,6 +1895,19 @@ impl Parser {
             tools: self.config.tools.clone(),
             args_depth: 2,
         });
+        // A JSON envelope's call object: an object where a key belongs is its arguments.
+        let envelope = match &form.body {
+            Body::Envelope(spec) => Some(*spec),
+            Body::Sniff(bodies) => bodies.iter().find_map(|b| match b {
+                Body::Envelope(spec) => Some(*spec),
+                _ => None,
+            }),
+            _ => None,
+        };
+        let keyless_key = envelope
+            .filter(|spec| !spec.name_is_key)
+            .and_then(|spec| spec.args_keys.first())
+            .map_or(&b""[..], |(key, _)| key.as_bytes());
         let rep = Parser::rep(&mut self.rep);
         rep.reset();
         rep.set_options(Options {
@@ -1906,6 +1919,7 @@ impl Parser {
             keys: KeyCheck::default(),
             python: false,
             tool_by_name,
+            keyless_key,
         });
         if matches!(form.body, Body::Envelope(_)) {
             rep.set_policy(Policy::ARMED);
@@ -2280,6 +2294,21 @@ impl Parser {
                 }
                 continue;
             }
+            match crate::grammar::misspelled_closer(closer, held) {
+                Some(true) => {
+                    // `</tool_action>` for `</tool_call>`: the closer, misspelled.
+                    held.clear();
+                    let (mut sink, ..) = self.sink();
+                    if sink.calls.is_open() {
+                        sink.repair(Repair::MismatchedTag);
+                    }
+                    sink.end();
+                    self.mode = within.map_or(Mode::Text, Mode::Reasoning);
+                    return i + 1;
+                }
+                Some(false) => continue,
+                None => {}
+            }
             // Something else: the closer was dropped.
             let held = std::mem::take(held);
             let (mut sink, ..) = self.sink();
@@ -2431,10 +2460,26 @@ impl Parser {
                 if closer_left {
                     leftover.drain(..blanks + form.closer.len());
                 }
-                let closed = terminated_by == Some(form.closer) || closer_left;
+                // Or its closer misspelled (`</tool_action>`), as `after_call` takes it.
+                let misspelled = (complete && !closer_left)
+                    .then(|| {
+                        let rest = &leftover[blanks..];
+                        let tag = rest.iter().position(|&b| b == b'>')?;
+                        let whole = crate::grammar::misspelled_closer(form.closer, &rest[..=tag]);
+                        (whole == Some(true)).then_some(blanks + tag + 1)
+                    })
+                    .flatten();
+                if let Some(end) = misspelled {
+                    leftover.drain(..end);
+                }
+                let closed =
+                    terminated_by == Some(form.closer) || closer_left || misspelled.is_some();
                 let (mut sink, ..) = self.sink();
                 if sink.calls.is_open() {
                     sink.repairs(repairs);
+                    if misspelled.is_some() {
+                        sink.repair(Repair::MismatchedTag);
+                    }
                 }
                 if cut {
                     sink.cut();

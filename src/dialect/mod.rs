@@ -611,6 +611,9 @@ pub(crate) struct XmlSpec {
     pub framed: bool,
     /// A prefix that may follow `<` or `</` in any tag and is ignored (`｜DSML｜`).
     pub tag_prefix: &'static [u8],
+    /// A tokenizer artifact (MiniMax's `]<]minimax[>[`) dropped wherever it appears in
+    /// the body: the call reads as if it were absent. Empty for none.
+    pub artifact: &'static [u8],
     /// A separator tag that may follow a name that ends at the next tag (Hy3's
     /// `<tool_sep>` in a GLM-style body); dropped.
     pub name_sep: &'static [u8],
@@ -656,6 +659,7 @@ impl XmlSpec {
         value_open: b"",
         framed: false,
         tag_prefix: b"",
+        artifact: b"",
         name_sep: b"",
         cdata: false,
         python_values: false,

@@ -76,6 +76,11 @@ pub(crate) struct Envelope {
     /// The readings forked at the first weak decision, decided when the body ends
     /// (`super::readings`).
     fork: readings::Fork,
+    /// The call object's repaired text while it has shown neither a name nor an
+    /// arguments key (`None` once it has, or past the size limit): a call object that
+    /// never does is the arguments themselves (`{"path": "a"}`), whose tool the schema
+    /// may tell.
+    bare: Option<Vec<u8>>,
 }
 
 impl Envelope {
@@ -101,6 +106,7 @@ impl Envelope {
             args_scalar: Vec::new(),
             cut_from: usize::MAX,
             fork: readings::Fork(None),
+            bare: (!spec.name_is_key).then(Vec::new),
         }
     }
 
@@ -307,6 +313,7 @@ impl Envelope {
 
     /// Read repaired (strict) JSON and route the parts of each call to the sink.
     fn project(&mut self, out: &[u8], sink: &mut Sink<'_>) -> Result<(), Abort> {
+        self.keep_bare(out, sink);
         let mut run: Option<usize> = None; // start of an argument run in `out`
         let mut i = 0;
         while i < out.len() {
@@ -363,6 +370,7 @@ impl Envelope {
             return None;
         }
         let depth = (self.depth as usize + nesting.after - nesting.before) as u32;
+        self.keep_bare(out, sink);
         #[cfg(debug_assertions)]
         {
             let kept = (self.in_str, self.esc, self.depth);
@@ -550,6 +558,7 @@ impl Envelope {
                     if cut {
                         sink.cut();
                     }
+                    self.end_bare(out, i, cut, sink)?;
                     if std::mem::take(&mut self.args_null) && !cut {
                         sink.repair(Repair::MissingArguments);
                         sink.args(b"{}")?;
@@ -603,6 +612,50 @@ impl Envelope {
         Ok(())
     }
 
+    /// Keep the repaired text of a call object that has shown no name and no
+    /// arguments key yet (see `bare`), within the arguments' size limit.
+    fn keep_bare(&mut self, out: &[u8], sink: &Sink<'_>) {
+        if let Some(bare) = &mut self.bare {
+            if bare.len() + out.len() > sink.config.limits.max_args_bytes {
+                self.bare = None;
+            } else {
+                bare.extend_from_slice(out);
+            }
+        }
+    }
+
+    /// The call object ended at `out[i]`: if it never showed a name or an arguments
+    /// key, its members are the arguments (`<tool_call>{"path": "a"}</tool_call>`);
+    /// the call is released only if exactly one declared tool fits them
+    /// (`Repair::ToolNameInferred`, decided when the call ends). Not when a marker
+    /// closed it (its members may be cut short).
+    fn end_bare(
+        &mut self,
+        out: &[u8],
+        i: usize,
+        cut: bool,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), Abort> {
+        let Some(mut bare) = self.bare.take() else {
+            return Ok(());
+        };
+        if cut || self.name.is_some() || sink.has_name() {
+            return Ok(());
+        }
+        // `bare` holds all of `out`: keep it up to the object's closer.
+        bare.truncate(bare.len() - (out.len() - i - 1));
+        let start = bare.iter().position(|&b| b == b'{').unwrap_or(0);
+        let members =
+            serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&bare[start..]);
+        match members {
+            Ok(m) if !m.is_empty() => {
+                sink.repair(Repair::BareCallObject);
+                sink.args(&bare[start..])
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// A call object keyed by its tool's name: the first key is the name and its
     /// value the arguments; a second key is not the call's (dropped, reported).
     fn name_from_key(&mut self, sink: &Sink<'_>) -> (Field, Option<Repair>) {
@@ -629,6 +682,9 @@ impl Envelope {
             (field, repair) = self.name_from_key(sink);
         }
         self.field = field;
+        if matches!(field, Field::Name | Field::Args | Field::Function) || self.array_body {
+            self.bare = None;
+        }
         if field == Field::Args {
             self.flush_name(sink);
         }

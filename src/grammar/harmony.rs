@@ -129,6 +129,7 @@ impl Harmony {
                         },
                         python: false,
                         tool_by_name: None,
+                        keyless_key: b"",
                     });
                 }
             }

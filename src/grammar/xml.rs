@@ -85,6 +85,10 @@ pub(crate) struct Xml {
     wrapper: bool,
     /// Bytes that may begin `<` + the spec's tag prefix, not yet passed on.
     pf: Vec<u8>,
+    /// Bytes that may begin the spec's artifact, not yet passed on.
+    af: Vec<u8>,
+    /// An artifact was dropped and not yet reported.
+    af_dropped: bool,
     skip: bool,
     raw: Vec<u8>,
     key: String,
@@ -168,6 +172,8 @@ impl Xml {
             esc: false,
             esc_replayed: false,
             pf: Vec::new(),
+            af: Vec::new(),
+            af_dropped: false,
             skip: false,
             raw: Vec::new(),
             key: String::new(),
@@ -199,7 +205,39 @@ impl Xml {
         self.replay.clear();
         self.rpos = 0;
         rest.append(&mut self.pf);
+        rest.append(&mut self.af);
         rest
+    }
+
+    /// Pass one input byte on, dropping the spec's artifact wherever it appears; what
+    /// is left goes to the tag prefix filter (`filter`), or to the replay queue.
+    fn pass(&mut self, b: u8) {
+        let artifact = self.spec.artifact;
+        if artifact.is_empty() {
+            return self.unprefixed(b);
+        }
+        self.af.push(b);
+        if artifact.starts_with(&self.af) {
+            if self.af.len() == artifact.len() {
+                self.af.clear();
+                self.af_dropped = true;
+            }
+            return;
+        }
+        // Not the artifact: its first byte passes on, the rest is read again.
+        let held = std::mem::take(&mut self.af);
+        self.unprefixed(held[0]);
+        for &c in &held[1..] {
+            self.pass(c);
+        }
+    }
+
+    fn unprefixed(&mut self, b: u8) {
+        if self.spec.tag_prefix.is_empty() {
+            self.replay.push(b);
+        } else {
+            self.filter(b);
+        }
     }
 
     /// Pass one input byte on (to the replay queue), dropping the spec's tag prefix
@@ -265,9 +303,9 @@ impl Xml {
                 }
                 b
             } else if i < input.len() {
-                if !self.spec.tag_prefix.is_empty() {
+                if !self.spec.tag_prefix.is_empty() || !self.spec.artifact.is_empty() {
                     i += 1;
-                    self.filter(input[i - 1]);
+                    self.pass(input[i - 1]);
                     continue;
                 }
                 if self.phase == Phase::Value
@@ -298,6 +336,9 @@ impl Xml {
     }
 
     fn flush(&mut self, sink: &mut Sink<'_>) -> Result<(), Abort> {
+        if std::mem::take(&mut self.af_dropped) {
+            sink.repair(Repair::TokenizerArtifact);
+        }
         if self.out.is_empty() {
             return Ok(());
         }
@@ -951,6 +992,13 @@ impl Xml {
 
     /// At the end of the stream: whether the call completed.
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) -> bool {
+        if !self.af.is_empty() {
+            // Not the artifact after all: its bytes are the body's.
+            let af = std::mem::take(&mut self.af);
+            for &b in &af {
+                self.unprefixed(b);
+            }
+        }
         if !self.pf.is_empty() {
             let pf = std::mem::take(&mut self.pf);
             self.replay.extend_from_slice(&pf);
