@@ -100,6 +100,8 @@ pub(crate) struct Call {
     pub conformer: Option<Box<crate::conform::Conformer>>,
     /// Found without a marker (see [`crate::dialect::CallForm::heuristic`]).
     pub heuristic: bool,
+    /// In a fence that says it holds a call (see [`crate::dialect::CallForm::labelled`]).
+    pub labelled: bool,
     /// Tools are declared and the name is not one of them.
     pub undeclared: bool,
     /// Its body was cut before its JSON ended: a JSON call object closed by a marker,
@@ -148,6 +150,8 @@ pub(crate) struct Calls {
     pub pending_implies: Option<Repair>,
     /// The calls being read are heuristic (markerless): set per call form.
     pub heuristic: bool,
+    /// The calls being read are in a labelled fence: set per call form.
+    pub labelled: bool,
     /// A buffer for the next call's arguments (the queue returns ended calls' buffers
     /// here once their events are read).
     pub spare: Vec<u8>,
@@ -173,6 +177,7 @@ impl Calls {
             current: self.current.clone(),
             next_index: self.next_index,
             heuristic: self.heuristic,
+            labelled: self.labelled,
             pending_implies: self.pending_implies,
             ..Calls::default()
         }
@@ -188,6 +193,7 @@ impl Calls {
         self.truncated = false;
         self.pending_implies = None;
         self.heuristic = false;
+        self.labelled = false;
         self.over_limit = false;
     }
 
@@ -212,6 +218,7 @@ impl Sink<'_> {
             id: format!("{}{}", self.config.id_prefix_or_default(), index),
             args,
             heuristic: self.calls.heuristic,
+            labelled: self.calls.labelled,
             ..Call::default()
         };
         if let Some(r) = implies.or(self.calls.pending_implies.take()) {
@@ -540,6 +547,16 @@ impl Sink<'_> {
         }
     }
 
+    /// The open call cannot be read as the model meant it (a parameter that lost its
+    /// key, a name that cannot be told from its id): not released, with `why` (after
+    /// the name) as feedback.
+    pub(crate) fn invalid(&mut self, why: &str) {
+        if let Some(call) = self.calls.current.as_mut() {
+            let name = call.name.as_deref().unwrap_or("tool call");
+            call.ambiguous = Some(format!("{name}: {why}"));
+        }
+    }
+
     /// Take a competing reading of the open call (`json/readings.rs`) in place of the
     /// one read so far. Its arguments must begin with every byte already sent (the
     /// readings agree up to their fork, where deltas stopped), and its name must be
@@ -624,6 +641,19 @@ impl Sink<'_> {
             self.not_released(call, NotReleasedReason::NotACall, feedback);
             return;
         }
+        if call.labelled && (call.name.is_none() || call.undeclared) {
+            // A fence that says it holds a call, holding call syntax that names no
+            // declared tool: an example of the format, not a call.
+            let feedback = match &call.name {
+                Some(name) => format!(
+                    "{name}: not a declared tool; the call syntax in a tool_call fence was kept out (to call a tool, use the tool-call format)"
+                ),
+                None => "call syntax in a tool_call fence that does not parse as a call was kept out (to call a tool, use the tool-call format)"
+                    .to_owned(),
+            };
+            self.not_released(call, NotReleasedReason::NotACall, feedback);
+            return;
+        }
         if call.heuristic && (call.name.is_none() || call.undeclared) {
             // JSON found without a marker is a call only when it names a declared tool.
             let feedback = match &call.name {
@@ -692,6 +722,14 @@ impl Sink<'_> {
             // `{...}`: the model wrote where the arguments go, not the arguments.
             let feedback = format!(
                 "{name}: the arguments are a placeholder ({{...}}); send the call with its real arguments"
+            );
+            self.not_released(call, NotReleasedReason::Invalid, feedback);
+            return;
+        }
+        if let Some(key) = angle_placeholder(&call) {
+            // `city=<city>`: the model showed the format, not the value.
+            let feedback = format!(
+                "{name}: \"{key}\" is a placeholder (<...>); send the call with its real arguments"
             );
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
@@ -861,6 +899,26 @@ fn ambiguous_feedback(name: &str) -> String {
         "{name}: a string in the arguments holds unescaped quotes, and where it ends cannot be told; \
          escape every quote and backslash inside strings (\\\" and \\\\), or split the write"
     )
+}
+
+/// The key of a top-level argument written as a bare `<word>` (repaired as an
+/// unquoted string): a placeholder of the call's format, not a value.
+fn angle_placeholder(call: &Call) -> Option<String> {
+    if !call.repairs.contains(Repair::UnquotedString) {
+        return None;
+    }
+    let map =
+        serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&call.args).ok()?;
+    map.into_iter().find_map(|(key, value)| {
+        let text = value.as_str()?;
+        let inner = text.strip_prefix('<')?.strip_suffix('>')?;
+        let word = !inner.is_empty()
+            && inner.len() <= 64
+            && inner
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b' '));
+        word.then_some(key)
+    })
 }
 
 /// Whether `name` is a tool name: one token of letters, digits and `_ - . : /`

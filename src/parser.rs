@@ -1684,9 +1684,11 @@ impl Parser {
         let before = &hay[shown.min(at)..at];
         match action {
             // In `auto` with no tools declared, markerless calls count only as the whole
-            // output: a fence within prose is prose.
+            // output: a fence within prose is prose (but not a fence that says it holds
+            // a call).
             Action::Call(form)
                 if form.heuristic
+                    && !form.labelled
                     && !form.start_only
                     && self.config.dialect == Dialect::Auto
                     && self.config.tools.is_empty() =>
@@ -1844,6 +1846,7 @@ impl Parser {
 
     fn start_call(&mut self, form: &'static CallForm, within: Option<u16>) {
         self.calls.heuristic = form.heuristic;
+        self.calls.labelled = form.labelled;
         let tentative = self.tentative(form);
         let (mut sink, ..) = self.sink();
         if form.anchored || tentative || matches!(form.body, Body::Harmony(_)) {
@@ -1926,7 +1929,7 @@ impl Parser {
         }
         // Lock `auto` only on a body that is certainly a call: a sniffed body locks when
         // chosen, and a weak opener or a harmony header may turn out not to be one.
-        let weak = form.anchored || tentative || form.heuristic;
+        let weak = tentative || ((form.anchored || form.heuristic) && !form.labelled);
         if !weak && !matches!(form.body, Body::Sniff(_) | Body::Harmony(_)) {
             self.lock(&form.body, form);
         }

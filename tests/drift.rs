@@ -105,3 +105,39 @@ fn markerless_calls_under_auto() {
     assert_eq!(msg["tool_calls"], serde_json::json!([]));
     assert_eq!(msg["incomplete_calls"][0]["reason"], "not_a_call");
 }
+
+/// The message of `raw` under `dialect` with no tools, the same under every chunking.
+fn named_message(dialect: Dialect, raw: &str) -> serde_json::Value {
+    let config = Config::new(dialect);
+    let events = support::check_all_chunkings(&config, raw.as_bytes(), StopReason::Stop)
+        .unwrap_or_else(|e| panic!("{raw:?}: {e}"));
+    support::message(&events)
+}
+
+/// Invariant 0: a call whose parts cannot be told apart is not released. A Kimi id
+/// `functions.NAME.0` (no `:INDEX`) may name `NAME` or `NAME.0`; a MiniCPM5 `<param>`
+/// with no name has a value with nowhere to go.
+#[test]
+fn calls_that_cannot_be_read_as_meant_are_not_released() {
+    let kimi = "<|tool_calls_section_begin|><|tool_call_begin|>functions.invalid.0 <|tool_call_argument_begin|>{\"city\": \"Beijing\"}<|tool_call_end|><|tool_call_begin|>functions.valid:1 <|tool_call_argument_begin|>{\"city\": \"Shanghai\"}<|tool_call_end|><|tool_calls_section_end|>";
+    let minicpm = "<function name=\"get_weather\"><param>Beijing</param><param name=\"date\">2024-06-27</param></function>\n";
+    for (dialect, raw, released) in [
+        (Dialect::KimiK2, kimi, vec!["valid"]),
+        (Dialect::MiniCpm5, minicpm, vec![]),
+    ] {
+        for d in [dialect, Dialect::Auto] {
+            let msg = named_message(d, raw);
+            let names: Vec<_> = msg["tool_calls"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["name"].as_str().unwrap().to_owned())
+                .collect();
+            assert_eq!(names, released, "{d:?}: {msg}");
+            assert_eq!(
+                msg["incomplete_calls"][0]["reason"], "invalid",
+                "{d:?}: {msg}"
+            );
+        }
+    }
+}

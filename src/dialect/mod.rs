@@ -503,6 +503,10 @@ pub(crate) struct CallForm {
     /// Found without a marker (bare or fenced JSON): released only when it names a
     /// declared tool (or no tools are declared).
     pub heuristic: bool,
+    /// With `heuristic`: the opener says a call follows (a `` ```tool_call `` fence, a
+    /// `TOOL CALL:` label), so the body is never text: call syntax that does not parse
+    /// (an example of the format) is reported not released, not shown.
+    pub labelled: bool,
 }
 
 impl CallForm {
@@ -518,6 +522,7 @@ impl CallForm {
         start_only: false,
         repeats: false,
         heuristic: false,
+        labelled: false,
     };
 }
 

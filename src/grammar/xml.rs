@@ -763,6 +763,16 @@ impl Xml {
             }
             Found::None => {
                 let bytes = std::mem::take(&mut self.tag);
+                if self.nameless_key_tag(&bytes) {
+                    // `<param>`: a parameter whose name was lost. Dropping it would
+                    // release the call without its value: it is not released.
+                    sink.invalid(
+                        "a parameter has no name, so where its value goes cannot be told; \
+                         write every parameter with its name",
+                    );
+                    sink.repair(Repair::StrayText);
+                    return Ok(());
+                }
                 if bytes.starts_with(self.spec.value_close) || bytes.starts_with(b"</") {
                     // An orphan or misspelled closing tag between parameters.
                     sink.repair(Repair::MismatchedTag);
@@ -796,6 +806,16 @@ impl Xml {
                 Ok(())
             }
         }
+    }
+
+    /// Whether `bytes` is the key's opening tag with its name attribute dropped
+    /// (`<param>` for `<param name="K">`).
+    fn nameless_key_tag(&self, bytes: &[u8]) -> bool {
+        let key_open = self.spec.key_open;
+        let Some((&b'>', head)) = bytes.split_last() else {
+            return false;
+        };
+        head.len() > 1 && key_open.starts_with(head) && key_open.get(head.len()) == Some(&b' ')
     }
 
     /// Where only blanks are expected (`tag` empty), a blank written double-escaped
