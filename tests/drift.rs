@@ -141,3 +141,36 @@ fn calls_that_cannot_be_read_as_meant_are_not_released() {
         }
     }
 }
+
+/// Invariant 0 for XML bodies: a parameter written in a tag the dialect does not have
+/// (`<city>Paris</city>` in Qwen3-Coder or MiniMax M2) is never dropped as stray text
+/// from a released call; prose between the tags still is.
+#[test]
+fn xml_parameters_in_unknown_tags_are_not_dropped_from_a_released_call() {
+    let cases = [
+        (
+            Dialect::Qwen3Coder,
+            "<tool_call>\n<function=get_weather>\n<city>Paris</city>\n</function>\n</tool_call>",
+        ),
+        (
+            Dialect::Qwen3Coder,
+            "<tool_call>\n<function=get_weather>\n<city>Paris</city>\n<parameter=unit>\nC\n</parameter>\n</function>\n</tool_call>",
+        ),
+        (
+            Dialect::MinimaxM2,
+            "<minimax:tool_call><invoke name=\"get_weather\"><city>Paris</city></invoke></minimax:tool_call>",
+        ),
+    ];
+    for (dialect, raw) in cases {
+        let msg = named_message(dialect, raw);
+        assert_eq!(msg["tool_calls"], serde_json::json!([]), "{raw:?}: {msg}");
+        assert_eq!(msg["incomplete_calls"][0]["reason"], "invalid", "{msg}");
+        assert_eq!(msg["content"], "", "{msg}");
+    }
+    let prose = "<tool_call>\n<function=get_weather>\nnote\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>";
+    let msg = named_message(Dialect::Qwen3Coder, prose);
+    assert_eq!(
+        msg["tool_calls"][0]["arguments"], "{\"city\": \"Paris\"}",
+        "{msg}"
+    );
+}

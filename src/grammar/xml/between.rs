@@ -91,6 +91,15 @@ impl Xml {
                     self.requeue(&bytes);
                     return Ok(());
                 }
+                if bytes.len() > 1 && bytes[0] == b'<' && bytes[1].is_ascii_alphabetic() {
+                    // `<city>Paris</city>`: a parameter in a tag the dialect does not
+                    // have. Dropped as stray text, the call would lose its value: it is
+                    // not released.
+                    sink.invalid(
+                        "a parameter is written in a tag this format does not have, so its \
+                         value cannot be read; write each parameter in the format's own tags",
+                    );
+                }
                 sink.repair(Repair::StrayText);
                 self.requeue(&bytes[1..]);
                 Ok(())
