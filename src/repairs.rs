@@ -145,6 +145,9 @@ repairs! {
     /// A call object with neither a name nor an arguments key is the arguments
     /// themselves (`<tool_call>{"path": "a"}</tool_call>`); the tool they fit names it.
     BareCallObject = "bare_call_object",
+    /// The arguments written as members of the call object beside its name
+    /// (`{"name": "shell", "command": "ls"}`), every one declared by the tool.
+    FlattenedArguments = "flattened_arguments",
     /// A tokenizer artifact (MiniMax's `]<]minimax[>[`) inside a call's body was
     /// dropped: the call reads as if it were absent.
     TokenizerArtifact = "tokenizer_artifact",

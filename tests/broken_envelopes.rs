@@ -242,3 +242,30 @@ fn a_closing_tag_inside_a_value_is_no_closer() {
         }
     }
 }
+
+/// The arguments written beside the name, as members of the call object: taken when
+/// the named tool declares every one of them.
+#[test]
+fn arguments_flattened_into_the_call_object() {
+    for raw in [
+        r#"<tool_call>{"name": "shell", "command": "ls"}</tool_call>"#,
+        r#"<tool_call>{"command": "ls", "name": "shell", "id": "c1"}</tool_call>"#,
+        "<tool_call>\n{\"name\": \"read_file\", \"path\": \"a.txt\", \"limit\": 3}\n</tool_call>",
+    ] {
+        for msg in both(raw, Some(TOOLS)) {
+            let (name, args) = if raw.contains("read_file") {
+                ("read_file", json!({"path": "a.txt", "limit": 3}))
+            } else {
+                ("shell", json!({"command": "ls"}))
+            };
+            assert_one(&msg, name, args, "flattened_arguments", raw);
+        }
+    }
+    // A member the tool does not declare is no argument: nothing is taken from it.
+    let raw = r#"<tool_call>{"name": "shell", "command": "ls", "reason": "list"}</tool_call>"#;
+    for msg in both(raw, Some(TOOLS)) {
+        for (_, args, _) in released(&msg) {
+            assert_eq!(args, json!({}), "{msg}");
+        }
+    }
+}

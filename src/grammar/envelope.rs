@@ -76,10 +76,10 @@ pub(crate) struct Envelope {
     /// The readings forked at the first weak decision, decided when the body ends
     /// (`super::readings`).
     fork: readings::Fork,
-    /// The call object's repaired text while it has shown neither a name nor an
-    /// arguments key (`None` once it has, or past the size limit): a call object that
-    /// never does is the arguments themselves (`{"path": "a"}`), whose tool the schema
-    /// may tell.
+    /// The call object's repaired text while it has shown no arguments key (`None`
+    /// once it has, or past the size limit): a call object that never does holds its
+    /// arguments as its own members, beside its name (`{"name": "f", "a": 1}`) or with
+    /// no name at all (`{"path": "a"}`, whose tool the schema may tell).
     bare: Option<Vec<u8>>,
 }
 
@@ -313,7 +313,6 @@ impl Envelope {
 
     /// Read repaired (strict) JSON and route the parts of each call to the sink.
     fn project(&mut self, out: &[u8], sink: &mut Sink<'_>) -> Result<(), Abort> {
-        self.keep_bare(out, sink);
         let mut run: Option<usize> = None; // start of an argument run in `out`
         let mut i = 0;
         while i < out.len() {
@@ -339,6 +338,8 @@ impl Envelope {
             self.project_byte(out, i, out[i], &mut run, sink)?;
             i += 1;
         }
+        // Kept after reading, so bytes past an arguments key are never copied.
+        self.keep_bare(out, sink);
         if let Some(start) = run.take() {
             if self.streams_args() {
                 if self.value_is_container {
@@ -612,8 +613,8 @@ impl Envelope {
         Ok(())
     }
 
-    /// Keep the repaired text of a call object that has shown no name and no
-    /// arguments key yet (see `bare`), within the arguments' size limit.
+    /// Keep the repaired text of a call object that has shown no arguments key yet
+    /// (see `bare`), within the arguments' size limit.
     fn keep_bare(&mut self, out: &[u8], sink: &Sink<'_>) {
         if let Some(bare) = &mut self.bare {
             if bare.len() + out.len() > sink.config.limits.max_args_bytes {
@@ -624,11 +625,12 @@ impl Envelope {
         }
     }
 
-    /// The call object ended at `out[i]`: if it never showed a name or an arguments
-    /// key, its members are the arguments (`<tool_call>{"path": "a"}</tool_call>`);
-    /// the call is released only if exactly one declared tool fits them
-    /// (`Repair::ToolNameInferred`, decided when the call ends). Not when a marker
-    /// closed it (its members may be cut short).
+    /// The call object ended at `out[i]` without an arguments key. With no name
+    /// either, its members are the arguments (`<tool_call>{"path": "a"}</tool_call>`),
+    /// released only if exactly one declared tool fits them (`Repair::ToolNameInferred`,
+    /// decided when the call ends). With a name, its other members are (`{"name":
+    /// "shell", "command": "ls"}`) when the named tool declares every one of them.
+    /// Not when a marker closed it (its members may be cut short).
     fn end_bare(
         &mut self,
         out: &[u8],
@@ -639,21 +641,43 @@ impl Envelope {
         let Some(mut bare) = self.bare.take() else {
             return Ok(());
         };
-        if cut || self.name.is_some() || sink.has_name() {
+        if cut {
             return Ok(());
         }
-        // `bare` holds all of `out`: keep it up to the object's closer.
-        bare.truncate(bare.len() - (out.len() - i - 1));
+        // `bare` holds the outputs before `out`: the object ends at `out[i]`.
+        bare.extend_from_slice(&out[..=i]);
         let start = bare.iter().position(|&b| b == b'{').unwrap_or(0);
-        let members =
-            serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&bare[start..]);
-        match members {
-            Ok(m) if !m.is_empty() => {
-                sink.repair(Repair::BareCallObject);
-                sink.args(&bare[start..])
+        let Ok(mut members) =
+            serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&bare[start..])
+        else {
+            return Ok(());
+        };
+        let Some(name) = self.name.clone() else {
+            if sink.has_name() || members.is_empty() {
+                return Ok(());
             }
-            _ => Ok(()),
+            sink.repair(Repair::BareCallObject);
+            return sink.args(&bare[start..]);
+        };
+        let envelope = |k: &String| {
+            k == "type"
+                || self.spec.name_keys.contains(&k.as_str())
+                || self.spec.id_keys.contains(&k.as_str())
+        };
+        members.retain(|k, _| !envelope(k));
+        let declares_all = sink.config.tools.resolve(&name).is_some_and(|(tool, _)| {
+            let props = tool
+                .parameters()
+                .get("properties")
+                .and_then(|p| p.as_object());
+            props.is_some_and(|props| members.keys().all(|k| props.contains_key(k)))
+        });
+        if members.is_empty() || !declares_all {
+            return Ok(());
         }
+        sink.repair(Repair::FlattenedArguments);
+        let args = serde_json::to_vec(&members).expect("a map of values");
+        sink.args(&args)
     }
 
     /// A call object keyed by its tool's name: the first key is the name and its
@@ -682,7 +706,7 @@ impl Envelope {
             (field, repair) = self.name_from_key(sink);
         }
         self.field = field;
-        if matches!(field, Field::Name | Field::Args | Field::Function) || self.array_body {
+        if matches!(field, Field::Args | Field::Function) || self.array_body {
             self.bare = None;
         }
         if field == Field::Args {
