@@ -1383,11 +1383,7 @@ impl Repairer {
     /// object, or an object in the body's array), where a keyless object is the
     /// arguments ([`Options::keyless_key`]).
     fn at_call_object(&self) -> bool {
-        !self.opts.keyless_key.is_empty()
-            && match self.stack.as_slice() {
-                [b'{'] | [b'[', b'{'] => true,
-                _ => false,
-            }
+        !self.opts.keyless_key.is_empty() && matches!(self.stack.as_slice(), [b'{'] | [b'[', b'{'])
     }
 
     fn begin_item(&mut self, out: &mut Vec<u8>) -> bool {
