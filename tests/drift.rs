@@ -160,6 +160,12 @@ fn xml_parameters_in_unknown_tags_are_not_dropped_from_a_released_call() {
             Dialect::MinimaxM2,
             "<minimax:tool_call><invoke name=\"get_weather\"><city>Paris</city></invoke></minimax:tool_call>",
         ),
+        // After a parameter: its closing tag, not confirmed by `<city>`, is read as
+        // content, and the value then closed by `</function>`: where it ends is unsure.
+        (
+            Dialect::Qwen3Coder,
+            "<tool_call>\n<function=get_weather>\n<parameter=unit>\nC\n</parameter>\n<city>Paris</city>\n</function>\n</tool_call>",
+        ),
     ];
     for (dialect, raw) in cases {
         let msg = named_message(dialect, raw);

@@ -99,6 +99,9 @@ pub(crate) struct Xml {
     wrapper: bool,
     /// Bytes that may begin `<` + the spec's tag prefix, not yet passed on.
     pf: Vec<u8>,
+    /// The value being read holds its own closing tag, read as content because what
+    /// followed it did not confirm it.
+    closer_in_value: bool,
     /// Bytes that may begin the spec's artifact, not yet passed on.
     af: Vec<u8>,
     /// An artifact was dropped and not yet reported.
@@ -187,6 +190,7 @@ impl Xml {
             esc_replayed: false,
             pf: Vec::new(),
             af: Vec::new(),
+            closer_in_value: false,
             af_dropped: false,
             skip: false,
             raw: Vec::new(),

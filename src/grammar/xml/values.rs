@@ -66,6 +66,7 @@ impl Xml {
     pub(super) fn end_value(&mut self, sink: &mut Sink<'_>) -> Result<(), Abort> {
         // The held newline before the closing tag was framing.
         self.nl_held = false;
+        self.closer_in_value = false;
         if !self.utf8.is_empty() {
             self.utf8.clear();
             self.out.extend_from_slice("\u{fffd}".as_bytes());
@@ -180,6 +181,7 @@ impl Xml {
                 } else {
                     // The call's closer inside a value: parameter and function left open.
                     sink.repair(Repair::MissingCloser);
+                    self.closed_past_own_closer(sink);
                     self.tag.clear();
                     self.end_value(sink)?;
                     self.out.push(b'}');
@@ -205,6 +207,19 @@ impl Xml {
                 self.emit_content(b);
                 self.phase = Phase::CData(0);
             }
+        }
+    }
+
+    /// A value closed by another tag than its own after holding its own closing tag
+    /// (`C</parameter>\n<city>Paris</city></function>`): the held closer may have been
+    /// the real end and what followed a parameter written another way, so where the
+    /// value ends cannot be told, and the call is not released.
+    fn closed_past_own_closer(&mut self, sink: &mut Sink<'_>) {
+        if self.closer_in_value {
+            sink.invalid(
+                "a parameter's value holds its own closing tag and was closed by another; \
+                 where it ends cannot be told: write each parameter in the format's own tags",
+            );
         }
     }
 
@@ -262,6 +277,7 @@ impl Xml {
         if closing == Closing::Function {
             // The function closed with its last parameter left open.
             sink.repair(Repair::MismatchedTag);
+            self.closed_past_own_closer(sink);
         }
         self.end_value(sink)?;
         if closing == Closing::Function {
@@ -274,6 +290,9 @@ impl Xml {
     }
 
     pub(super) fn reject_confirm(&mut self) {
+        if self.phase == Phase::Confirm(Closing::Value) {
+            self.closer_in_value = true;
+        }
         let tail = std::mem::take(&mut self.tail);
         self.phase = Phase::Value;
         if self.nl_held {
