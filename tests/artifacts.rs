@@ -45,3 +45,15 @@ fn half_an_artifact_in_a_value_is_text() {
         serde_json::from_str(msg["tool_calls"][0]["arguments"].as_str().unwrap()).unwrap();
     assert_eq!(args, json!({"a": "x]<]mini y"}), "{msg}");
 }
+
+/// Inside a value too the token is dropped; a `]` that begins no token stays.
+#[test]
+fn an_artifact_inside_a_value_is_dropped() {
+    let raw = format!(
+        "<minimax:tool_call><invoke name=\"f\"><parameter name=\"a\">x[0]]{NS}y]<z</parameter></invoke></minimax:tool_call>"
+    );
+    let msg = message(Dialect::MinimaxM2, &raw);
+    let args: Value =
+        serde_json::from_str(msg["tool_calls"][0]["arguments"].as_str().unwrap()).unwrap();
+    assert_eq!(args, json!({"a": "x[0]]y]<z"}), "{msg}");
+}

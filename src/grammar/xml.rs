@@ -248,7 +248,11 @@ impl Xml {
                 }
                 b
             } else if i < input.len() {
-                if !self.spec.tag_prefix.is_empty() || !self.spec.artifact.is_empty() {
+                let artifact = self.spec.artifact;
+                if !self.spec.tag_prefix.is_empty()
+                    || !self.af.is_empty()
+                    || artifact.first() == Some(&input[i])
+                {
                     i += 1;
                     self.pass(input[i - 1]);
                     continue;
@@ -258,7 +262,12 @@ impl Xml {
                     && !self.typed
                     && self.utf8.is_empty()
                 {
-                    let n = self.value_run(&input[i..]);
+                    // A run of value text stops where an artifact may begin.
+                    let end = match artifact.first() {
+                        Some(&a) => memchr::memchr(a, &input[i..]).map_or(input.len(), |p| i + p),
+                        None => input.len(),
+                    };
+                    let n = self.value_run(&input[i..end]);
                     if n > 0 {
                         i += n;
                         continue;
