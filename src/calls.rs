@@ -136,6 +136,10 @@ pub(crate) enum Abort {
     /// the body is not shown.
     Ambiguous,
     TooManyCalls,
+    /// The output ended (not cut) with a value still open whose text holds the call's
+    /// closing marker: the model closed the call, not the value (a grammar error, not
+    /// a truncation).
+    Unclosed,
 }
 
 /// The calls of one response.
@@ -195,6 +199,15 @@ impl Calls {
         self.heuristic = false;
         self.labelled = false;
         self.over_limit = false;
+    }
+
+    /// Whether the open call's arguments so far hold `marker`.
+    pub(crate) fn open_args_hold(&self, marker: &[u8]) -> bool {
+        !marker.is_empty()
+            && self
+                .current
+                .as_ref()
+                .is_some_and(|c| memchr::memmem::find(&c.args, marker).is_some())
     }
 
     pub(crate) fn is_open(&self) -> bool {
@@ -376,16 +389,14 @@ impl Sink<'_> {
     /// Conform arguments read as text to the call's tool schema (`None` without one).
     pub(crate) fn conform_args(
         &self,
-        args: &serde_json::Value,
-    ) -> Option<crate::schema::Conformed> {
-        self.tool().map(|t| t.conform(args))
+        args: &crate::ordered::Value,
+    ) -> Option<crate::schema::ConformedInOrder> {
+        self.tool().map(|t| t.conform_in_order(args))
     }
 
-    /// The declared top-level keys of the call's tool, when its schema closes the set.
-    pub(crate) fn declared_keys(&self) -> Option<std::sync::Arc<[String]>> {
-        let tool = self.tool()?;
-        let props = tool.parameters().get("properties")?.as_object()?;
-        Some(props.keys().cloned().collect())
+    /// The declared top-level keys of the call's tool, checked at `depth`.
+    pub(crate) fn key_check(&self, depth: usize) -> crate::json::lookahead::KeyCheck {
+        crate::json::lookahead::KeyCheck::of(self.tool(), depth)
     }
 
     fn tool(&self) -> Option<&crate::schema::Tool> {
@@ -557,6 +568,18 @@ impl Sink<'_> {
         }
     }
 
+    /// The open call's body went on past where its arguments ended (text followed them
+    /// up to the call's closer): not released.
+    pub(crate) fn went_on(&mut self) {
+        if let Some(call) = self.calls.current.as_mut() {
+            let name = call.name.as_deref().unwrap_or("tool call");
+            call.ambiguous = Some(format!(
+                "{name}: text followed the arguments up to the end of the call, so where they end cannot be told; \
+                 put every value inside the arguments object and escape quotes inside strings (\\\")"
+            ));
+        }
+    }
+
     /// Take a competing reading of the open call (`json/readings.rs`) in place of the
     /// one read so far. Its arguments must begin with every byte already sent (the
     /// readings agree up to their fork, where deltas stopped), and its name must be
@@ -596,14 +619,17 @@ impl Sink<'_> {
             return;
         };
         call.hold = false;
-        if call.bad_name {
-            call.name = None;
-            let feedback = "the tool name is not a name (it holds quotes, braces or blanks); write the call with \"name\": \"TOOL\" and its arguments in \"arguments\"".to_owned();
+        if let Some(feedback) = call.ambiguous.take() {
+            only_sent(&mut call);
+            if call.bad_name {
+                call.name = None;
+            }
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
         }
-        if let Some(feedback) = call.ambiguous.take() {
-            only_sent(&mut call);
+        if call.bad_name {
+            call.name = None;
+            let feedback = "the tool name is not a name (it holds quotes, braces or blanks); write the call with \"name\": \"TOOL\" and its arguments in \"arguments\"".to_owned();
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
         }
@@ -736,8 +762,17 @@ impl Sink<'_> {
         }
         let mut validation = String::new();
         if let Some(tool) = self.config.tools.get(&name) {
-            if let Ok(value) = serde_json::from_slice::<serde_json::Value>(&call.args) {
-                let errors = tool.validate(&value);
+            if let Some(value) = crate::ordered::Value::parse_slice(&call.args) {
+                // Errors are listed in the order the model wrote the members.
+                let errors = tool.validate_in_order(&value);
+                if misread(call.repairs) && (!errors.is_empty() || undeclared(tool, &value) > 0) {
+                    // A raw string that may have ended early, and arguments that do not
+                    // fit the tool: the one reading there was is not what the model
+                    // meant, whatever `Invalid` says.
+                    let feedback = ambiguous_feedback(&name);
+                    self.not_released(call, NotReleasedReason::Invalid, feedback);
+                    return;
+                }
                 if !errors.is_empty() {
                     validation = crate::schema::feedback_for_errors(&name, &errors);
                     if call.heuristic {
@@ -803,6 +838,12 @@ impl Sink<'_> {
                 ),
             ),
             Abort::Ambiguous => (NotReleasedReason::Invalid, ambiguous_feedback(&name)),
+            Abort::Unclosed => (
+                NotReleasedReason::Invalid,
+                format!(
+                    "{name}: a string or object in the arguments was not closed before the end of the call; close every string, object and array, and escape quotes inside strings (\\\")"
+                ),
+            ),
             Abort::HeldTooLong => (
                 NotReleasedReason::LimitExceeded,
                 format!(
@@ -840,10 +881,28 @@ impl Sink<'_> {
 }
 
 impl Call {
+    /// Whether `other` has the same [`outcome`](Call::outcome) as this call, given the
+    /// same repairs: it wrote the same call.
+    pub(crate) fn same_outcome(&self, other: &Call) -> bool {
+        self.bad_name == other.bad_name
+            && self.name == other.name
+            && self.repairs == other.repairs
+            && self.extra_members == other.extra_members
+            && self.conformer.is_some() == other.conformer.is_some()
+            && self.args == other.args
+    }
+
     /// The cost of this call's reading and its arguments as they would be released
     /// (conformed to the schema), with `more` repairs of the repairer's; `None` when
-    /// they would not be released (not strict JSON, not an object).
-    pub(crate) fn outcome(&self, more: Repairs, config: &Config) -> Option<(u32, Vec<u8>)> {
+    /// they would not be released (not strict JSON, not an object). With no tool to
+    /// weigh them against and `strict` false, they are not parsed (the caller leaves
+    /// that to the call's end).
+    pub(crate) fn outcome(
+        &self,
+        more: Repairs,
+        config: &Config,
+        strict: bool,
+    ) -> Option<(u32, Vec<u8>)> {
         if self.bad_name {
             return None;
         }
@@ -855,7 +914,17 @@ impl Call {
             conformer.finish(tool, &mut args);
             repairs = repairs.union(conformer.repairs);
         }
-        let value = serde_json::from_slice::<serde_json::Value>(&args).ok()?;
+        let cost = crate::json::cost::of(repairs)
+            + self.extra_members.min(4) * crate::json::cost::EXTRA_MEMBER;
+        let Some(tool) = tool else {
+            // No schema to weigh: a strict object is all that counts.
+            if strict {
+                serde_json::from_slice::<&RawValue>(&args).ok()?;
+            }
+            let first = args.iter().find(|b| !b.is_ascii_whitespace());
+            return (first == Some(&b'{')).then_some((cost, args));
+        };
+        let value = crate::ordered::Value::parse_slice(&args)?;
         if !value.is_object() {
             return None;
         }
@@ -865,23 +934,11 @@ impl Call {
         // against the schema here.
         let placeholder =
             repairs.contains(Repair::Ellipsis) && value.as_object().is_some_and(|o| o.is_empty());
-        let errors = tool.filter(|_| !placeholder).map_or(0, |tool| {
-            let declared = tool
-                .parameters()
-                .get("properties")
-                .and_then(|p| p.as_object());
-            let undeclared = match (declared, value.as_object()) {
-                (Some(props), Some(args)) => {
-                    args.keys().filter(|k| !props.contains_key(*k)).count()
-                }
-                _ => 0,
-            };
-            (tool.validate(&value).len() + undeclared) as u32
-        });
-        let cost = crate::json::cost::of(repairs)
-            + errors * crate::json::cost::SCHEMA_ERROR
-            + self.extra_members.min(4) * crate::json::cost::EXTRA_MEMBER;
-        Some((cost, args))
+        let errors = match placeholder {
+            true => 0,
+            false => (tool.validate_in_order(&value).len() + undeclared(tool, &value)) as u32,
+        };
+        Some((cost + errors * crate::json::cost::SCHEMA_ERROR, args))
     }
 }
 
@@ -891,6 +948,41 @@ impl Call {
 fn only_sent(call: &mut Call) {
     call.args.truncate(call.sent);
     call.members = Members::default();
+}
+
+/// How many keys of `args` the tool does not declare (extra keys may pass its schema,
+/// but a reading that made them up from a string's content is the less likely one).
+fn undeclared(tool: &crate::schema::Tool, args: &crate::ordered::Value) -> usize {
+    args.as_object().map_or(0, |args| {
+        args.keys()
+            .filter(|k| tool.declares(k) == Some(false))
+            .count()
+    })
+}
+
+/// Whether the repairs are those of a string that may have been ended early: one with
+/// raw inner quotes (any of them may have been taken as its end), or one written raw
+/// (control bytes or backslashes unescaped) closed with structure invented after it or
+/// closers supplied at the end.
+fn misread(repairs: Repairs) -> bool {
+    use Repair::*;
+    let raw = [UnescapedQuote, ControlCharacter, InvalidEscape]
+        .iter()
+        .any(|r| repairs.contains(*r));
+    let invented = [
+        UnquotedKey,
+        UnquotedString,
+        MissingComma,
+        MissingColon,
+        Comment,
+        RedundantCloser,
+        MissingValue,
+        MissingClosers,
+        UnclosedString,
+    ]
+    .iter()
+    .any(|r| repairs.contains(*r));
+    repairs.contains(UnescapedQuote) || (raw && invented)
 }
 
 /// What the model is told when the readings of its call could not be told apart.

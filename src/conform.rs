@@ -10,9 +10,9 @@
 //! Arguments that are not an object are held whole and conformed at the end (a bare
 //! value wrapped into the tool's one parameter, command-line text mapped).
 
+use crate::ordered::{Map, Value};
 use crate::repairs::{Repair, Repairs};
 use crate::schema::{ParamType, Tool};
-use serde_json::{Map, Value};
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Phase {
@@ -243,13 +243,13 @@ impl Conformer {
         let (head, value_text) = member.split_at(self.value_at);
         let key: String = serde_json::from_slice(&[b"\"", self.key.as_slice(), b"\""].concat())
             .unwrap_or_default();
-        let Ok(value) = serde_json::from_slice::<Value>(value_text) else {
+        let Some(value) = Value::parse_slice(value_text) else {
             self.emit_member_text(&member, out);
             return;
         };
         let mut one = Map::new();
         one.insert(key.clone(), value);
-        let conformed = tool.conform(&Value::Object(one));
+        let conformed = tool.conform_in_order(&Value::Object(one));
         match conformed.value {
             None => self.emit_member_text(&member, out),
             // Conforming one member must not touch others (a hoisted parameter is added
@@ -275,9 +275,7 @@ impl Conformer {
         match self.phase {
             Phase::Whole => {
                 let held = std::mem::take(&mut self.held);
-                let conformed = serde_json::from_slice::<Value>(&held)
-                    .ok()
-                    .map(|v| tool.conform(&v));
+                let conformed = Value::parse_slice(&held).map(|v| tool.conform_in_order(&v));
                 match conformed {
                     Some(c) if c.value.as_ref().is_some_and(Value::is_object) => {
                         self.repairs = self.repairs.union(c.repairs);
@@ -292,10 +290,10 @@ impl Conformer {
                 // Top-level parameters the whole-call conformance adds go before `}`.
                 let mut whole = self.sent.clone();
                 whole.extend_from_slice(&held);
-                if let Ok(value @ Value::Object(_)) = serde_json::from_slice::<Value>(&whole) {
-                    if let Some(Value::Object(fixed)) = tool.conform(&value).value {
+                if let Some(value @ Value::Object(_)) = Value::parse_slice(&whole) {
+                    if let Some(Value::Object(fixed)) = tool.conform_in_order(&value).value {
                         let before = value.as_object().expect("an object");
-                        for (k, v) in fixed.iter().filter(|(k, _)| !before.contains_key(*k)) {
+                        for (k, v) in fixed.iter().filter(|(k, _)| !before.contains_key(k)) {
                             let sep = if self.emitted == 0 { "" } else { ", " };
                             let text = format!("{sep}{}: {v}", Value::String(k.clone()));
                             self.emitted += 1;

@@ -50,9 +50,12 @@ impl StopReason {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum NotReleasedReason {
-    /// The stream ended (or was cut) while the call was still open.
+    /// The output was cut (stop reason `length`), or the stream ended inside a value
+    /// with the call's closer not written: the call never finished.
     Truncated,
-    /// The arguments could not be repaired into strict JSON.
+    /// The call is malformed beyond a repair that is certain: arguments not strict JSON
+    /// after repair, readings of a raw string too close to tell apart, a value left open
+    /// before the call's closer, a name that is not a name.
     Invalid,
     /// A configured limit (arguments size, nesting depth, held-back bytes) was exceeded.
     LimitExceeded,

@@ -13,6 +13,7 @@ mod event;
 mod feed;
 mod grammar;
 mod json;
+mod ordered;
 mod parser;
 mod queue;
 mod repairs;

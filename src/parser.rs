@@ -312,6 +312,9 @@ struct AfterCall {
     /// Blanks after a closer-less body that may precede another body: text if none
     /// follows.
     gap: SmallVec<[u8; 32]>,
+    /// Text after the body of a call with raw quotes in a string, held in `held`: the
+    /// string may have ended later, where the closer shows (see `Parser::held_text`).
+    holding: bool,
 }
 
 /// The streaming parser. See the [crate documentation](crate) for an example.
@@ -2189,6 +2192,7 @@ impl Parser {
                 within,
                 trailer_done: form.trailer.is_empty(),
                 gap: SmallVec::new(),
+                holding: false,
             }));
         }
         leftover
@@ -2234,12 +2238,16 @@ impl Parser {
         let Mode::AfterCall(state) = &mut self.mode else {
             unreachable!()
         };
+        if state.holding {
+            return self.held_text(input);
+        }
         let AfterCall {
             form,
             held,
             within,
             trailer_done,
             gap,
+            holding,
         } = &mut **state;
         let (form, within) = (*form, *within);
         let closer = form.closer;
@@ -2312,7 +2320,12 @@ impl Parser {
                 Some(false) => continue,
                 None => {}
             }
-            // Something else: the closer was dropped.
+            // Something else: the closer was dropped, or the body went on past what
+            // looked like its end (a raw `"}}` inside a string): the closer tells.
+            if !closer.is_empty() && self.calls.is_open() {
+                *holding = true;
+                return i + 1;
+            }
             let held = std::mem::take(held);
             let (mut sink, ..) = self.sink();
             // (An array body released its calls already: nothing is open to repair.)
@@ -2329,6 +2342,55 @@ impl Parser {
             return i + 1 - from_input;
         }
         input.len()
+    }
+
+    /// Text after a call's body, with no closer yet: held until the closer, another
+    /// call, the end of the stream or the arguments' limit tells what it is. Text that
+    /// ends in `}` right before the closer is the rest of the body (a string written
+    /// raw went on past a `"}}` inside it): the call is not released and the text not
+    /// shown. Otherwise it is text, and the call is released, its closer missing.
+    fn held_text(&mut self, input: &[u8]) -> usize {
+        let Mode::AfterCall(state) = &mut self.mode else {
+            unreachable!()
+        };
+        let (form, within) = (state.form, state.within);
+        let longest = form.closer.len().max(form.opener.len());
+        let from = state.held.len().saturating_sub(longest.saturating_sub(1));
+        state.held.extend_from_slice(input);
+        let find = |marker: &[u8]| match marker.is_empty() {
+            true => None,
+            false => memchr::memmem::find(&state.held[from..], marker).map(|at| from + at),
+        };
+        let (closer, opener) = (find(form.closer), find(form.opener));
+        let over = state.held.len() > self.config.limits.max_args_bytes;
+        let back = within.map_or(Mode::Text, Mode::Reasoning);
+        match (closer, opener) {
+            (Some(c), o)
+                if o.is_none_or(|o| c < o) && state.held[..c].trim_ascii_end().ends_with(b"}") =>
+            {
+                let rest = state.held[c + form.closer.len()..].to_vec();
+                let (mut sink, ..) = self.sink();
+                sink.went_on();
+                sink.end();
+                self.mode = back;
+                self.process(&rest);
+            }
+            (Some(_), _) | (_, Some(_)) => self.release_held_text(back),
+            _ if over => self.release_held_text(back),
+            _ => {}
+        }
+        input.len()
+    }
+
+    /// The text held after a call's body is text: release the call, closer missing.
+    fn release_held_text(&mut self, back: Mode) {
+        let Mode::AfterCall(state) = std::mem::replace(&mut self.mode, back) else {
+            unreachable!()
+        };
+        let (mut sink, ..) = self.sink();
+        sink.repair(Repair::MissingCloser);
+        sink.end();
+        self.process(&state.held);
     }
 
     fn skip(&mut self, input: &[u8]) -> usize {
@@ -2497,9 +2559,18 @@ impl Parser {
                         self.process(&leftover);
                     }
                     self.finish_mode();
+                } else if clean_stop && sink.calls.open_args_hold(form.closer) {
+                    // The closer went into an open string: ended, not cut.
+                    sink.abort(Abort::Unclosed);
                 } else {
                     sink.abort(Abort::Truncated);
                 }
+            }
+            Mode::AfterCall(state) if state.holding => {
+                let back = state.within.map_or(Mode::Text, Mode::Reasoning);
+                self.mode = Mode::AfterCall(state);
+                self.release_held_text(back);
+                self.finish_mode();
             }
             Mode::AfterCall(state) => {
                 let AfterCall {

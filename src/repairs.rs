@@ -171,6 +171,11 @@ impl Repairs {
         self.0 & (1 << (repair as u8)) != 0
     }
 
+    /// The set as bits: bit `n` is `Repair::ALL[n]`.
+    pub(crate) fn bits(self) -> u64 {
+        self.0
+    }
+
     /// Whether no repair was applied.
     pub fn is_empty(self) -> bool {
         self.0 == 0
@@ -183,10 +188,14 @@ impl Repairs {
 
     /// The repairs in the set, in declaration order.
     pub fn iter(self) -> impl Iterator<Item = Repair> {
-        Repair::ALL
-            .iter()
-            .copied()
-            .filter(move |r| self.contains(*r))
+        // Bit `n` is `Repair::ALL[n]` (declaration order is the discriminant): visit
+        // the set bits only.
+        let mut bits = self.0;
+        std::iter::from_fn(move || {
+            let n = bits.trailing_zeros();
+            bits &= bits.wrapping_sub(1);
+            Repair::ALL.get(n as usize).copied()
+        })
     }
 
     /// The names of the repairs in the set.
@@ -218,6 +227,8 @@ mod tests {
     #[test]
     fn names_round_trip_and_fit_the_bitset() {
         assert!(Repair::ALL.len() <= 64);
+        let every: Repairs = Repair::ALL.iter().copied().collect();
+        assert_eq!(every.iter().collect::<Vec<_>>(), Repair::ALL);
         for &r in Repair::ALL {
             assert_eq!(Repair::from_name(r.name()), Some(r));
             let mut set = Repairs::NONE;

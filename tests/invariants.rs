@@ -7,14 +7,19 @@
 
 mod support;
 
+use serde_json::value::RawValue;
 use serde_json::Value;
+use std::collections::HashMap;
 use std::sync::Arc;
 use toolsift::{Config, Dialect, Limits, StopReason, Tools};
 
-fn config_of(fx: &Value) -> Config {
+/// The fixture on `line`, as a value and its `tools` as written (read from their text,
+/// the tools keep their parameters' declared order in any build).
+fn config_of(fx: &Value, line: &str) -> Config {
     let mut config = Config::new(Dialect::from_name(fx["dialect"].as_str().unwrap()).unwrap());
-    if let Some(tools) = fx.get("tools") {
-        config.tools = Arc::new(Tools::from_value(tools).unwrap());
+    let members: HashMap<&str, &RawValue> = serde_json::from_str(line).unwrap();
+    if let Some(tools) = members.get("tools") {
+        config.tools = Arc::new(Tools::from_json(tools.get().as_bytes()).unwrap());
     }
     config.reasoning_open = fx
         .get("reasoning_open")
@@ -49,13 +54,13 @@ fn fixtures_keep_every_invariant_under_every_chunking() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let mut failures = Vec::new();
-    let mut by_name = std::collections::HashMap::new();
-    for fx in &mut fixtures {
+    let mut by_name = HashMap::new();
+    for (fx, line) in fixtures.iter_mut().zip(text.lines()) {
         let name = fx["name"].as_str().unwrap().to_owned();
         let raw = fx["raw"].as_str().unwrap().as_bytes().to_vec();
         let stop = StopReason::from_name(fx.get("stop").and_then(Value::as_str).unwrap_or("stop"))
             .unwrap();
-        let config = config_of(fx);
+        let config = config_of(fx, line);
         let events = match support::check_all_chunkings(&config, &raw, stop) {
             Ok(ev) => ev,
             Err(e) => {

@@ -87,3 +87,41 @@ fn prose_is_examined_once() {
         );
     }
 }
+
+/// Work per byte of a `write_file` call whose `content` is `unit` repeated to about
+/// `len` bytes, written raw (nothing escaped), pushed in 7-byte chunks.
+fn raw_write_work(unit: &str, len: usize) -> f64 {
+    let content = unit.repeat(len / unit.len() + 1);
+    let raw = format!(
+        "<tool_call>{{\"name\": \"write_file\", \"arguments\": {{\"path\": \"a\", \"content\": \"{content}\"}}}}</tool_call>"
+    );
+    work_per_byte(raw.as_bytes(), 7).0
+}
+
+/// Raw text whose quotes may each end the string (weak decisions all along): the
+/// competing readings read it side by side, and their work is counted. It stays a
+/// bounded number of bytes per byte, the same for a call ten times as long.
+#[test]
+fn competing_readings_are_linear_work() {
+    for unit in [
+        "a \"b\", \"c\": d e\n",
+        "<p class=\"x\" id=\"y\">z</p>\n",
+        "{\"k\": \"v\"}, \"w\": [1, \"2\"]\n",
+        "say \"hi\" and \"}\" then, \"x\": y\n",
+        "\"a\": \"b\", \"c\": \"d\"}, {\"e\": \"f\n",
+        "x\", \"y\": \"z\", \"w\": 1, \"",
+        "\"}, \"k\": [\"",
+    ] {
+        let small = raw_write_work(unit, 10 * 1024);
+        let large = raw_write_work(unit, 100 * 1024);
+        eprintln!("{unit:?}: {small:.2} / {large:.2} per byte");
+        assert!(
+            small <= 8.0 * MAX_WORK_PER_BYTE && large <= 8.0 * MAX_WORK_PER_BYTE,
+            "{unit:?}: {small:.2} / {large:.2} bytes examined per byte"
+        );
+        assert!(
+            large <= 1.5 * small,
+            "{unit:?}: {large:.2} per byte at 100 KB, {small:.2} at 10 KB"
+        );
+    }
+}

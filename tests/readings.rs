@@ -135,3 +135,98 @@ fn a_placeholder_for_arguments_is_invalid_not_truncated() {
         [(Some("run".to_owned()), NotReleasedReason::Invalid)]
     );
 }
+
+/// `content` of the one `write_file` call released, or `None` when it was held back;
+/// never other content.
+fn written_or_held(raw: &str) -> Option<String> {
+    let out = outcome(raw, true, StopReason::Stop);
+    assert!(out.text.trim().is_empty(), "text shown: {:?}", out.text);
+    assert_eq!(out.released.len() + out.held.len(), 1, "{out:?}");
+    out.released
+        .first()
+        .map(|(_, args)| args["content"].as_str().unwrap().to_owned())
+}
+
+#[test]
+fn a_string_closed_early_without_a_competing_reading_is_not_released_unfit() {
+    // Newlines escaped, quotes raw: the quote before `endpoint` was read as the end of
+    // `content` with no other reading, and the rest as members the tool does not have.
+    let toml = "[package]\nname = \"status-board\"\nid=\"config\">\n  {\n    \"endpoint\": \"/api/v1/runs\",\n    \"headers\": {\"Content-Type\": \"application/json\", \"Accept\": \"application/json\"},\n    \"services\": [\"api\", \"worker\", \"web\"],\n    \"retuild, push the image, roll the deployment, wait for it.\n# U";
+    let raw = call(&toml.replace('\n', "\\n"));
+    if let Some(content) = written_or_held(&raw) {
+        assert_eq!(content, toml);
+    }
+}
+
+#[test]
+fn a_call_held_back_shows_no_byte_of_its_body() {
+    // Nothing escaped; the readings cannot tell where `content` ends.
+    let toml = "[pgakead\", \"macros\", \"net\"] }\nrustls = { versi file.'status-board = \"[0-9.]+rsion}}\"' },\n]\n\n[profile.relea\u{2000}\nlto = \"thin\"\nstrip = true\n\n[lints.rust]\nunsafe_code = agent'd\"\n";
+    if let Some(content) = written_or_held(&call(toml)) {
+        assert_eq!(content, toml);
+    }
+}
+
+#[test]
+fn text_after_a_raw_call_that_its_closer_follows_was_the_body() {
+    // Nothing escaped: `"}}` and a newline inside the file look like the call's end;
+    // the closer after the rest of the file shows they were not.
+    let md = "[lter\\\"\"}}\n```\n\n## Response\n\n```json\n[{\"service\": \"api\", \"ok\": true}]\n```\n\nStrings are JSON strings.\n";
+    let raw = call(md);
+    if let Some(content) = written_or_held(&raw) {
+        assert_eq!(content, md);
+    }
+    // Text after a call that did end there is text (shown once the stream ends or a
+    // closer shows it is not the body's), and the call is released.
+    for raw in [
+        "<tool_call>{\"name\": \"run\", \"arguments\": {\"cmd\": \"ls\"}}\nDone: listed.",
+        "<tool_call>{\"name\": \"run\", \"arguments\": {\"cmd\": \"ls\"}}\nDone: listed.</tool_call>",
+    ] {
+        let out = outcome(raw, true, StopReason::Stop);
+        assert_eq!(out.released.len(), 1, "{out:?}");
+        assert_eq!(out.released[0].1, serde_json::json!({"cmd": "ls"}));
+        assert_eq!(out.text.trim(), "Done: listed.");
+    }
+}
+
+#[test]
+fn a_raw_string_read_as_members_the_tool_does_not_have_is_not_released() {
+    // Nothing escaped: the file's `",\n  "version": "` reads as the end of `content`
+    // and a member `version`, which `write_file` does not have.
+    let json = ">example/status-board\",\n  \"version\": \"2.3.\u{0}16\u{0}\",\n";
+    if let Some(content) = written_or_held(&call(json)) {
+        assert_eq!(content, json);
+    }
+}
+
+#[test]
+fn a_string_left_open_before_the_closer_is_invalid_unless_the_output_was_cut() {
+    let raw = r#"<tool_call>{"name": "run", "arguments": {"cmd": "ls}</tool_call>"#;
+    let out = outcome(raw, true, StopReason::Stop);
+    assert_eq!(
+        out.held,
+        [(Some("run".to_owned()), NotReleasedReason::Invalid)]
+    );
+    let out = outcome(raw, true, StopReason::Length);
+    assert_eq!(
+        out.held,
+        [(Some("run".to_owned()), NotReleasedReason::Truncated)]
+    );
+    // Cut inside the value with no closer: truncated, whatever the stop reason says.
+    let raw = r#"<tool_call>{"name": "run", "arguments": {"cmd": "ls"#;
+    let out = outcome(raw, true, StopReason::Stop);
+    assert_eq!(
+        out.held,
+        [(Some("run".to_owned()), NotReleasedReason::Truncated)]
+    );
+}
+
+#[test]
+fn a_raw_file_read_as_members_then_closed_at_the_end_is_not_released() {
+    // Nothing escaped, and no quote in the file taken as content: the first one ends
+    // `content`, the rest reads as members `write_file` lacks, closers supplied.
+    let json = " live refresh\",\n  \"license\": \"MIT\",\n  \"type\": \"module\",\n  \"exports\": {\n    \".\": {\"import\": \"./dist/index.js\"}\n  },\n  \"scripts\": {\n    \"build\": \"tsc -p tsc]\n}\n";
+    if let Some(content) = written_or_held(&call(json)) {
+        assert_eq!(content, json);
+    }
+}

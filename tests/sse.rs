@@ -334,6 +334,38 @@ fn encoder_golden_buffered() {
 }
 
 #[test]
+fn encoder_writes_calls_in_release_order() {
+    // Repairs and validation by call id in the order the calls were released (not
+    // sorted: `call_b` first); arguments as they are.
+    let repairs: Repairs = [Repair::TrailingComma].into_iter().collect();
+    let finished = |index, id: &str, validation: &str| OwnedEvent::CallFinished {
+        index: CallIndex(index),
+        id: id.into(),
+        name: "f".into(),
+        arguments: r#"{"z":1,"a":2}"#.into(),
+        repairs,
+        validation: validation.into(),
+    };
+    let events = [
+        finished(0, "call_b", "f: /z: bad"),
+        finished(1, "call_a", "f: /a: bad"),
+        OwnedEvent::End {
+            stop: StopReason::Stop,
+            truncated: false,
+        },
+    ];
+    let out = encode_all(&mut ChatChunkEncoder::new(meta()), &events);
+    let last = out.lines().find(|l| l.contains("toolsift")).unwrap();
+    assert!(
+        last.ends_with(
+            r#""toolsift":{"incomplete_calls":[],"repairs":{"call_b":["trailing_comma"],"call_a":["trailing_comma"]},"validation":{"call_b":"f: /z: bad","call_a":"f: /a: bad"}}}"#
+        ),
+        "{last}"
+    );
+    assert!(out.contains(r#""arguments":"{\"z\":1,\"a\":2}""#), "{out}");
+}
+
+#[test]
 fn encoder_golden_streamed() {
     let mut events = sample_events();
     // The not-released call was already partly sent in streamed mode; keep only call 0.

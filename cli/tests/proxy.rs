@@ -1,11 +1,15 @@
 //! The proxy end to end, against the replay upstream, with test transforms.
 
 mod net;
+/// The replay upstream of `toolsift replay-upstream` (not library API).
+#[path = "../src/cli/replay_upstream.rs"]
+mod replay_upstream;
 
 use bytes::{Bytes, BytesMut};
 use http_body_util::{BodyExt, Full};
 use hyper::{Method, Request, StatusCode};
 use net::{client, listener, post, timed, Running};
+use replay_upstream::{serve_replay, Replay};
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -14,9 +18,7 @@ use tokio::sync::oneshot;
 use tokio_util::codec::Decoder;
 use toolsift::sse::SseFrameDecoder;
 use toolsift::{CallIndex, OwnedEvent, Repairs, StopReason};
-use toolsift_cli::proxy::{
-    serve_replay, Passthrough, Proxy, ProxyOptions, Replay, Stats, StatsSnapshot, Transform,
-};
+use toolsift_cli::proxy::{Metrics, MetricsSnapshot, Passthrough, Proxy, ProxyOptions, Transform};
 
 async fn start_replay(replay: Replay) -> Running<()> {
     let listener = listener().await;
@@ -42,7 +44,7 @@ async fn start_proxy(
     upstream: SocketAddr,
     capacity: usize,
     make: Make,
-) -> (Running<StatsSnapshot>, Arc<Stats>) {
+) -> (Running<MetricsSnapshot>, Arc<Metrics>) {
     let listener = listener().await;
     let addr = listener.local_addr().unwrap();
     let options = ProxyOptions {
@@ -53,7 +55,7 @@ async fn start_proxy(
         ..ProxyOptions::default()
     };
     let proxy = Proxy::new(options, make).expect("proxy");
-    let stats = proxy.stats();
+    let metrics = proxy.metrics();
     let (tx, rx) = oneshot::channel();
     let task = tokio::spawn(proxy.serve(listener, async {
         let _ = rx.await;
@@ -64,7 +66,7 @@ async fn start_proxy(
             stop: Some(tx),
             task,
         },
-        stats,
+        metrics,
     )
 }
 
@@ -159,9 +161,9 @@ async fn streaming_passes_text_and_the_request_through() {
             &[request(true)],
             "body passed through with tools"
         );
-        let stats = proxy.stop().await;
+        let metrics = proxy.stop().await;
         assert_eq!(
-            (stats.requests, stats.streams, stats.disconnects),
+            (metrics.requests, metrics.streams, metrics.disconnects),
             (1, 1, 0)
         );
         upstream.stop().await;
@@ -257,8 +259,8 @@ async fn released_calls_come_back_as_openai_tool_calls() {
             response["choices"][0]["message"]["tool_calls"],
             json!([{"id": "call_0", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}])
         );
-        let stats = proxy.stop().await;
-        assert_eq!(stats.calls, 2);
+        let metrics = proxy.stop().await;
+        assert_eq!(metrics.calls, 2);
         upstream.stop().await;
     })
     .await;
@@ -293,8 +295,8 @@ async fn upstream_errors_pass_through() {
             .await
             .unwrap();
         assert_eq!(response.status(), StatusCode::NOT_FOUND);
-        let stats = proxy.stop().await;
-        assert_eq!(stats.upstream_errors, 3);
+        let metrics = proxy.stop().await;
+        assert_eq!(metrics.upstream_errors, 3);
         upstream.stop().await;
 
         // An unreachable upstream is a 502 with an OpenAI-style error.
@@ -329,8 +331,8 @@ async fn an_upstream_cut_mid_stream_finishes_with_length() {
         );
         assert_eq!(stream.last()["choices"][0]["finish_reason"], "length");
         assert!(stream.done, "the client still gets a well-formed end");
-        let stats = proxy.stop().await;
-        assert_eq!(stats.disconnects, 1);
+        let metrics = proxy.stop().await;
+        assert_eq!(metrics.disconnects, 1);
         upstream.stop().await;
     })
     .await;
@@ -379,9 +381,9 @@ async fn a_hundred_concurrent_streams_are_each_correct() {
         for task in tasks {
             task.await.expect("stream task");
         }
-        let stats = proxy.stop().await;
+        let metrics = proxy.stop().await;
         assert_eq!(
-            (stats.requests, stats.streams, stats.disconnects),
+            (metrics.requests, metrics.streams, metrics.disconnects),
             (100, 100, 0)
         );
         upstream.stop().await;
@@ -400,7 +402,7 @@ async fn a_slow_reader_pauses_the_upstream_instead_of_buffering() {
         let mut replay = Replay::new(content.clone());
         replay.piece_bytes = 64;
         let upstream = start_replay(replay).await;
-        let (proxy, stats) = start_proxy(upstream.addr, CAPACITY, passthrough).await;
+        let (proxy, metrics) = start_proxy(upstream.addr, CAPACITY, passthrough).await;
 
         let socket = tokio::net::TcpSocket::new_v4().unwrap();
         socket.set_recv_buffer_size(4096).unwrap();
@@ -422,20 +424,20 @@ async fn a_slow_reader_pauses_the_upstream_instead_of_buffering() {
         let mut read_before = 0;
         for _ in 0..100 {
             tokio::time::sleep(Duration::from_millis(100)).await;
-            let read = stats.snapshot().upstream_bytes;
-            if read == read_before && stats.snapshot().max_queued == CAPACITY {
+            let read = metrics.snapshot().upstream_bytes;
+            if read == read_before && metrics.snapshot().max_queued == CAPACITY {
                 break;
             }
             read_before = read;
         }
-        let paused = stats.snapshot();
+        let paused = metrics.snapshot();
         assert_eq!(
             paused.max_queued, CAPACITY,
             "the queue filled up to its bound"
         );
         tokio::time::sleep(Duration::from_millis(300)).await;
         assert_eq!(
-            stats.snapshot().upstream_bytes,
+            metrics.snapshot().upstream_bytes,
             paused.upstream_bytes,
             "the upstream read stays paused while the client does not read"
         );
@@ -453,7 +455,7 @@ async fn a_slow_reader_pauses_the_upstream_instead_of_buffering() {
         }
         let stream = read_stream(&bytes);
         assert!(stream.content == content, "all content arrives, in order");
-        let end = stats.snapshot();
+        let end = metrics.snapshot();
         assert_eq!(
             end.max_queued, CAPACITY,
             "never more than the bound in flight"

@@ -2,11 +2,15 @@
 //! model outputs in, OpenAI tool calls out.
 
 mod net;
+/// The replay upstream of `toolsift replay-upstream` (not library API).
+#[path = "../src/cli/replay_upstream.rs"]
+mod replay_upstream;
 
 use bytes::{Bytes, BytesMut};
 use http_body_util::{BodyExt, Full};
 use hyper::{Method, Request, StatusCode};
 use net::{listener, post, timed, Running};
+use replay_upstream::{serve_replays, Replay};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::net::SocketAddr;
@@ -16,8 +20,8 @@ use tokio::sync::oneshot;
 use tokio_util::codec::Decoder;
 use toolsift::sse::{CallMode, SseFrameDecoder};
 use toolsift_cli::proxy::{
-    serve_replays, DialectChoice, ModelDialects, ParserOptions, ParserTransforms, Proxy,
-    ProxyOptions, Replay, Stats, StatsSnapshot,
+    DialectChoice, Metrics, MetricsSnapshot, ModelDialects, ParserOptions, ParserTransforms, Proxy,
+    ProxyOptions,
 };
 
 const HERMES: &str = include_str!("fixtures/e2e/hermes-weather.txt");
@@ -49,7 +53,7 @@ async fn start_proxy(
     upstream: SocketAddr,
     mode: CallMode,
     capacity: usize,
-) -> (Running<StatsSnapshot>, Arc<Stats>) {
+) -> (Running<MetricsSnapshot>, Arc<Metrics>) {
     let listener = listener().await;
     let addr = listener.local_addr().unwrap();
     let options = ProxyOptions {
@@ -65,7 +69,7 @@ async fn start_proxy(
         ..ParserOptions::default()
     };
     let proxy = Proxy::new(options, ParserTransforms::new(parser).into_maker()).expect("proxy");
-    let stats = proxy.stats();
+    let metrics = proxy.metrics();
     let (tx, rx) = oneshot::channel();
     let task = tokio::spawn(proxy.serve(listener, async {
         let _ = rx.await;
@@ -75,7 +79,7 @@ async fn start_proxy(
         stop: Some(tx),
         task,
     };
-    (running, stats)
+    (running, metrics)
 }
 
 fn tools() -> Value {
@@ -281,9 +285,9 @@ async fn recorded_outputs_come_back_as_tool_calls_streamed_held_and_whole() {
                     assert!(ids.insert(call.id.clone()), "call id {} reused", call.id);
                 }
             }
-            let stats = proxy.stop().await;
-            assert_eq!(stats.calls, 6);
-            assert_eq!(stats.repairs.get("trailing_comma"), Some(&2));
+            let metrics = proxy.stop().await;
+            assert_eq!(metrics.calls, 6);
+            assert_eq!(metrics.repairs.get("trailing_comma"), Some(&2));
         }
         upstream.stop().await;
     })
@@ -353,9 +357,9 @@ async fn an_upstream_cut_inside_arguments_is_a_truncated_call() {
                     }
                 }
             }
-            let stats = proxy.stop().await;
+            let metrics = proxy.stop().await;
             assert_eq!(
-                (stats.calls, stats.incomplete_calls, stats.disconnects),
+                (metrics.calls, metrics.incomplete_calls, metrics.disconnects),
                 (0, 4, 2)
             );
         }
@@ -410,8 +414,8 @@ async fn a_cut_at_any_byte_never_presents_an_unfinished_call() {
                 "cut at {cut}"
             );
         }
-        let stats = proxy.stop().await;
-        assert_eq!(stats.disconnects, cuts.len() as u64);
+        let metrics = proxy.stop().await;
+        assert_eq!(metrics.disconnects, cuts.len() as u64);
         upstream.stop().await;
     })
     .await;
@@ -451,9 +455,9 @@ async fn a_hundred_concurrent_streams_are_each_correct() {
         for task in tasks {
             assert!(ids.insert(task.await.expect("stream task")), "call ids are unique");
         }
-        let stats = proxy.stop().await;
-        assert_eq!((stats.streams, stats.calls, stats.disconnects), (100, 100, 0));
-        assert_eq!(stats.repairs.get("trailing_comma"), Some(&100));
+        let metrics = proxy.stop().await;
+        assert_eq!((metrics.streams, metrics.calls, metrics.disconnects), (100, 100, 0));
+        assert_eq!(metrics.repairs.get("trailing_comma"), Some(&100));
         upstream.stop().await;
     })
     .await;
@@ -474,7 +478,7 @@ async fn a_slow_reader_pauses_the_upstream_and_still_gets_the_call() {
             replay
         })
         .await;
-        let (proxy, stats) = start_proxy(upstream.addr, CallMode::Streamed, CAPACITY).await;
+        let (proxy, metrics) = start_proxy(upstream.addr, CallMode::Streamed, CAPACITY).await;
 
         let socket = tokio::net::TcpSocket::new_v4().unwrap();
         socket.set_recv_buffer_size(4096).unwrap();
@@ -497,7 +501,7 @@ async fn a_slow_reader_pauses_the_upstream_and_still_gets_the_call() {
         let mut quiet = 0;
         for _ in 0..200 {
             tokio::time::sleep(Duration::from_millis(100)).await;
-            let now = stats.snapshot();
+            let now = metrics.snapshot();
             if now.upstream_bytes == read_before && now.max_queued == CAPACITY {
                 quiet += 1;
                 if quiet == 3 {
@@ -508,11 +512,11 @@ async fn a_slow_reader_pauses_the_upstream_and_still_gets_the_call() {
             }
             read_before = now.upstream_bytes;
         }
-        let paused = stats.snapshot();
+        let paused = metrics.snapshot();
         assert_eq!(paused.max_queued, CAPACITY, "the queue filled to its bound");
         tokio::time::sleep(Duration::from_millis(300)).await;
         assert_eq!(
-            stats.snapshot().upstream_bytes,
+            metrics.snapshot().upstream_bytes,
             paused.upstream_bytes,
             "the upstream read stays paused while the client does not read"
         );
@@ -530,7 +534,7 @@ async fn a_slow_reader_pauses_the_upstream_and_still_gets_the_call() {
                 json!({"path": "big.txt", "content": content})
             )]
         );
-        let end = stats.snapshot();
+        let end = metrics.snapshot();
         assert_eq!(end.max_queued, CAPACITY, "never more than the bound in flight");
         assert!(paused.upstream_bytes < end.upstream_bytes);
         proxy.stop().await;

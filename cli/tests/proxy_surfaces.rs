@@ -17,9 +17,12 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio_util::codec::Decoder;
 use toolsift::sse::{CallMode, SseEvent, SseFrameDecoder};
-use toolsift_cli::proxy::{ParserOptions, ParserTransforms, Proxy, ProxyOptions, StatsSnapshot};
+use toolsift_cli::proxy::{MetricsSnapshot, ParserOptions, ParserTransforms, Proxy, ProxyOptions};
 
-async fn start_proxy_with(options: ProxyOptions, parser: ParserOptions) -> Running<StatsSnapshot> {
+async fn start_proxy_with(
+    options: ProxyOptions,
+    parser: ParserOptions,
+) -> Running<MetricsSnapshot> {
     let listener = listener().await;
     let addr = listener.local_addr().unwrap();
     let proxy = Proxy::new(options, ParserTransforms::new(parser).into_maker()).expect("proxy");
@@ -44,7 +47,7 @@ fn options(upstream: SocketAddr) -> ProxyOptions {
     }
 }
 
-async fn start_proxy(upstream: SocketAddr) -> Running<StatsSnapshot> {
+async fn start_proxy(upstream: SocketAddr) -> Running<MetricsSnapshot> {
     start_proxy_with(options(upstream), ParserOptions::default()).await
 }
 
@@ -301,10 +304,10 @@ async fn upstream_tool_calls_are_checked_repaired_or_reported_never_dropped() {
             assert!(repairs.contains(&json!("single_quoted_string")), "{ext}");
             assert!(ext["repairs"].get("call_a").is_none(), "valid passes as is");
         }
-        let stats = proxy.stop().await;
-        assert_eq!(stats.upstream_calls, 6);
-        assert_eq!(stats.calls, 4);
-        assert_eq!(stats.not_released.get("truncated"), Some(&2));
+        let metrics = proxy.stop().await;
+        assert_eq!(metrics.upstream_calls, 6);
+        assert_eq!(metrics.calls, 4);
+        assert_eq!(metrics.not_released.get("truncated"), Some(&2));
     })
     .await;
 }

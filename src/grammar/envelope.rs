@@ -117,9 +117,10 @@ impl Envelope {
     }
 
     /// Bytes the primary reading consumed: the competing readings read them too.
-    fn record(&mut self, bytes: &[u8], sink: &Sink<'_>) {
+    fn record(&mut self, bytes: &[u8], sink: &mut Sink<'_>, rep: &Repairer) {
         if let Some(fork) = self.fork.0.as_mut() {
-            fork.read(bytes, sink.config);
+            fork.read(bytes, sink.config, rep.parted());
+            sink.stats.examined(fork.take_work());
         }
     }
 
@@ -144,7 +145,7 @@ impl Envelope {
             // repairer writes it, with no projection (`project` would pass it as is).
             let n = rep.pass_string(input, scratch);
             if n > 0 {
-                self.record(&input[..n], sink);
+                self.record(&input[..n], sink, rep);
                 if let Err(why) = sink.string_args(scratch) {
                     return Step::Abort { why, consumed: n };
                 }
@@ -214,7 +215,7 @@ impl Envelope {
         let status = rep.feed(input, scratch);
         if let Status::Fork { consumed } = status {
             // The output so far is every reading's: project it, then fork.
-            self.record(&input[..consumed], sink);
+            self.record(&input[..consumed], sink, rep);
             self.cut_from = usize::MAX;
             if let Err(why) = self.project(scratch, sink) {
                 return Step::Abort { why, consumed };
@@ -224,7 +225,7 @@ impl Envelope {
                 .feed_repaired(&input[consumed..], sink, rep, scratch)
                 .after(consumed);
         }
-        self.record(&input[..consumed_by(status, input.len())], sink);
+        self.record(&input[..consumed_by(status, input.len())], sink, rep);
         self.cut_from = cut_from(status, rep, scratch);
         let passed = match status {
             // Below the call object's level: else `project` has the call's fields to read.
@@ -647,8 +648,9 @@ impl Envelope {
         // `bare` holds the outputs before `out`: the object ends at `out[i]`.
         bare.extend_from_slice(&out[..=i]);
         let start = bare.iter().position(|&b| b == b'{').unwrap_or(0);
-        let Ok(mut members) =
-            serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&bare[start..])
+        // Members in the model's order (the arguments may be written from them).
+        let Some(crate::ordered::Value::Object(mut members)) =
+            crate::ordered::Value::parse_slice(&bare[start..])
         else {
             return Ok(());
         };
@@ -659,10 +661,8 @@ impl Envelope {
             sink.repair(Repair::BareCallObject);
             return sink.args(&bare[start..]);
         };
-        let envelope = |k: &String| {
-            k == "type"
-                || self.spec.name_keys.contains(&k.as_str())
-                || self.spec.id_keys.contains(&k.as_str())
+        let envelope = |k: &str| {
+            k == "type" || self.spec.name_keys.contains(&k) || self.spec.id_keys.contains(&k)
         };
         members.retain(|k, _| !envelope(k));
         let declares_all = sink.config.tools.resolve(&name).is_some_and(|(tool, _)| {
@@ -676,7 +676,8 @@ impl Envelope {
             return Ok(());
         }
         sink.repair(Repair::FlattenedArguments);
-        let args = serde_json::to_vec(&members).expect("a map of values");
+        let mut args = Vec::new();
+        crate::ordered::Value::Object(members).write(&mut args);
         sink.args(&args)
     }
 

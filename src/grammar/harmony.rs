@@ -11,7 +11,6 @@
 use super::Step;
 use crate::calls::{Abort, Sink};
 use crate::dialect::HarmonySpec;
-use crate::json::lookahead::KeyCheck;
 use crate::json::repairer::{Options, Repairer, Status};
 use crate::scan::MarkerSet;
 
@@ -123,10 +122,7 @@ impl Harmony {
                         terminators: MarkerSet::new(&ENDS),
                         alt_string: b"",
                         // The header named the tool: its schema's keys are known.
-                        keys: KeyCheck {
-                            depth: 1,
-                            keys: sink.declared_keys(),
-                        },
+                        keys: sink.key_check(1),
                         python: false,
                         tool_by_name: None,
                         keyless_key: b"",

@@ -5,7 +5,6 @@
 use super::Step;
 use crate::calls::{Abort, Sink};
 use crate::dialect::NameArgsSpec;
-use crate::json::lookahead::KeyCheck;
 use crate::json::repairer::{Repairer, Status};
 use crate::repairs::Repair;
 
@@ -204,11 +203,9 @@ impl NameArgs {
             // The tool is known before its arguments: the look-ahead may count an
             // undeclared key against closing a string.
             self.keys_pending = false;
-            if let Some(keys) = sink.declared_keys() {
-                rep.set_keys(KeyCheck {
-                    depth: 1,
-                    keys: Some(keys),
-                });
+            let check = sink.key_check(1);
+            if check.keys.is_some() {
+                rep.set_keys(check);
             }
         }
         if self.kind == ArgsKind::Unknown {

@@ -6,7 +6,6 @@
 use super::Step;
 use crate::calls::{Abort, Sink};
 use crate::dialect::PythonicSpec;
-use crate::json::lookahead::KeyCheck;
 use crate::json::repairer::{Repairer, Status};
 use crate::repairs::{Repair, Repairs};
 
@@ -325,10 +324,7 @@ impl Python {
         sink.name(&name);
         rep.reset();
         rep.set_python(true);
-        rep.set_keys(KeyCheck {
-            depth: 1,
-            keys: sink.declared_keys(),
-        });
+        rep.set_keys(sink.key_check(1));
         scratch.clear();
         let _ = rep.feed(b"{", scratch);
         let _ = sink.args(scratch);

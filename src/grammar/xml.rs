@@ -540,7 +540,8 @@ impl Xml {
         self.wrapper = self.first_param
             && WRAPPER_KEYS.contains(&key.as_str())
             && sink
-                .declared_keys()
+                .key_check(1)
+                .keys
                 .is_some_and(|keys| !keys.is_empty() && !keys.contains(&key));
         if self.wrapper {
             // Written when the value ends: as the parameters it holds, or as itself.

@@ -64,6 +64,22 @@ pub(crate) struct KeyCheck {
     pub depth: usize,
     /// The declared keys; `None` when any key is allowed.
     pub keys: Option<std::sync::Arc<[String]>>,
+    /// Whether `keys` are in declaration order: a positional (Python) argument takes
+    /// the key at its place only then.
+    pub in_order: bool,
+}
+
+impl KeyCheck {
+    /// The top-level keys `tool` declares, checked at `depth`.
+    pub(crate) fn of(tool: Option<&crate::schema::Tool>, depth: usize) -> KeyCheck {
+        let params = tool.and_then(|t| t.params());
+        let in_order = params.as_ref().is_some_and(|(_, in_order)| *in_order);
+        KeyCheck {
+            depth,
+            keys: params.map(|(keys, _)| keys.map(str::to_owned).collect()),
+            in_order,
+        }
+    }
 }
 
 /// What a look-ahead reads against: the call's terminators and the declared keys.
@@ -1045,6 +1061,7 @@ mod tests {
         let check = KeyCheck {
             depth: stack.len(),
             keys: keys.map(|k| k.iter().map(|s| s.to_string()).collect()),
+            in_order: true,
         };
         let ctx = Ctx {
             terminators: &set,
@@ -1133,6 +1150,7 @@ mod tests {
         let keys = KeyCheck {
             depth: 1,
             keys: Some(["a", "ab"].iter().map(|s| s.to_string()).collect()),
+            in_order: true,
         };
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = move |n: usize| {
@@ -1283,6 +1301,7 @@ mod tests {
         let check = KeyCheck {
             depth: 1,
             keys: Some(vec!["path".to_string()].into()),
+            in_order: true,
         };
         let ctx = Ctx {
             terminators: &set,

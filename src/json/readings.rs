@@ -46,6 +46,9 @@ pub(crate) struct Policy {
     pub force: Option<Verdict>,
     /// How every later weak decision is taken.
     pub weak: Weak,
+    /// Note where the siblings this reading stands for would part from it
+    /// ([`Parted`]).
+    pub track: bool,
 }
 
 /// How a reading takes the weak decisions after its fork.
@@ -62,6 +65,19 @@ pub(crate) enum Weak {
     ByString,
 }
 
+impl Weak {
+    /// The verdict this policy takes at a weak decision the look-ahead gave `verdict`,
+    /// in a string that did (`suspect`) or did not already show it is malformed.
+    pub(crate) fn verdict(self, verdict: Verdict, suspect: bool) -> Verdict {
+        match self {
+            Weak::LookAhead => verdict,
+            Weak::Always(weak) => weak,
+            Weak::ByString if suspect => Verdict::Content,
+            Weak::ByString => Verdict::Close,
+        }
+    }
+}
+
 impl Policy {
     /// The primary reading's: fork at the first weak decision, take the look-ahead's
     /// verdicts.
@@ -69,7 +85,38 @@ impl Policy {
         arm: true,
         force: None,
         weak: Weak::LookAhead,
+        track: false,
     };
+}
+
+/// The readings a reading that takes the look-ahead's verdicts stands in for (its
+/// *siblings*: forced alike at the fork, taking later weak decisions by another
+/// [`Weak`]) until a weak decision they would take otherwise. Until then a sibling is
+/// the same reading, so it is not read; once parted, it is read from the fork.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Parted(u8);
+
+/// The policies of the siblings (their bit in [`Parted`] is their index).
+const SIBLINGS: [Weak; 2] = [Weak::Always(Verdict::Content), Weak::ByString];
+
+impl Parted {
+    /// A weak decision the look-ahead gave `verdict` was taken as `taken`: note the
+    /// siblings that would have taken it otherwise.
+    pub(crate) fn note(&mut self, verdict: Verdict, taken: Verdict, suspect: bool) {
+        for (bit, weak) in SIBLINGS.iter().enumerate() {
+            if weak.verdict(verdict, suspect) != taken {
+                self.0 |= 1 << bit;
+            }
+        }
+    }
+
+    /// Whether the sibling taking weak decisions by `weak` parted.
+    pub(crate) fn has(self, weak: Weak) -> bool {
+        SIBLINGS
+            .iter()
+            .position(|w| *w == weak)
+            .is_some_and(|bit| self.0 & (1 << bit) != 0)
+    }
 }
 
 /// One competing reading, relative to the verdict the primary took at the fork.
@@ -116,6 +163,23 @@ impl Alternative {
             arm: false,
             force: Some(if self.flip { other } else { verdict }),
             weak: self.weak,
+            track: self.weak == Weak::LookAhead,
+        }
+    }
+
+    /// The reading this one is a sibling of (see [`Parted`]): 0 is the primary, `n`
+    /// is `ALTERNATIVES[n - 1]`; `None` for a reading that takes the look-ahead's
+    /// verdicts itself.
+    pub(crate) fn head(self) -> Option<usize> {
+        if self.weak == Weak::LookAhead {
+            return None;
+        }
+        match self.flip {
+            false => Some(0),
+            true => ALTERNATIVES
+                .iter()
+                .position(|a| a.flip && a.weak == Weak::LookAhead)
+                .map(|n| n + 1),
         }
     }
 }
@@ -180,6 +244,27 @@ mod tests {
         assert_eq!(take(&[None, None]), None);
         // The cheapest, but too costly to be what was meant.
         assert_eq!(take(&[Some((90, 0)), None]), Some(Decision::Ambiguous));
+    }
+
+    #[test]
+    fn siblings_part_where_their_policy_decides_otherwise() {
+        // The primary's siblings are the unflipped readings; the flipped ones follow
+        // the flipped reading that takes the look-ahead's verdicts.
+        let heads: Vec<_> = ALTERNATIVES.iter().map(|a| a.head()).collect();
+        // (The envelope's readings name the flipped head by its place: keep it first.)
+        assert_eq!(heads, [None, Some(1), Some(0), Some(1), Some(0)]);
+        let mut parted = Parted::default();
+        // A weak `Close` taken as the look-ahead said, in a clean string: the reading
+        // taking every weak quote as content parts; the one going by the string not.
+        parted.note(Verdict::Close, Verdict::Close, false);
+        assert!(parted.has(Weak::Always(Verdict::Content)));
+        assert!(!parted.has(Weak::ByString));
+        // The same in a malformed string: both part.
+        parted.note(Verdict::Close, Verdict::Close, true);
+        assert!(parted.has(Weak::ByString));
+        let mut parted = Parted::default();
+        parted.note(Verdict::Content, Verdict::Content, true);
+        assert_eq!(parted, Parted::default());
     }
 
     #[test]

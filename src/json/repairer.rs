@@ -11,7 +11,7 @@
 
 use super::bulk::Classes;
 use super::lookahead::{content_at_once, Ctx, KeyCheck, Lookahead, Verdict};
-use super::readings::{Policy, Weak};
+use super::readings::{Parted, Policy, Weak};
 use crate::ascii::char_len;
 use crate::repairs::{Repair, Repairs};
 use crate::scan::{Found, MarkerId, MarkerSet};
@@ -270,6 +270,8 @@ pub(crate) struct Repairer {
     bare_hold: Vec<u8>,
     /// How weak decisions are taken (see `json/readings.rs`).
     policy: Policy,
+    /// The siblings that parted from this reading ([`Policy::track`]).
+    parted: Parted,
 }
 
 /// Bytes held at most while deciding whether a dialect string's closer was lost.
@@ -335,6 +337,7 @@ impl Repairer {
             suspect: false,
             bare_hold: Vec::new(),
             policy: Policy::default(),
+            parted: Parted::default(),
         };
         r.rebuild();
         r
@@ -407,6 +410,7 @@ impl Repairer {
         self.terminated_by = None;
         self.closed_by_terminator = 0;
         self.policy = Policy::default();
+        self.parted = Parted::default();
     }
 
     /// The look-ahead's verdict waiting to be resolved by the next `feed` (at a
@@ -423,6 +427,16 @@ impl Repairer {
     /// Set how weak decisions are taken (see `json/readings.rs`).
     pub(crate) fn set_policy(&mut self, policy: Policy) {
         self.policy = policy;
+    }
+
+    /// Note from now on where the siblings this reading stands for part from it.
+    pub(crate) fn track_siblings(&mut self) {
+        self.policy.track = true;
+    }
+
+    /// The siblings that parted from this reading (see `json/readings.rs`).
+    pub(crate) fn parted(&self) -> Parted {
+        self.parted
     }
 
     /// The terminator that ended the value, if one did.
@@ -684,16 +698,9 @@ impl Repairer {
             return;
         };
         if let Some((tool, _)) = lookup.tools.resolve(name.trim()) {
-            if let Some(props) = tool
-                .parameters()
-                .get("properties")
-                .and_then(|p| p.as_object())
-            {
-                let keys: std::sync::Arc<[String]> = props.keys().cloned().collect();
-                self.opts.keys = KeyCheck {
-                    depth: lookup.args_depth,
-                    keys: Some(keys),
-                };
+            let check = KeyCheck::of(Some(tool), lookup.args_depth);
+            if check.keys.is_some() {
+                self.opts.keys = check;
             }
         }
     }
@@ -1599,7 +1606,10 @@ impl Repairer {
         }
         let n = self.positional;
         self.positional += 1;
-        let declared = self.opts.keys.keys.as_ref().and_then(|k| k.get(n).cloned());
+        let check = &self.opts.keys;
+        let declared = (check.in_order)
+            .then(|| check.keys.as_ref()?.get(n).cloned())
+            .flatten();
         let key = declared.unwrap_or_else(|| format!("arg{n}"));
         out.extend_from_slice(serde_json::Value::String(key).to_string().as_bytes());
         out.push(b':');
@@ -1902,7 +1912,9 @@ impl Repairer {
     fn resolve(&mut self, mut verdict: Verdict, out: &mut Vec<u8>) {
         if let Some(forced) = self.policy.force.take() {
             verdict = forced;
-        } else if (self.policy.arm || self.policy.weak != Weak::LookAhead) && self.weak(verdict) {
+        } else if (self.policy.arm || self.policy.track || self.policy.weak != Weak::LookAhead)
+            && self.weak(verdict)
+        {
             if self.policy.arm {
                 // Stop here: the caller clones this state for the competing readings.
                 self.policy.arm = false;
@@ -1910,12 +1922,11 @@ impl Repairer {
                 self.stop = Some(Status::Fork { consumed: 0 });
                 return;
             }
-            verdict = match self.policy.weak {
-                Weak::LookAhead => verdict,
-                Weak::Always(weak) => weak,
-                Weak::ByString if self.suspect => Verdict::Content,
-                Weak::ByString => Verdict::Close,
-            };
+            let taken = self.policy.weak.verdict(verdict, self.suspect);
+            if self.policy.track {
+                self.parted.note(verdict, taken, self.suspect);
+            }
+            verdict = taken;
         }
         // A quote that is content shows the string is malformed.
         self.suspect |= verdict == Verdict::Content;
@@ -2886,6 +2897,7 @@ mod tests {
         r.set_keys(KeyCheck {
             depth: 1,
             keys: keys.map(|k| k.iter().map(|k| k.to_string()).collect()),
+            in_order: true,
         });
         r.memo_off = memo_off;
         let mut out = Vec::new();

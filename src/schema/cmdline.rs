@@ -9,7 +9,7 @@
 //! strings here; conformance types them afterwards.
 
 use super::types::{NodeId, Schema, TypeSet};
-use serde_json::{Map, Value};
+use crate::ordered::{Map, Value};
 
 /// Split text into shell-like words (single and double quotes, backslash escapes).
 /// `None` when a quote is left open.
@@ -120,7 +120,7 @@ pub(crate) fn has_declared_flag(schema: &Schema, text: &str) -> bool {
 }
 
 /// Map command-line text to an arguments object; `None` when it cannot be decided.
-pub(crate) fn map(schema: &Schema, tool: &str, text: &str) -> Option<Map<String, Value>> {
+pub(crate) fn map(schema: &Schema, tool: &str, text: &str) -> Option<Map> {
     let root = schema.node(schema.root());
     let params = root.properties.as_ref()?;
     let mut words = tokenize(text)?;
@@ -160,7 +160,7 @@ pub(crate) fn map(schema: &Schema, tool: &str, text: &str) -> Option<Map<String,
     let remaining: Vec<&(String, NodeId)> = root
         .required
         .iter()
-        .filter(|k| !out.contains_key(*k))
+        .filter(|k| !out.contains_key(k))
         .filter_map(|k| params.iter().find(|(p, _)| p == k))
         .collect();
     let mut positionals = positionals.into_iter();
@@ -187,7 +187,7 @@ pub(crate) fn map(schema: &Schema, tool: &str, text: &str) -> Option<Map<String,
 }
 
 /// Set a parameter; a repeated flag accumulates only for an array parameter.
-fn add(out: &mut Map<String, Value>, key: &str, value: Value, types: TypeSet) -> Option<()> {
+fn add(out: &mut Map, key: &str, value: Value, types: TypeSet) -> Option<()> {
     match out.get_mut(key) {
         None => {
             out.insert(key.to_owned(), value);

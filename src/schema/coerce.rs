@@ -8,8 +8,9 @@
 use super::python;
 use super::types::{is_integral, NodeId, Schema, TypeSet};
 use super::validate::fits;
+use crate::ordered::Value;
 use crate::repairs::{Repair, Repairs};
-use serde_json::{Number, Value};
+use serde_json::Number;
 
 /// How deep conformance follows nested values.
 const MAX_DEPTH: usize = 64;
@@ -112,7 +113,7 @@ fn walk(
                 changed |= conform_depth(schema, child, member, repairs, depth + 1);
             }
             if !drop.is_empty() {
-                map.retain(|k, _| !drop.contains(k));
+                map.retain(|k, _| !drop.iter().any(|d| d == k));
                 repairs.insert(Repair::NullDropped);
                 changed = true;
             }
@@ -143,7 +144,7 @@ pub(crate) fn decode_container(text: &str, open: u8) -> Option<(Value, bool)> {
             v.is_object()
         }
     };
-    if let Ok(v) = serde_json::from_str::<Value>(t) {
+    if let Some(v) = Value::parse(t) {
         return want(&v).then_some((v, false));
     }
     python::parse(t).filter(want).map(|v| (v, true))

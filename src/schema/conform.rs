@@ -5,21 +5,39 @@ use super::cmdline;
 use super::coerce::{conform, decode_container};
 use super::types::{NodeId, Schema, TypeSet};
 use super::validate::{fits, validate, ValidationError};
+use crate::ordered::{Map, Value};
 use crate::repairs::{Repair, Repairs};
-use serde_json::{Map, Value};
 
 /// The outcome of [`Tool::conform`](super::Tool::conform).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Conformed {
     /// The repaired arguments; `None` when they are unchanged.
-    pub value: Option<Value>,
+    pub value: Option<serde_json::Value>,
     /// The repairs applied.
     pub repairs: Repairs,
     /// What still does not fit the schema after repair (empty when valid).
     pub errors: Vec<ValidationError>,
 }
 
-pub(crate) fn conform_call(schema: &Schema, tool: &str, args: &Value) -> Conformed {
+/// A [`Conformed`] whose objects keep their members in order: what the engine writes.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ConformedInOrder {
+    pub value: Option<Value>,
+    pub repairs: Repairs,
+    pub errors: Vec<ValidationError>,
+}
+
+impl From<ConformedInOrder> for Conformed {
+    fn from(c: ConformedInOrder) -> Conformed {
+        Conformed {
+            value: c.value.as_ref().map(Value::to_serde),
+            repairs: c.repairs,
+            errors: c.errors,
+        }
+    }
+}
+
+pub(crate) fn conform_call(schema: &Schema, tool: &str, args: &Value) -> ConformedInOrder {
     let mut repairs = Repairs::NONE;
     let mut value = args.clone();
     let mut changed = false;
@@ -35,7 +53,7 @@ pub(crate) fn conform_call(schema: &Schema, tool: &str, args: &Value) -> Conform
     }
     let mut errors = Vec::new();
     validate(schema, schema.root(), &value, "", &mut errors);
-    Conformed {
+    ConformedInOrder {
         value: changed.then_some(value),
         repairs,
         errors,
@@ -43,7 +61,7 @@ pub(crate) fn conform_call(schema: &Schema, tool: &str, args: &Value) -> Conform
 }
 
 /// `{param: value}` for a bare value, when the value (conformed) fits the parameter.
-fn wrap_bare(schema: &Schema, value: &Value, repairs: &mut Repairs) -> Option<Map<String, Value>> {
+fn wrap_bare(schema: &Schema, value: &Value, repairs: &mut Repairs) -> Option<Map> {
     let key = bare_target(schema)?;
     let id = schema.node(schema.root()).property(key)?;
     let mut candidate = value.clone();
@@ -80,7 +98,7 @@ fn from_non_object(
     tool: &str,
     args: &Value,
     repairs: &mut Repairs,
-) -> Option<Map<String, Value>> {
+) -> Option<Map> {
     if args.is_null() {
         return None;
     }
@@ -116,7 +134,7 @@ fn from_non_object(
 /// Hoist required top-level parameters found only inside the items of an array
 /// member whose item schema declares properties but not that key, when every item
 /// carries the same scalar value.
-fn hoist(schema: &Schema, map: &mut Map<String, Value>, repairs: &mut Repairs) -> bool {
+fn hoist(schema: &Schema, map: &mut Map, repairs: &mut Repairs) -> bool {
     let root = schema.node(schema.root());
     let mut changed = false;
     for key in &root.required {
@@ -130,13 +148,15 @@ fn hoist(schema: &Schema, map: &mut Map<String, Value>, repairs: &mut Repairs) -
         else {
             continue;
         };
-        let value = hoistable_from(schema, root.property(&member), &map[&member], key)
+        let value = map
+            .get(&member)
+            .and_then(|m| hoistable_from(schema, root.property(&member), m, key))
             .cloned()
             .unwrap_or(Value::Null);
         if let Some(Value::Array(items)) = map.get_mut(&member) {
             for item in items {
                 if let Value::Object(item) = item {
-                    item.shift_remove(key);
+                    item.remove(key);
                 }
             }
         }

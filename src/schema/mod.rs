@@ -17,6 +17,7 @@ mod types;
 mod validate;
 
 pub use conform::Conformed;
+pub(crate) use conform::ConformedInOrder;
 pub use feedback::feedback_for_errors;
 pub use tools::{Tool, Tools};
 pub use validate::ValidationError;

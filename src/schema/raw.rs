@@ -3,8 +3,8 @@
 
 use super::coerce::{conform, decode_container, parse_bool, parse_number};
 use super::types::{NodeId, Schema, TypeSet};
+use crate::ordered::Value;
 use crate::repairs::{Repair, Repairs};
-use serde_json::Value;
 
 /// Type `raw` by node `id` (`None`: undeclared). Returns the value and its repairs.
 ///
@@ -16,9 +16,9 @@ pub(crate) fn type_raw(schema: &Schema, id: Option<NodeId>, raw: &str) -> (Value
     let types = id.map_or(TypeSet::default(), |id| schema.effective_types(id));
     let t = raw.trim();
     if types.is_any() {
-        return match serde_json::from_str::<Value>(t) {
-            Ok(Value::String(_)) | Err(_) => keep(),
-            Ok(mut value) => {
+        return match Value::parse(t) {
+            Some(Value::String(_)) | None => keep(),
+            Some(mut value) => {
                 let mut repairs = Repairs::NONE;
                 if let Some(id) = id {
                     conform(schema, id, &mut value, &mut repairs);
@@ -97,7 +97,7 @@ fn double_escaped(t: &str) -> Option<Value> {
         return None;
     }
     let text: String = serde_json::from_str(&format!("\"{t}\"")).ok()?;
-    match serde_json::from_str::<Value>(&text).ok()? {
+    match Value::parse(&text)? {
         v @ (Value::Array(_) | Value::Object(_)) => Some(v),
         _ => None,
     }

@@ -1,13 +1,14 @@
 //! Tool definitions: reading them, looking them up, and per-tool schema queries.
 
 use super::cmdline::normalize;
-use super::conform::{self, Conformed};
+use super::conform::{self, Conformed, ConformedInOrder};
 use super::feedback;
 use super::raw;
 use super::types::{Schema, TypeSet};
 use super::validate::{self, ValidationError};
 use super::ParamType;
 use crate::error::{Category, Error};
+use crate::ordered;
 use crate::repairs::{Repair, Repairs};
 use serde_json::Value;
 
@@ -17,6 +18,9 @@ pub struct Tool {
     name: String,
     parameters: Value,
     schema: Schema,
+    /// Whether the schema's properties are known in declaration order (positional
+    /// arguments take them in that order).
+    in_order: bool,
 }
 
 /// The request's declared tools.
@@ -31,10 +35,21 @@ impl Tools {
         Tools::default()
     }
 
-    /// Read tool definitions from JSON text: an array, or an object with a `tools` array.
+    /// Read tool definitions from JSON text: an array, or an object with a `tools` array
+    /// (see [`Tools::from_value`]). The parameters keep the order the text declares
+    /// them in, which positional (Python) arguments are mapped by.
     pub fn from_json(text: &[u8]) -> Result<Tools, Error> {
-        let value: Value = serde_json::from_slice(text)?;
-        Tools::from_value(&value)
+        match ordered::Value::parse_slice(text) {
+            Some(value) => Tools::read(&value, true),
+            None => {
+                // serde_json says what is wrong.
+                serde_json::from_slice::<Value>(text)?;
+                Err(Error::new(
+                    Category::Syntax,
+                    "tool definitions are not JSON",
+                ))
+            }
+        }
     }
 
     /// Read tool definitions from a parsed JSON value (an array, or `{"tools": [...]}`).
@@ -42,7 +57,18 @@ impl Tools {
     /// Each definition may be OpenAI's `{"type": "function", "function": {"name",
     /// "parameters"}}`, a bare `{"name", "parameters"}` or Anthropic's
     /// `{"name", "input_schema"}`.
+    ///
+    /// The parameters' declaration order is the order `value`'s maps iterate in. That is
+    /// the order written only when serde_json's `preserve_order` feature is on in the
+    /// build (it sorts keys otherwise), so without it a positional (Python) argument to
+    /// a tool of several parameters is not mapped to one (it gets the key `arg0`, ...,
+    /// which the schema then reports). [`Tools::from_json`] always knows the order.
     pub fn from_value(value: &Value) -> Result<Tools, Error> {
+        Tools::read(&ordered::Value::from(value), serde_maps_keep_order())
+    }
+
+    fn read(value: &ordered::Value, in_order: bool) -> Result<Tools, Error> {
+        use ordered::Value;
         let list = match value {
             Value::Array(list) => list,
             Value::Object(map) => match map.get("tools") {
@@ -71,7 +97,7 @@ impl Tools {
                 .or_else(|| def.get("input_schema"))
                 .cloned()
                 .unwrap_or(Value::Null);
-            tools.push(Tool::new(name, parameters));
+            tools.push(Tool::compile(name, parameters, in_order));
         }
         Ok(Tools { tools })
     }
@@ -150,14 +176,30 @@ impl Tools {
 }
 
 impl Tool {
-    /// A tool from its name and parameters schema (`Value::Null` for none).
+    /// A tool from its name and parameters schema (`Value::Null` for none). The
+    /// parameters' declaration order is the order the schema's maps iterate in (see
+    /// [`Tools::from_value`]).
     pub fn new(name: impl Into<String>, parameters: Value) -> Tool {
+        let ordered = ordered::Value::from(&parameters);
+        Tool::compile(name, ordered, serde_maps_keep_order())
+    }
+
+    fn compile(name: impl Into<String>, parameters: ordered::Value, in_order: bool) -> Tool {
         let schema = Schema::compile(&parameters);
         Tool {
             name: name.into(),
-            parameters,
+            parameters: parameters.to_serde(),
             schema,
+            in_order,
         }
+    }
+
+    /// The declared top-level parameters, in declaration order when that is known
+    /// (the flag); `None` when the schema declares no `properties`.
+    pub(crate) fn params(&self) -> Option<(impl Iterator<Item = &str>, bool)> {
+        let params = self.schema.node(self.schema.root()).properties.as_ref()?;
+        let in_order = self.in_order || params.len() < 2;
+        Some((params.iter().map(|(k, _)| k.as_str()), in_order))
     }
 
     /// The tool's name.
@@ -215,20 +257,45 @@ impl Tool {
     /// decided stays a string. [`Repair::TypedValue`] is reported when a non-string
     /// was produced.
     pub fn type_raw_value(&self, key: &str, raw: &str) -> (String, Repairs) {
-        let root = self.schema.node(self.schema.root());
-        let (value, repairs) = raw::type_raw(&self.schema, root.property(key), raw);
+        let (value, repairs) = self.type_raw(key, raw);
         (value.to_string(), repairs)
+    }
+
+    /// [`Tool::type_raw_value`] as a value.
+    pub(crate) fn type_raw(&self, key: &str, raw: &str) -> (ordered::Value, Repairs) {
+        let root = self.schema.node(self.schema.root());
+        raw::type_raw(&self.schema, root.property(key), raw)
     }
 
     /// Repair a finished call's arguments against the schema and validate them.
     pub fn conform(&self, args: &Value) -> Conformed {
+        self.conform_in_order(&ordered::Value::from(args)).into()
+    }
+
+    /// [`Tool::conform`] keeping the members' order.
+    pub(crate) fn conform_in_order(&self, args: &ordered::Value) -> ConformedInOrder {
         conform::conform_call(&self.schema, &self.name, args)
     }
 
     /// Validate arguments against the schema without repairing them.
     pub fn validate(&self, args: &Value) -> Vec<ValidationError> {
+        self.validate_in_order(&ordered::Value::from(args))
+    }
+
+    /// [`Tool::validate`], reporting members in their order.
+    pub(crate) fn validate_in_order(&self, args: &ordered::Value) -> Vec<ValidationError> {
         let mut errors = Vec::new();
         validate::validate(&self.schema, self.schema.root(), args, "", &mut errors);
         errors
     }
+}
+
+/// Whether `serde_json::Map` keeps insertion order in this build: its `preserve_order`
+/// feature is on (some crate in the build turned it on); otherwise it sorts keys.
+fn serde_maps_keep_order() -> bool {
+    let map: serde_json::Map<String, Value> = [("b", Value::Null), ("a", Value::Null)]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+    map.keys().next().is_some_and(|k| k == "b")
 }

@@ -6,7 +6,7 @@
 //! `additionalProperties`. Everything else is ignored. `$ref` cycles become cycles in
 //! the graph; every walk over it is driven by a finite value or bounded in depth.
 
-use serde_json::Value;
+use crate::ordered::Value;
 use std::collections::HashMap;
 
 /// Index of a node in a [`Schema`].
@@ -152,7 +152,7 @@ pub(crate) struct Node {
     /// `additionalProperties`.
     pub(crate) additional: Additional,
     /// `default`.
-    pub(crate) default: Option<Value>,
+    pub(crate) default: Option<serde_json::Value>,
 }
 
 impl Node {
@@ -363,7 +363,7 @@ impl<'a> Compiler<'a> {
             enumeration,
             any_of,
             additional,
-            default: map.get("default").cloned(),
+            default: map.get("default").map(Value::to_serde),
         };
     }
 
@@ -392,17 +392,21 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn compile(schema: serde_json::Value) -> Schema {
+        Schema::compile(&Value::from(&schema))
+    }
+
     #[test]
     fn type_unions_and_nullable() {
-        let s = Schema::compile(&json!({"type": ["string", "null"]}));
+        let s = compile(json!({"type": ["string", "null"]}));
         assert_eq!(s.effective_types(0), TypeSet::STRING.with(TypeSet::NULL));
-        let s = Schema::compile(&json!({"type": "integer", "nullable": true}));
+        let s = compile(json!({"type": "integer", "nullable": true}));
         assert_eq!(s.effective_types(0), TypeSet::INTEGER.with(TypeSet::NULL));
-        let s = Schema::compile(&json!({"anyOf": [{"type": "string"}, {"type": "null"}]}));
+        let s = compile(json!({"anyOf": [{"type": "string"}, {"type": "null"}]}));
         assert_eq!(s.effective_types(0), TypeSet::STRING.with(TypeSet::NULL));
-        let s = Schema::compile(&json!({"anyOf": [{"type": "string"}, {}]}));
+        let s = compile(json!({"anyOf": [{"type": "string"}, {}]}));
         assert!(s.effective_types(0).is_any());
-        let s = Schema::compile(&json!({"enum": ["a", "b"]}));
+        let s = compile(json!({"enum": ["a", "b"]}));
         assert_eq!(s.effective_types(0), TypeSet::STRING);
     }
 
@@ -416,16 +420,16 @@ mod tests {
                 "tree": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/tree"}}}}
             }
         });
-        let s = Schema::compile(&schema);
+        let s = compile(schema);
         assert!(s.effective_types(0).is_any());
-        let s = Schema::compile(&json!({"$ref": "#/definitions/tree", "definitions": {
+        let s = compile(json!({"$ref": "#/definitions/tree", "definitions": {
             "tree": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/definitions/tree"}}}}
         }}));
         let root = s.node(0);
         let kids = root.property("kids").unwrap();
         let items = s.node(kids).items.unwrap();
         assert_eq!(s.effective_types(items), TypeSet::OBJECT);
-        let self_loop = Schema::compile(&json!({"anyOf": [{"$ref": "#"}]}));
+        let self_loop = compile(json!({"anyOf": [{"$ref": "#"}]}));
         assert!(self_loop.effective_types(0).is_any());
     }
 }

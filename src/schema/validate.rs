@@ -1,7 +1,7 @@
 //! Validation of a (repaired) value against a compiled schema.
 
 use super::types::{type_name, Additional, NodeId, Schema};
-use serde_json::Value;
+use crate::ordered::Value;
 use std::fmt;
 
 /// How deep validation follows nested values before it stops looking.

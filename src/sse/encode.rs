@@ -2,10 +2,10 @@
 
 use crate::error::Error;
 use crate::event::{CallIndex, OwnedEvent};
+use crate::ordered::{Map, Value};
 use crate::sse::chunk::ChunkMeta;
 use crate::sse::outcome::Outcome;
-use bytes::{BufMut, BytesMut};
-use serde_json::{json, Map, Value};
+use bytes::BytesMut;
 use std::collections::HashMap;
 use tokio_util::codec::Encoder;
 
@@ -103,9 +103,9 @@ impl ChatChunkEncoder {
     /// Write the end of the stream: a `choices: []` chunk with `usage` if the upstream
     /// sent usage, then `data: [DONE]`.
     pub fn write_stream_end(&self, dst: &mut BytesMut) {
-        if let Some(usage) = self.meta.usage.clone() {
-            let mut chunk = self.chunk(json!([]));
-            chunk.insert("usage".into(), usage);
+        if let Some(usage) = &self.meta.usage {
+            let mut chunk = self.chunk(Value::Array(Vec::new()));
+            chunk.insert("usage".into(), Value::from(usage));
             write_data(&Value::Object(chunk), dst);
         }
         dst.extend_from_slice(b"data: [DONE]\n\n");
@@ -122,7 +122,7 @@ impl ChatChunkEncoder {
     }
 
     /// Report an upstream error in the final chunk's `toolsift.upstream_error`.
-    pub fn set_upstream_error(&mut self, error: Value) {
+    pub fn set_upstream_error(&mut self, error: serde_json::Value) {
         self.outcome.set_upstream_error(error);
     }
 
@@ -136,7 +136,8 @@ impl ChatChunkEncoder {
         self.done
     }
 
-    fn chunk(&self, choices: Value) -> Map<String, Value> {
+    /// A chunk's members, in the order OpenAI writes them.
+    fn chunk(&self, choices: Value) -> Map {
         let mut chunk = Map::new();
         chunk.insert("id".into(), Value::from(self.meta.id.as_str()));
         chunk.insert("object".into(), Value::from("chat.completion.chunk"));
@@ -149,27 +150,30 @@ impl ChatChunkEncoder {
         chunk
     }
 
-    fn write_delta(&mut self, mut delta: Map<String, Value>, dst: &mut BytesMut) {
+    /// Write a delta of one member; the first delta also carries the role, first.
+    fn write_delta(&mut self, key: &str, value: Value, dst: &mut BytesMut) {
+        let mut delta = Map::new();
         if !self.role_sent {
             self.role_sent = true;
-            let mut with_role = Map::new();
-            with_role.insert("role".into(), Value::from("assistant"));
-            with_role.append(&mut delta);
-            delta = with_role;
+            delta.insert("role".into(), Value::from("assistant"));
         }
-        let choices = json!([{
-            "index": self.choice,
-            "delta": delta,
-            "logprobs": null,
-            "finish_reason": null,
-        }]);
+        delta.insert(key.into(), value);
+        let choices = self.choices(Value::Object(delta), Value::Null);
         write_data(&Value::Object(self.chunk(choices)), dst);
     }
 
+    /// The one choice this encoder writes.
+    fn choices(&self, delta: Value, finish_reason: Value) -> Value {
+        Value::Array(vec![Value::object([
+            ("index", Value::from(self.choice)),
+            ("delta", delta),
+            ("logprobs", Value::Null),
+            ("finish_reason", finish_reason),
+        ])])
+    }
+
     fn write_tool_delta(&mut self, call: Value, dst: &mut BytesMut) {
-        let mut delta = Map::new();
-        delta.insert("tool_calls".into(), Value::Array(vec![call]));
-        self.write_delta(delta, dst);
+        self.write_delta("tool_calls", Value::Array(vec![call]), dst);
     }
 
     fn write_call_start(&mut self, index: CallIndex, dst: &mut BytesMut) -> u32 {
@@ -177,32 +181,40 @@ impl ChatChunkEncoder {
         self.next_wire += 1;
         let call = self.open.get_mut(&index).expect("call is open");
         call.wire = Some(wire);
-        let start = json!({
-            "index": wire,
-            "id": call.id,
-            "type": "function",
-            "function": {"name": call.name, "arguments": ""},
-        });
+        let start = Value::object([
+            ("index", Value::from(wire)),
+            ("id", Value::from(call.id.as_str())),
+            ("type", Value::from("function")),
+            (
+                "function",
+                Value::object([
+                    ("name", Value::from(call.name.as_str())),
+                    ("arguments", Value::from("")),
+                ]),
+            ),
+        ]);
         self.write_tool_delta(start, dst);
         wire
     }
 
     fn write_args(&mut self, wire: u32, fragment: &str, dst: &mut BytesMut) {
         if !fragment.is_empty() {
-            let args = json!({"index": wire, "function": {"arguments": fragment}});
+            let args = Value::object([
+                ("index", Value::from(wire)),
+                (
+                    "function",
+                    Value::object([("arguments", Value::from(fragment))]),
+                ),
+            ]);
             self.write_tool_delta(args, dst);
         }
     }
 
     fn write_end(&mut self, dst: &mut BytesMut) {
-        let choices = json!([{
-            "index": self.choice,
-            "delta": {},
-            "logprobs": null,
-            "finish_reason": self.outcome.finish_reason(),
-        }]);
+        let finish_reason = Value::from(self.outcome.finish_reason());
+        let choices = self.choices(Value::Object(Map::new()), finish_reason);
         let mut last = self.chunk(choices);
-        last.insert("toolsift".into(), self.outcome.extension());
+        last.insert("toolsift".into(), self.outcome.extension_in_order());
         write_data(&Value::Object(last), dst);
         if self.closes_stream {
             self.write_stream_end(dst);
@@ -212,10 +224,10 @@ impl ChatChunkEncoder {
 }
 
 fn write_data(value: &Value, dst: &mut BytesMut) {
-    dst.extend_from_slice(b"data: ");
-    // Writing a Value into memory cannot fail.
-    serde_json::to_writer(dst.writer(), value).expect("serialize json into memory");
-    dst.extend_from_slice(b"\n\n");
+    let mut data = b"data: ".to_vec();
+    value.write(&mut data);
+    data.extend_from_slice(b"\n\n");
+    dst.extend_from_slice(&data);
 }
 
 impl Encoder<&OwnedEvent> for ChatChunkEncoder {
@@ -228,14 +240,10 @@ impl Encoder<&OwnedEvent> for ChatChunkEncoder {
         self.outcome.record(event);
         match event {
             OwnedEvent::Text(text) if !text.is_empty() => {
-                let mut delta = Map::new();
-                delta.insert("content".into(), Value::from(text.as_str()));
-                self.write_delta(delta, dst);
+                self.write_delta("content", Value::from(text.as_str()), dst);
             }
             OwnedEvent::Reasoning(text) if !text.is_empty() => {
-                let mut delta = Map::new();
-                delta.insert("reasoning_content".into(), Value::from(text.as_str()));
-                self.write_delta(delta, dst);
+                self.write_delta("reasoning_content", Value::from(text.as_str()), dst);
             }
             OwnedEvent::CallStarted { index, id, name } => {
                 let call = OpenCall {

@@ -2,16 +2,18 @@
 //! `finish_reason`. Shared by the streaming encoder and the whole-message builder.
 
 use crate::event::{CallIndex, NotReleasedReason, OwnedEvent, StopReason};
+use crate::ordered;
 use crate::repairs::Repairs;
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 /// The tally of one response, fed every [`OwnedEvent`] in order.
 #[derive(Clone, Debug, Default)]
 pub struct Outcome {
     released: usize,
-    incomplete: Vec<Value>,
-    repairs: Map<String, Value>,
-    validation: Map<String, Value>,
+    incomplete: Vec<ordered::Value>,
+    /// By call id, in the order the calls were released.
+    repairs: ordered::Map,
+    validation: ordered::Map,
     all_repairs: Repairs,
     truncated: bool,
     stop: Option<StopReason>,
@@ -36,12 +38,13 @@ impl Outcome {
                 self.released += 1;
                 self.all_repairs = self.all_repairs.union(*repairs);
                 if !repairs.is_empty() {
-                    let names = repairs.names().map(Value::from).collect();
-                    self.repairs.insert(id.clone(), Value::Array(names));
+                    let names = repairs.names().map(ordered::Value::from).collect();
+                    self.repairs
+                        .insert(id.clone(), ordered::Value::Array(names));
                 }
                 if !validation.is_empty() {
                     self.validation
-                        .insert(id.clone(), Value::from(validation.as_str()));
+                        .insert(id.clone(), ordered::Value::from(validation.as_str()));
                 }
             }
             OwnedEvent::CallNotReleased {
@@ -116,19 +119,30 @@ impl Outcome {
     /// "repairs": {call_id: [names]}}`, plus `"validation": {call_id: errors}` and
     /// `"upstream_error"` when there are any.
     pub fn extension(&self) -> Value {
-        let mut ext = Map::new();
+        self.extension_in_order().to_serde()
+    }
+
+    /// [`Outcome::extension`] with its members in the order documented.
+    pub(crate) fn extension_in_order(&self) -> ordered::Value {
+        let mut ext = ordered::Map::new();
         ext.insert(
             "incomplete_calls".into(),
-            Value::Array(self.incomplete.clone()),
+            ordered::Value::Array(self.incomplete.clone()),
         );
-        ext.insert("repairs".into(), Value::Object(self.repairs.clone()));
+        ext.insert(
+            "repairs".into(),
+            ordered::Value::Object(self.repairs.clone()),
+        );
         if !self.validation.is_empty() {
-            ext.insert("validation".into(), Value::Object(self.validation.clone()));
+            ext.insert(
+                "validation".into(),
+                ordered::Value::Object(self.validation.clone()),
+            );
         }
         if let Some(error) = &self.upstream_error {
-            ext.insert("upstream_error".into(), error.clone());
+            ext.insert("upstream_error".into(), ordered::Value::from(error));
         }
-        Value::Object(ext)
+        ordered::Value::Object(ext)
     }
 }
 
@@ -138,12 +152,12 @@ fn incomplete_call(
     reason: NotReleasedReason,
     feedback: &str,
     completed: &str,
-) -> Value {
-    json!({
-        "index": index.0,
-        "name": name,
-        "reason": reason.as_str(),
-        "feedback": feedback,
-        "arguments": completed,
-    })
+) -> ordered::Value {
+    ordered::Value::object([
+        ("index", ordered::Value::from(index.0)),
+        ("name", name.into()),
+        ("reason", reason.as_str().into()),
+        ("feedback", feedback.into()),
+        ("arguments", completed.into()),
+    ])
 }

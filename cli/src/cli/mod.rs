@@ -8,6 +8,7 @@ mod proxy_args;
 mod proxy_cmd;
 mod repair_cmd;
 mod replay_cmd;
+mod replay_upstream;
 mod replay_upstream_cmd;
 mod sample_cmd;
 

@@ -3,11 +3,11 @@
 //! output named by the request's `model`.
 
 use super::proxy_cmd::{runtime, shutdown_signal};
+use super::replay_upstream::{serve_replays, Replay};
 use super::{Failure, Outcome};
 use clap::Args;
 use serde_json::json;
 use std::collections::BTreeMap;
-use toolsift_cli::proxy::{serve_replays, Replay};
 
 /// Options of `toolsift replay-upstream`: answers POST /v1/chat/completions for model M
 /// with the text of DIR/M.txt, as SSE chunks or as one response. A model whose name ends

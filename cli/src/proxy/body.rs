@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 /// The error type of proxy bodies.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// The body of every response the proxy (and the replay upstream) sends.
+/// The body of every response the proxy sends.
 pub type ProxyBody = BoxBody<Bytes, BoxError>;
 
 /// A whole body.

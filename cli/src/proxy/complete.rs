@@ -65,8 +65,8 @@ pub(crate) async fn complete(
     mut log: RequestLog,
 ) -> Response<ProxyBody> {
     let fail = |log: &mut RequestLog, status: StatusCode, kind: &'static str, message: String| {
-        state.stats.failure();
-        state.stats.upstream_failure(kind);
+        state.metrics.failure();
+        state.metrics.upstream_failure(kind);
         log.error = Some(message.clone());
         log.finish(&state, status.as_u16(), &[]);
         error_response(Some(surface), status, "upstream_error", &message)

@@ -73,7 +73,7 @@ pub(crate) async fn exchange(
         }
     };
     let bad = |log: &mut RequestLog, message: String| {
-        state.stats.failure();
+        state.metrics.failure();
         log.error = Some(message.clone());
         log.finish(&state, 400, &[]);
         error_response(
@@ -128,7 +128,7 @@ pub(crate) async fn exchange(
         }
     };
     if !upstream.status().is_success() {
-        state.stats.upstream_error();
+        state.metrics.upstream_error();
         let status = upstream.status();
         log.finish(&state, status.as_u16(), &[]);
         if surface == Surface::Messages {
@@ -148,7 +148,7 @@ pub(crate) async fn exchange(
     }
     let choices = Choices::new(state.make_transform.clone(), chat);
     if log.stream {
-        state.stats.stream();
+        state.metrics.stream();
         let encoder: Box<dyn StreamEncoder> = match surface {
             Surface::Chat => Box::new(ChatEncoder::new(state.options.call_mode)),
             Surface::Messages => Box::new(anthropic::AnthropicEncoder::new()),

@@ -50,11 +50,11 @@ impl RequestLog {
     /// Count the request's outcomes (one per choice) and write the line.
     pub(crate) fn finish(&self, state: &State, status: u16, outcomes: &[&Outcome]) {
         for outcome in outcomes {
-            state.stats.outcome(outcome, self.dialect.as_deref());
+            state.metrics.outcome(outcome, self.dialect.as_deref());
         }
-        state.stats.upstream_calls(self.upstream_calls);
+        state.metrics.upstream_calls(self.upstream_calls);
         let elapsed = self.start.elapsed();
-        state.stats.latency(elapsed);
+        state.metrics.latency(elapsed);
         if !state.options.log {
             return;
         }

@@ -24,11 +24,10 @@ mod exchange;
 mod log;
 mod metrics;
 mod parser_transform;
-mod replay;
+mod prometheus;
 mod responses;
 mod routes;
 mod server;
-mod stats;
 mod stream;
 mod surface;
 mod transform;
@@ -39,11 +38,10 @@ mod upstream_read;
 pub use body::{BoxError, ProxyBody};
 pub use config::{ConfigFile, ModelRule, Settings};
 pub use log::LogFormat;
+pub use metrics::{Metrics, MetricsSnapshot, LATENCY_BUCKETS};
 pub use parser_transform::{
     DialectChoice, ModelDialects, ParserOptions, ParserTransform, ParserTransforms,
 };
-pub use replay::{serve_replay, serve_replays, Replay};
-pub use stats::{Stats, StatsSnapshot, LATENCY_BUCKETS};
 pub use transform::{MakeTransform, Passthrough, Transform};
 
 use serde_json::Value;
@@ -111,7 +109,7 @@ pub(crate) struct State {
     options: ProxyOptions,
     upstream: Upstream,
     make_transform: MakeTransform,
-    stats: Arc<Stats>,
+    metrics: Arc<Metrics>,
 }
 
 /// A configured proxy, ready to [`serve`](Proxy::serve).
@@ -138,14 +136,14 @@ impl Proxy {
                 options,
                 upstream,
                 make_transform: Arc::new(make_transform),
-                stats: Arc::default(),
+                metrics: Arc::default(),
             }),
         })
     }
 
-    /// The live counters.
-    pub fn stats(&self) -> Arc<Stats> {
-        self.state.stats.clone()
+    /// The live counters (what `GET /metrics` reports).
+    pub fn metrics(&self) -> Arc<Metrics> {
+        self.state.metrics.clone()
     }
 
     /// Serve on `listener` until `shutdown` completes; open responses then get
@@ -155,12 +153,12 @@ impl Proxy {
         self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()>,
-    ) -> StatsSnapshot {
+    ) -> MetricsSnapshot {
         let state = self.state;
         let handler_state = state.clone();
         let handler = move |req| routes::handle(handler_state.clone(), req);
         server::run(listener, handler, shutdown, state.options.shutdown_grace).await;
-        let summary = state.stats.snapshot();
+        let summary = state.metrics.snapshot();
         if state.options.log {
             eprintln!("toolsift proxy: shut down: {summary}");
         }
@@ -174,7 +172,7 @@ pub async fn serve(
     options: ProxyOptions,
     make_transform: impl Fn(&Value) -> Box<dyn Transform> + Send + Sync + 'static,
     shutdown: impl Future<Output = ()>,
-) -> Result<StatsSnapshot, Error> {
+) -> Result<MetricsSnapshot, Error> {
     Ok(Proxy::new(options, make_transform)?
         .serve(listener, shutdown)
         .await)

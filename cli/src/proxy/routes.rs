@@ -5,7 +5,7 @@ use crate::proxy::body::{full, BoxError, ProxyBody};
 use crate::proxy::log::RequestLog;
 use crate::proxy::surface::Surface;
 use crate::proxy::upstream::Failure;
-use crate::proxy::{exchange, metrics, State};
+use crate::proxy::{exchange, prometheus, State};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
@@ -37,12 +37,12 @@ pub(crate) fn upstream_failure(
     surface: Option<Surface>,
     failure: &Failure,
 ) -> Response<ProxyBody> {
-    state.stats.failure();
+    state.metrics.failure();
     let (status, kind) = match failure {
         Failure::Timeout(_) => (StatusCode::GATEWAY_TIMEOUT, "timeout"),
         Failure::Unreachable(_) => (StatusCode::BAD_GATEWAY, "unreachable"),
     };
-    state.stats.upstream_failure(kind);
+    state.metrics.upstream_failure(kind);
     error_response(surface, status, "upstream_error", failure.message())
 }
 
@@ -82,7 +82,7 @@ pub(crate) async fn read_body(
     match Limited::new(body, limit).collect().await {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(err) => {
-            state.stats.failure();
+            state.metrics.failure();
             let too_large = err
                 .downcast_ref::<http_body_util::LengthLimitError>()
                 .is_some();
@@ -114,7 +114,7 @@ pub(crate) async fn handle(state: Arc<State>, req: Request<Incoming>) -> Respons
         _ => None,
     };
     if let Some(surface) = surface {
-        state.stats.request(surface.name());
+        state.metrics.request(surface.name());
         let log = RequestLog::new(req.method().clone(), path, surface.name());
         return exchange::exchange(state, req, surface, log).await;
     }
@@ -124,15 +124,15 @@ pub(crate) async fn handle(state: Arc<State>, req: Request<Incoming>) -> Respons
         (&Method::GET, "/v1/models") => "models",
         _ => "passthrough",
     };
-    state.stats.request(route);
+    state.metrics.request(route);
     let mut log = RequestLog::new(req.method().clone(), path, route);
     let response = match route {
         "health" => json_response(StatusCode::OK, r#"{"status":"ok"}"#),
         "metrics" => {
-            let mut response = Response::new(full(metrics::render(&state.stats.snapshot())));
+            let mut response = Response::new(full(prometheus::render(&state.metrics.snapshot())));
             response.headers_mut().insert(
                 CONTENT_TYPE,
-                HeaderValue::from_static(metrics::CONTENT_TYPE),
+                HeaderValue::from_static(prometheus::CONTENT_TYPE),
             );
             response
         }
@@ -165,7 +165,7 @@ async fn forward(
     {
         Ok(response) => {
             if !response.status().is_success() {
-                state.stats.upstream_error();
+                state.metrics.upstream_error();
             }
             passthrough(response)
         }

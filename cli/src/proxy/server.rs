@@ -1,4 +1,4 @@
-//! The accept loop shared by the proxy and the replay upstream, with graceful shutdown.
+//! The proxy's accept loop, with graceful shutdown.
 
 use crate::proxy::body::ProxyBody;
 use hyper::body::Incoming;

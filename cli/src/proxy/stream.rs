@@ -90,7 +90,7 @@ async fn flush(out: &mut BytesMut, tx: &Sender<Result<Bytes, BoxError>>, state: 
     if tx.send(Ok(out.split().freeze())).await.is_err() {
         return false;
     }
-    state.stats.queued(tx.max_capacity() - tx.capacity());
+    state.metrics.queued(tx.max_capacity() - tx.capacity());
     true
 }
 
@@ -133,20 +133,20 @@ pub(crate) async fn pump(
                 _ => {
                     let shown =
                         String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
-                    state.stats.upstream_failure("unreadable");
+                    state.metrics.upstream_failure("unreadable");
                     p.fail(json!({"type": "upstream_error", "message": format!("the upstream answered a streaming request with neither an event stream nor a completion: {shown:?}")}));
                     false
                 }
             },
             Err(failure) => {
-                state.stats.upstream_failure(failure.0);
+                state.metrics.upstream_failure(failure.0);
                 p.fail(json!({"type": "upstream_error", "message": failure.1}));
                 false
             }
         }
     };
     if p.finish(ended_properly && !p.failed) {
-        state.stats.disconnect();
+        state.metrics.disconnect();
     }
     // Counted before the client sees the end, so that counters read after a response
     // include it.
@@ -183,14 +183,14 @@ async fn read_sse(
                 let Ok(data) = frame.into_data() else {
                     continue;
                 };
-                state.stats.upstream_read(data.len());
+                state.metrics.upstream_read(data.len());
                 buf.extend_from_slice(&data);
                 loop {
                     match decoder.decode(&mut buf) {
                         Ok(Some(event)) => p.item(&event.data),
                         Ok(None) => break,
                         Err(err) => {
-                            state.stats.upstream_failure("unreadable");
+                            state.metrics.upstream_failure("unreadable");
                             p.fail(json!({"type": "upstream_error", "message": err.to_string()}));
                             break;
                         }
@@ -201,7 +201,7 @@ async fn read_sse(
                 }
             }
             Ok(Some(Err(err))) => {
-                state.stats.upstream_failure("broken");
+                state.metrics.upstream_failure("broken");
                 log.error = Some(format!("upstream stream broke: {err}"));
                 p.encoder.upstream_error(json!({"type": "upstream_error", "message": format!("the upstream stream broke off: {err}")}));
                 break;
@@ -217,7 +217,7 @@ async fn read_sse(
                 break;
             }
             Err(_) => {
-                state.stats.upstream_failure("timeout");
+                state.metrics.upstream_failure("timeout");
                 let message = format!("the upstream sent nothing for {} s", idle.as_secs_f64());
                 log.error = Some(message.clone());
                 p.fail(json!({"type": "upstream_error", "code": "timeout", "message": message}));

@@ -3,7 +3,9 @@
 //!
 //! Each competing reading is the whole projection (repairer, envelope, call) cloned
 //! at the fork, with its own [`Policy`](crate::json::readings::Policy), reading every
-//! byte the body reads after it into a call of its own. A reading drops out once its
+//! byte the body reads after it into a call of its own. A reading that takes the
+//! look-ahead's verdicts stands in for its siblings ([`Parted`]) until a weak decision
+//! parts them; a parted sibling then reads every byte kept since the fork. A reading drops out once its
 //! repairs alone cost over a fixed cap, or when it reads past the call's closer without
 //! ending. When the primary's body ends, the readings still going read on (the bytes
 //! are held, not shown) until each has ended or dropped out and what follows each end
@@ -17,7 +19,7 @@ use super::{Envelope, Step};
 use crate::calls::{Abort, Calls, Sink};
 use crate::config::Config;
 use crate::json::cost;
-use crate::json::readings::{decide, Decision, ALTERNATIVES};
+use crate::json::readings::{decide, Decision, Parted, ALTERNATIVES, EXPENSIVE, MARGIN};
 use crate::json::repairer::Repairer;
 use crate::queue::Queue;
 use crate::stats::Stats;
@@ -25,9 +27,16 @@ use crate::stats::Stats;
 /// A reading that leaves text after its end (other readings read it as arguments).
 const STRAY_TEXT: u32 = 30;
 
-/// A competing reading drops out once its repairs cost this much: costs only grow,
-/// so the verdict is the same whenever it is taken (and whatever the chunking).
-const CAP: u32 = 160;
+/// The flipped reading that takes the look-ahead's verdicts (1-based, as in
+/// [`Alternative::head`](crate::json::readings::Alternative::head)): the head of the
+/// flipped siblings.
+const FLIPPED: usize = 1;
+
+/// A competing reading drops out once its repairs cost more than this: costs only
+/// grow (so the verdict is the same whenever it is taken, whatever the chunking), and
+/// past it a reading can neither be taken (it costs [`EXPENSIVE`] or more) nor come
+/// within [`MARGIN`] of one that can.
+const CAP: u32 = EXPENSIVE + MARGIN - 1;
 
 /// An envelope's readings, if forked. A clone has none: a reading's own projection
 /// never forks.
@@ -43,14 +52,17 @@ impl Clone for Fork {
 /// The readings forked at a call body's first weak decision.
 pub(crate) struct Readings {
     alts: Vec<Reading>,
-    /// Bytes read since the fork.
-    pos: usize,
+    /// Every byte read since the fork: a sibling that parts from its reading reads
+    /// them from the fork, and what follows a reading's end is read from here.
+    since: Vec<u8>,
     /// Where the primary reading ended, once it did.
     primary: Option<End>,
-    /// Where the first reading ended (`usize::MAX` while none has), and every byte
-    /// read since: what a reading that ended there did not read.
-    tail_from: usize,
-    tail: Vec<u8>,
+    /// What [`Readings::part`] last saw of the heads: the primary's parted siblings,
+    /// the flipped head's, and whether the flipped head dropped out.
+    heads: (Parted, Parted, bool),
+    /// No competing reading reads, the primary's siblings are still the same and the
+    /// primary has not ended: a byte read changes nothing but `since`.
+    idle: bool,
     /// The call's closing marker: a reading still going once the body has read past
     /// the first one after the primary's end is out (it swallowed the closer).
     closer: &'static [u8],
@@ -67,6 +79,8 @@ struct Reading {
 }
 
 enum State {
+    /// A sibling still the same reading as its head (`Alternative::head`): not read.
+    Same,
     Live,
     Ended(End),
     Out,
@@ -77,6 +91,50 @@ struct End {
     /// Bytes read since the fork when it ended.
     at: usize,
     closer_seen: bool,
+}
+
+impl Reading {
+    /// Read `bytes`, the first of them byte `pos` after the fork.
+    fn read(&mut self, bytes: &[u8], pos: usize, config: &Config) {
+        let mut sink = Sink {
+            calls: &mut self.calls,
+            queue: &mut self.queue,
+            config,
+            stats: &mut self.stats,
+        };
+        let step = self
+            .env
+            .feed(bytes, &mut sink, &mut self.rep, &mut self.scratch);
+        self.state = match step {
+            Step::NeedMore if cost::of(self.rep.repairs()) > CAP => State::Out,
+            Step::NeedMore => State::Live,
+            Step::Ended {
+                consumed,
+                closer_seen,
+            } => State::Ended(End {
+                at: pos + consumed,
+                closer_seen,
+            }),
+            _ => State::Out,
+        };
+    }
+
+    /// At the end of the stream, `at` bytes after the fork.
+    fn finish(&mut self, at: usize, config: &Config) {
+        let mut sink = Sink {
+            calls: &mut self.calls,
+            queue: &mut self.queue,
+            config,
+            stats: &mut self.stats,
+        };
+        self.state = match self.env.finish(&mut sink, &mut self.rep, &mut self.scratch) {
+            true => State::Ended(End {
+                at,
+                closer_seen: false,
+            }),
+            false => State::Out,
+        };
+    }
 }
 
 impl Readings {
@@ -90,49 +148,73 @@ impl Readings {
     }
 
     /// Bytes read after the fork (by the primary, or after its end): the competing
-    /// readings still going read them.
-    pub(super) fn read(&mut self, bytes: &[u8], config: &Config) {
+    /// readings still going read them. `primary` is what the primary reading's
+    /// siblings parted from it so far.
+    pub(super) fn read(&mut self, bytes: &[u8], config: &Config, primary: Parted) {
         if bytes.is_empty() {
             return;
         }
-        let mut first_end: Option<usize> = None;
-        for alt in &mut self.alts {
-            if !matches!(alt.state, State::Live) {
+        let pos = self.since.len();
+        self.since.extend_from_slice(bytes);
+        if self.idle && primary == self.heads.0 {
+            // Nothing reads but the primary, and its siblings are still the same.
+            return;
+        }
+        self.idle = false;
+        if self.live() {
+            for alt in &mut self.alts {
+                if matches!(alt.state, State::Live) {
+                    alt.read(bytes, pos, config);
+                }
+            }
+        }
+        self.part(primary, config);
+        if self.primary.is_some() {
+            self.drop_past_closer();
+        }
+        self.idle = self.primary.is_none() && !self.live();
+    }
+
+    /// Read the siblings that parted from their reading from the fork; those still the
+    /// same as a reading that ended or dropped out share its state.
+    fn part(&mut self, primary: Parted, config: &Config) {
+        // Only a change of a head's parted siblings or its dropping out parts them.
+        let flipped = &self.alts[FLIPPED - 1];
+        let heads = (
+            primary,
+            flipped.rep.parted(),
+            matches!(flipped.state, State::Out),
+        );
+        if heads == self.heads {
+            return;
+        }
+        self.heads = heads;
+        for (n, alt) in ALTERNATIVES.iter().enumerate() {
+            if !matches!(self.alts[n].state, State::Same) {
                 continue;
             }
-            let mut sink = Sink {
-                calls: &mut alt.calls,
-                queue: &mut alt.queue,
-                config,
-                stats: &mut alt.stats,
+            let Some(head) = alt.head() else {
+                continue;
             };
-            let step = alt
-                .env
-                .feed(bytes, &mut sink, &mut alt.rep, &mut alt.scratch);
-            alt.state = match step {
-                Step::NeedMore if cost::of(alt.rep.repairs()) > CAP => State::Out,
-                Step::NeedMore => State::Live,
-                Step::Ended {
-                    consumed,
-                    closer_seen,
-                } => {
-                    first_end = Some(first_end.map_or(consumed, |f| f.min(consumed)));
-                    State::Ended(End {
-                        at: self.pos + consumed,
-                        closer_seen,
-                    })
-                }
-                _ => State::Out,
+            let (parted, head_state) = match head {
+                0 => (primary, None),
+                h => (self.alts[h - 1].rep.parted(), Some(&self.alts[h - 1].state)),
             };
+            if parted.has(alt.weak) {
+                let alt = &mut self.alts[n];
+                alt.state = State::Live;
+                alt.read(&self.since, 0, config);
+            } else if let Some(State::Out) = head_state {
+                // The same reading: it dropped out where its head did.
+                self.alts[n].state = State::Out;
+            }
         }
-        if self.tail_from != usize::MAX {
-            self.tail.extend_from_slice(bytes);
-        } else if let Some(c) = first_end {
-            self.tail_from = self.pos + c;
-            self.tail.extend_from_slice(&bytes[c..]);
-        }
-        self.pos += bytes.len();
-        self.drop_past_closer();
+    }
+
+    /// Bytes the competing readings examined since the last call (for
+    /// [`Stats::work`](crate::Stats::work): readings are work too).
+    pub(super) fn take_work(&mut self) -> u64 {
+        self.alts.iter_mut().map(|a| a.rep.take_work()).sum()
     }
 
     /// Drop the readings that read on past the call's closer (the first after the
@@ -144,9 +226,9 @@ impl Readings {
         };
         for alt in &mut self.alts {
             let past = match alt.state {
-                State::Live => self.pos >= closer_end,
+                State::Live => self.since.len() >= closer_end,
                 State::Ended(end) => end.at > closer_end,
-                State::Out => false,
+                State::Same | State::Out => false,
             };
             if past {
                 alt.state = State::Out;
@@ -160,8 +242,7 @@ impl Readings {
         if self.closer.is_empty() {
             return None;
         }
-        let from = end.at.checked_sub(self.tail_from)?;
-        let at = memchr::memmem::find(self.tail.get(from..)?, self.closer)?;
+        let at = memchr::memmem::find(self.since.get(end.at..)?, self.closer)?;
         Some(end.at + at + self.closer.len())
     }
 
@@ -173,13 +254,12 @@ impl Readings {
         if end.closer_seen || self.closer.is_empty() {
             return Some(true);
         }
-        let from = end.at.saturating_sub(self.tail_from);
-        let tail = self.tail.get(from..).unwrap_or_default();
+        let since = self.since.get(end.at..).unwrap_or_default();
         let joined;
         let after = if pre.is_empty() {
-            tail
+            since
         } else {
-            joined = [pre, tail].concat();
+            joined = [pre, since].concat();
             &joined
         };
         let after = after.trim_ascii_start();
@@ -223,7 +303,7 @@ impl Readings {
 impl Envelope {
     /// The repairer stopped at its first weak decision: fork the competing readings
     /// there, and hold the deltas from here.
-    pub(super) fn fork_readings(&mut self, rep: &Repairer, sink: &mut Sink<'_>) {
+    pub(super) fn fork_readings(&mut self, rep: &mut Repairer, sink: &mut Sink<'_>) {
         let Some(verdict) = rep.decided() else {
             return;
         };
@@ -241,16 +321,21 @@ impl Envelope {
                     queue: Queue::default(),
                     stats: Stats::default(),
                     scratch: Vec::new(),
-                    state: State::Live,
+                    state: match alt.head() {
+                        Some(_) if !eager() => State::Same,
+                        _ => State::Live,
+                    },
                 }
             })
             .collect();
+        // The primary stands for its siblings until they part.
+        rep.track_siblings();
         self.fork.0 = Some(Box::new(Readings {
             alts,
-            pos: 0,
+            since: Vec::new(),
             primary: None,
-            tail_from: usize::MAX,
-            tail: Vec::new(),
+            heads: (Parted::default(), Parted::default(), false),
+            idle: false,
             closer: self.closer,
         }));
     }
@@ -271,10 +356,10 @@ impl Envelope {
             };
         };
         fork.primary = Some(End {
-            at: fork.pos,
+            at: fork.since.len(),
             closer_seen,
         });
-        fork.tail_from = fork.tail_from.min(fork.pos);
+        fork.idle = false;
         fork.drop_past_closer();
         self.feed_parked(rest, sink, rep)
     }
@@ -290,13 +375,14 @@ impl Envelope {
         let Some(fork) = self.fork.0.as_mut() else {
             return Step::NeedMore;
         };
-        fork.read(input, sink.config);
+        fork.read(input, sink.config, rep.parted());
+        sink.stats.examined(fork.take_work());
         if !fork.settled(rep, false) {
             return Step::NeedMore;
         }
         let fork = self.fork.0.take().expect("checked");
         match decide_call(*fork, sink, rep, false) {
-            Some(Taken::Ended { closer_seen }) => Step::Ended {
+            Some(Taken::Ended { closer_seen, .. }) => Step::Ended {
                 consumed: input.len(),
                 closer_seen,
             },
@@ -317,34 +403,39 @@ impl Envelope {
         scratch: &mut Vec<u8>,
     ) -> bool {
         let mut fork = self.fork.0.take().expect("forked");
+        let at = fork.since.len();
         if fork.primary.is_none() && self.finish(sink, rep, scratch) {
             fork.primary = Some(End {
-                at: fork.pos,
+                at,
                 closer_seen: false,
             });
         }
-        for alt in &mut fork.alts {
-            if matches!(alt.state, State::Live) {
-                let mut sink = Sink {
-                    calls: &mut alt.calls,
-                    queue: &mut alt.queue,
-                    config: sink.config,
-                    stats: &mut alt.stats,
-                };
-                alt.state = match alt.env.finish(&mut sink, &mut alt.rep, &mut alt.scratch) {
-                    true => State::Ended(End {
-                        at: fork.pos,
-                        closer_seen: false,
-                    }),
-                    false => State::Out,
-                };
+        // Ending a reading may decide what it held, and part its siblings from it:
+        // until none is left reading.
+        loop {
+            fork.part(rep.parted(), sink.config);
+            if !fork.live() {
+                break;
+            }
+            for alt in &mut fork.alts {
+                if matches!(alt.state, State::Live) {
+                    alt.finish(at, sink.config);
+                }
             }
         }
+        sink.stats.examined(fork.take_work());
+        let closer = self.closer;
         match decide_call(*fork, sink, rep, true) {
-            Some(Taken::Ended { .. }) => true,
-            Some(Taken::Skip) => {
-                // Not released, and what followed its end is the call's: not shown.
-                let _ = rep.take_leftover();
+            Some(Taken::Ended { taken: true, .. }) => true,
+            Some(Taken::Ended { taken: false, .. } | Taken::Skip) => {
+                // Not released: what its reading left unread up to the call's closer
+                // (its own leftover, read back at the end) is the call's, not shown.
+                let left = rep.take_leftover();
+                let after = match memchr::memmem::find(&left, closer) {
+                    Some(at) if !closer.is_empty() => &left[at + closer.len()..],
+                    _ => &[],
+                };
+                rep.push_leftover(after);
                 true
             }
             None => {
@@ -363,7 +454,7 @@ impl Envelope {
 enum Taken {
     /// Where the reading taken (or, not released, the one that read furthest) ended;
     /// what it did not read is the parser's.
-    Ended { closer_seen: bool },
+    Ended { closer_seen: bool, taken: bool },
     /// Not released, and the reading ended before the call's closer with text after
     /// it: the rest of the body (left to the parser) is dropped up to the closer,
     /// never shown.
@@ -387,22 +478,42 @@ fn decide_call(
     let shown = primary_call.filter(|c| c.started).map(|c| c.name.clone());
     // The primary competes when it ended (at the end of the stream it may not have:
     // its own verdicts left a value open that another reading closed).
+    // Each reading's outcome, before the text it leaves: readings often agree, and one
+    // that wrote the same call as an earlier one costs what it did.
+    let mut outcomes: Vec<Option<(u32, Vec<u8>)>> = Vec::with_capacity(alts.len());
+    for (n, alt) in alts.iter().enumerate() {
+        let call = match alt.state {
+            State::Ended(_) => alt.calls.current.as_deref(),
+            _ => None,
+        };
+        let outcome = call.and_then(|call| {
+            if cost::of(alt.rep.repairs()) > CAP
+                || shown.as_ref().is_some_and(|name| call.name != *name)
+            {
+                // Too costly, or it names another tool than the one shown: another call.
+                return None;
+            }
+            let same = alts[..n].iter().zip(&outcomes).find_map(|(prev, done)| {
+                let prev_call = prev.calls.current.as_deref()?;
+                (prev.rep.repairs() == alt.rep.repairs() && prev_call.same_outcome(call))
+                    .then(|| done.clone())
+            });
+            same.unwrap_or_else(|| call.outcome(alt.rep.repairs(), config, true))
+        });
+        outcomes.push(outcome);
+    }
+    // With no other reading to compare with, the primary's arguments need no strict
+    // parse here: the call's end parses them (and does not release them if not strict).
+    let alone = outcomes.iter().all(Option::is_none);
     let mut scored = vec![fork.primary.zip(primary_call).and_then(|(primary, call)| {
-        call.outcome(rep.repairs(), config)
+        call.outcome(rep.repairs(), config, !alone)
             .map(|(c, args)| (c.saturating_add(stray(primary, rep.leftover())), args))
     })];
-    for alt in &alts {
+    for (alt, outcome) in alts.iter().zip(outcomes) {
         scored.push(match alt.state {
-            State::Ended(_) if cost::of(alt.rep.repairs()) > CAP => None,
-            State::Ended(end) => alt.calls.current.as_deref().and_then(|call| {
-                // A reading that names another tool than the one shown is another call.
-                shown
-                    .as_ref()
-                    .is_none_or(|name| call.name == *name)
-                    .then(|| call.outcome(alt.rep.repairs(), config))
-                    .flatten()
-                    .map(|(c, args)| (c.saturating_add(stray(end, alt.rep.leftover())), args))
-            }),
+            State::Ended(end) => {
+                outcome.map(|(c, args)| (c.saturating_add(stray(end, alt.rep.leftover())), args))
+            }
             _ => None,
         });
     }
@@ -442,8 +553,7 @@ fn decide_call(
     // taken, it would show part of the body as text.
     let stray = fork.follow(end, rep.leftover(), eof) == Some(false);
     let taken = taken && !stray;
-    let from = end.at.saturating_sub(fork.tail_from);
-    if let Some(after) = fork.tail.get(from..) {
+    if let Some(after) = fork.since.get(end.at..) {
         rep.push_leftover(after);
     }
     if !taken {
@@ -454,6 +564,7 @@ fn decide_call(
     }
     Some(Taken::Ended {
         closer_seen: end.closer_seen,
+        taken,
     })
 }
 
@@ -465,4 +576,85 @@ fn take(alts: &mut [Reading], n: usize, rep: &mut Repairer) -> Option<End> {
     };
     std::mem::swap(rep, &mut alt.rep);
     Some(end)
+}
+
+/// Whether siblings are read from the fork like every other reading instead of standing
+/// in for their reading until they part: the plain path the lazy one is checked against.
+#[cfg(test)]
+fn eager() -> bool {
+    tests::EAGER.with(|e| e.get())
+}
+
+#[cfg(not(test))]
+fn eager() -> bool {
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Config, Dialect, OwnedEvent, Parser, StopReason, Tools};
+    use std::cell::Cell;
+
+    thread_local! {
+        pub(super) static EAGER: Cell<bool> = const { Cell::new(false) };
+    }
+
+    fn events(raw: &str, chunk: usize, eager: bool) -> Vec<OwnedEvent> {
+        EAGER.with(|e| e.set(eager));
+        let mut config = Config::new(Dialect::Hermes);
+        config.tools = std::sync::Arc::new(
+            Tools::from_value(&serde_json::json!([{"type": "function", "function": {
+                "name": "write_file", "parameters": {"type": "object",
+                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+                "required": ["path", "content"]}}}]))
+            .unwrap(),
+        );
+        let mut p = Parser::with_config(config);
+        let mut out = Vec::new();
+        for piece in raw.as_bytes().chunks(chunk) {
+            p.push(piece);
+            while let Some(e) = p.next_event() {
+                out.push(e.into_owned());
+            }
+        }
+        p.finish(StopReason::Stop);
+        while let Some(e) = p.next_event() {
+            out.push(e.into_owned());
+        }
+        EAGER.with(|e| e.set(false));
+        out
+    }
+
+    /// Siblings that stand in for their reading until they part give what reading
+    /// every sibling from the fork gives.
+    #[test]
+    fn lazy_siblings_give_what_eager_ones_give() {
+        let files = [
+            "<p class=\"a\">x</p>\n<a href=\"#top\">up</a>",
+            "fetch(u, {\n  headers: {\"Content-Type\": \"application/json\"},\n  body: JSON.stringify(x)\n});",
+            "{\n  \"name\": \"demo\",\n  \"scripts\": {\"build\": \"tsc\"}\n}\n",
+            "echo \"it's\"\nsed 's/\\'/x/' \"$@\"\n",
+            "say \"hi\", \"b\": fast and safe",
+            "a \"}} b\n\"}, c: \"d\"",
+            "x = \"1\"\ny = [\"a\", \"b\"]\nz = {\"k\": \"v\"}",
+        ];
+        for file in files {
+            for escaped_newlines in [false, true] {
+                let content = match escaped_newlines {
+                    true => file.replace('\n', "\\n"),
+                    false => file.to_owned(),
+                };
+                let raw = format!(
+                    "<tool_call>{{\"name\": \"write_file\", \"arguments\": {{\"path\": \"a\", \"content\": \"{content}\"}}}}</tool_call>"
+                );
+                for chunk in [1, 3, 7, raw.len()] {
+                    assert_eq!(
+                        events(&raw, chunk, false),
+                        events(&raw, chunk, true),
+                        "{raw}, chunks of {chunk}"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -12,8 +12,8 @@
 
 use super::{Phase, Xml};
 use crate::calls::{Abort, Sink};
+use crate::ordered::{Map, Value};
 use crate::repairs::Repair;
-use serde_json::{Map, Value};
 
 /// Most nesting read as elements; deeper content stays text.
 const MAX_DEPTH: usize = 64;
@@ -31,7 +31,7 @@ pub(crate) struct Oddities {
 
 /// The members of a body of elements, as a JSON object: repeated names become an
 /// array, a value of `<item>` children an array.
-pub(crate) fn members(body: &str) -> (Map<String, Value>, Oddities) {
+pub(crate) fn members(body: &str) -> (Map, Oddities) {
     let mut odd = Oddities::default();
     let mut out = Vec::new();
     let mut at = 0;
@@ -152,7 +152,7 @@ fn children(inner: &str, depth: usize) -> Option<Vec<(String, Value)>> {
 }
 
 /// Members in order; a name seen again gathers its values in an array.
-fn object(members: Vec<(String, Value)>) -> Map<String, Value> {
+fn object(members: Vec<(String, Value)>) -> Map {
     let mut map = Map::new();
     let mut repeated: Vec<String> = Vec::new();
     for (name, value) in members {
@@ -203,7 +203,7 @@ impl Xml {
         if odd.unclosed {
             sink.repair(Repair::MismatchedTag);
         }
-        let mut args = serde_json::Value::Object(map);
+        let mut args = Value::Object(map);
         if let Some(conformed) = sink.conform_args(&args) {
             // Typing text by the schema is this grammar's own conversion.
             let native = [
@@ -223,15 +223,14 @@ impl Xml {
                 args = value;
             }
         }
-        if let serde_json::Value::Object(map) = args {
+        if let Value::Object(map) = args {
             for (i, (key, value)) in map.iter().enumerate() {
                 if i > 0 {
                     self.out.extend_from_slice(b", ");
                 }
-                let key = serde_json::Value::String(key.clone()).to_string();
-                self.out.extend_from_slice(key.as_bytes());
+                crate::ordered::write_str(key, &mut self.out);
                 self.out.extend_from_slice(b": ");
-                self.out.extend_from_slice(value.to_string().as_bytes());
+                value.write(&mut self.out);
             }
         }
         self.out.push(b'}');
@@ -299,6 +298,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn json(map: Map) -> serde_json::Value {
+        Value::Object(map).to_serde()
+    }
+
     #[test]
     fn nested_objects_lists_and_repeats() {
         let body = "\n<a>1</a>\n<o>\n<x>x</x>\n<y><item>1</item><item>2</item></y>\n</o>\
@@ -306,7 +309,7 @@ mod tests {
         let (map, odd) = members(body);
         assert_eq!(odd, Oddities::default());
         assert_eq!(
-            Value::Object(map),
+            json(map),
             json!({"a": "1", "o": {"x": "x", "y": ["1", "2"]}, "t": ["p", "q", "r"]})
         );
     }
@@ -315,7 +318,7 @@ mod tests {
     fn text_with_markup_stays_text() {
         let (map, _) = members("<html><b>bold</b> and <i>x</i></html><cmp>a < b</cmp>");
         assert_eq!(
-            Value::Object(map),
+            json(map),
             json!({"html": "<b>bold</b> and <i>x</i>", "cmp": "a < b"})
         );
     }
@@ -323,14 +326,14 @@ mod tests {
     #[test]
     fn same_name_nesting_is_counted() {
         let (map, _) = members("<n><n>inner</n></n>");
-        assert_eq!(Value::Object(map), json!({"n": {"n": "inner"}}));
+        assert_eq!(json(map), json!({"n": {"n": "inner"}}));
     }
 
     #[test]
     fn stray_text_and_unclosed_elements_are_reported() {
         let (map, odd) = members("junk<a>1</a><b>tail");
         assert!(odd.stray && odd.unclosed);
-        assert_eq!(Value::Object(map), json!({"a": "1", "b": "tail"}));
+        assert_eq!(json(map), json!({"a": "1", "b": "tail"}));
     }
 
     #[test]

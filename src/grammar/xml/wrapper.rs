@@ -3,6 +3,7 @@
 
 use super::{json_of_raw, Xml};
 use crate::calls::Sink;
+use crate::ordered;
 use crate::repairs::Repair;
 
 impl Xml {
@@ -10,16 +11,14 @@ impl Xml {
     /// object of declared keys (`wrapped_arguments`), else the parameter as it is.
     pub(super) fn end_wrapper(&mut self, sink: &mut Sink<'_>) {
         let raw = String::from_utf8_lossy(&self.raw).into_owned();
-        let mut value = serde_json::from_str::<serde_json::Value>(raw.trim())
-            .ok()
-            .or_else(|| {
-                let fixed = crate::repair(raw.trim().as_bytes()).ok()?;
-                serde_json::from_str(&fixed.json).ok()
-            });
-        if let Some(serde_json::Value::String(inner)) = &value {
-            value = serde_json::from_str(inner.trim()).ok();
+        let mut value = ordered::Value::parse(raw.trim()).or_else(|| {
+            let fixed = crate::repair(raw.trim().as_bytes()).ok()?;
+            ordered::Value::parse(&fixed.json)
+        });
+        if let Some(ordered::Value::String(inner)) = &value {
+            value = ordered::Value::parse(inner.trim());
         }
-        let declared = sink.declared_keys().unwrap_or_else(|| Vec::new().into());
+        let declared = sink.key_check(1).keys.unwrap_or_else(|| Vec::new().into());
         let inner = value
             .as_ref()
             .and_then(|v| v.as_object())
