@@ -550,6 +550,18 @@ impl Sink<'_> {
         self.flush();
     }
 
+    /// The open call is not released and its name is not a name: report it with the
+    /// name `reading` read, if that one is (nothing of the call was shown).
+    pub(crate) fn name_for_report(&mut self, reading: &Call) {
+        if let Some(call) = self.calls.current.as_mut() {
+            let bad = call.bad_name || call.name.is_none();
+            if bad && !call.started && !reading.bad_name && reading.name.is_some() {
+                call.name = reading.name.clone();
+                call.bad_name = false;
+            }
+        }
+    }
+
     /// The open call's competing readings could not be told apart.
     pub(crate) fn ambiguous(&mut self) {
         if let Some(call) = self.calls.current.as_mut() {

@@ -165,6 +165,12 @@ fn a_call_held_back_shows_no_byte_of_its_body() {
     if let Some(content) = written_or_held(&call(toml)) {
         assert_eq!(content, toml);
     }
+    // Held, it is reported with the tool's name, though the primary reading read the
+    // name string on past its end.
+    let out = outcome(&call(toml), true, StopReason::Stop);
+    for (name, _) in &out.held {
+        assert_eq!(name.as_deref(), Some("write_file"));
+    }
 }
 
 #[test]

@@ -5,9 +5,9 @@
 //! at the fork, with its own [`Policy`](crate::json::readings::Policy), reading every
 //! byte the body reads after it into a call of its own. A reading that takes the
 //! look-ahead's verdicts stands in for its siblings ([`Parted`]) until a weak decision
-//! parts them; a parted sibling then reads every byte kept since the fork. A reading drops out once its
-//! repairs alone cost over a fixed cap, or when it reads past the call's closer without
-//! ending. When the primary's body ends, the readings still going read on (the bytes
+//! parts them; a parted sibling then reads every byte kept since the fork. A reading
+//! drops out once its repairs alone cost over a fixed cap, or when it reads past the
+//! call's closer without ending. When the primary's body ends, the readings still going read on (the bytes
 //! are held, not shown) until each has ended or dropped out and what follows each end
 //! is known; then the cheapest complete reading is taken, by a clear margin, or the
 //! call is not released. A reading that leaves text before the call's closer is never
@@ -531,8 +531,16 @@ fn decide_call(
             }
         }
         Some(Decision::Ambiguous) => {
-            // Not released: its body ends where the reading that read furthest ended,
-            // so no byte of it is shown as text.
+            // Not released, and reported with the name the readings that have one
+            // read, when the primary's is not one.
+            let named = (1..=ALTERNATIVES.len())
+                .filter(|&n| scored[n].is_some())
+                .find_map(|n| alts[n - 1].calls.current.as_deref());
+            if let Some(call) = named {
+                sink.name_for_report(call);
+            }
+            // Its body ends where the reading that read furthest ended, so no byte of
+            // it is shown as text.
             let furthest = (1..=ALTERNATIVES.len())
                 .filter(|&n| scored[n].is_some())
                 .max_by_key(|&n| match alts[n - 1].state {
