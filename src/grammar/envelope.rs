@@ -80,7 +80,7 @@ pub(crate) struct Envelope {
     /// once it has, or past the size limit): a call object that never does holds its
     /// arguments as its own members, beside its name (`{"name": "f", "a": 1}`) or with
     /// no name at all (`{"path": "a"}`, whose tool the schema may tell).
-    bare: Option<Vec<u8>>,
+    object_text: Option<Vec<u8>>,
 }
 
 impl Envelope {
@@ -106,7 +106,7 @@ impl Envelope {
             args_scalar: Vec::new(),
             cut_from: usize::MAX,
             fork: readings::Fork(None),
-            bare: (!spec.name_is_key).then(Vec::new),
+            object_text: (!spec.name_is_key).then(Vec::new),
         }
     }
 
@@ -340,7 +340,7 @@ impl Envelope {
             i += 1;
         }
         // Kept after reading, so bytes past an arguments key are never copied.
-        self.keep_bare(out, sink);
+        self.keep_object_text(out, sink);
         if let Some(start) = run.take() {
             if self.streams_args() {
                 if self.value_is_container {
@@ -372,7 +372,7 @@ impl Envelope {
             return None;
         }
         let depth = (self.depth as usize + nesting.after - nesting.before) as u32;
-        self.keep_bare(out, sink);
+        self.keep_object_text(out, sink);
         #[cfg(debug_assertions)]
         {
             let kept = (self.in_str, self.esc, self.depth);
@@ -560,7 +560,7 @@ impl Envelope {
                     if cut {
                         sink.cut();
                     }
-                    self.end_bare(out, i, cut, sink)?;
+                    self.end_without_arguments(out, i, cut, sink)?;
                     if std::mem::take(&mut self.args_null) && !cut {
                         sink.repair(Repair::MissingArguments);
                         sink.args(b"{}")?;
@@ -615,13 +615,13 @@ impl Envelope {
     }
 
     /// Keep the repaired text of a call object that has shown no arguments key yet
-    /// (see `bare`), within the arguments' size limit.
-    fn keep_bare(&mut self, out: &[u8], sink: &Sink<'_>) {
-        if let Some(bare) = &mut self.bare {
-            if bare.len() + out.len() > sink.config.limits.max_args_bytes {
-                self.bare = None;
+    /// (see `object_text`), within the arguments' size limit.
+    fn keep_object_text(&mut self, out: &[u8], sink: &Sink<'_>) {
+        if let Some(text) = &mut self.object_text {
+            if text.len() + out.len() > sink.config.limits.max_args_bytes {
+                self.object_text = None;
             } else {
-                bare.extend_from_slice(out);
+                text.extend_from_slice(out);
             }
         }
     }
@@ -632,25 +632,25 @@ impl Envelope {
     /// decided when the call ends). With a name, its other members are (`{"name":
     /// "shell", "command": "ls"}`) when the named tool declares every one of them.
     /// Not when a marker closed it (its members may be cut short).
-    fn end_bare(
+    fn end_without_arguments(
         &mut self,
         out: &[u8],
         i: usize,
         cut: bool,
         sink: &mut Sink<'_>,
     ) -> Result<(), Abort> {
-        let Some(mut bare) = self.bare.take() else {
+        let Some(mut text) = self.object_text.take() else {
             return Ok(());
         };
         if cut {
             return Ok(());
         }
-        // `bare` holds the outputs before `out`: the object ends at `out[i]`.
-        bare.extend_from_slice(&out[..=i]);
-        let start = bare.iter().position(|&b| b == b'{').unwrap_or(0);
+        // `text` holds the outputs before `out`: the object ends at `out[i]`.
+        text.extend_from_slice(&out[..=i]);
+        let start = text.iter().position(|&b| b == b'{').unwrap_or(0);
         // Members in the model's order (the arguments may be written from them).
         let Some(crate::ordered::Value::Object(mut members)) =
-            crate::ordered::Value::parse_slice(&bare[start..])
+            crate::ordered::Value::parse_slice(&text[start..])
         else {
             return Ok(());
         };
@@ -659,7 +659,7 @@ impl Envelope {
                 return Ok(());
             }
             sink.repair(Repair::BareCallObject);
-            return sink.args(&bare[start..]);
+            return sink.args(&text[start..]);
         };
         let envelope = |k: &str| {
             k == "type" || self.spec.name_keys.contains(&k) || self.spec.id_keys.contains(&k)
@@ -708,7 +708,7 @@ impl Envelope {
         }
         self.field = field;
         if matches!(field, Field::Args | Field::Function) || self.array_body {
-            self.bare = None;
+            self.object_text = None;
         }
         if field == Field::Args {
             self.flush_name(sink);

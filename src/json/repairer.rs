@@ -463,12 +463,12 @@ impl Repairer {
         self.started
     }
 
-    /// Bytes read but not used after stopping; they come before the rest of the input.
     /// The bytes [`take_leftover`](Self::take_leftover) would return, left in place.
     pub(crate) fn leftover(&self) -> &[u8] {
         self.replay.get(self.rpos..).unwrap_or_default()
     }
 
+    /// Bytes read but not used after stopping; they come before the rest of the input.
     pub(crate) fn take_leftover(&mut self) -> Vec<u8> {
         self.forget_memo();
         let rest = self.replay.split_off(self.rpos);
@@ -1385,7 +1385,6 @@ impl Repairer {
         }
     }
 
-    /// Emit what must precede an item here; returns whether the item is a key.
     /// Whether the innermost container is a JSON envelope's call object (the body's
     /// object, or an object in the body's array), where a keyless object is the
     /// arguments ([`Options::keyless_key`]).
@@ -1393,6 +1392,7 @@ impl Repairer {
         !self.opts.keyless_key.is_empty() && matches!(self.stack.as_slice(), [b'{'] | [b'[', b'{'])
     }
 
+    /// Emit what must precede an item here; returns whether the item is a key.
     fn begin_item(&mut self, out: &mut Vec<u8>) -> bool {
         let in_object = self.stack.last() == Some(&b'{');
         match self.st {
