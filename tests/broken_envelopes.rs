@@ -269,3 +269,21 @@ fn arguments_flattened_into_the_call_object() {
         }
     }
 }
+
+/// Two arguments objects in one call object: which one was meant cannot be told, and a
+/// string never swallows the second one (`"ls\"}, {\"command\": \"rm -rf /"`).
+#[test]
+fn two_arguments_objects_are_not_released() {
+    for raw in [
+        r#"<tool_call>{"name": "shell", "arguments": {"command": "ls"}, {"command": "rm -rf /"}}</tool_call>"#,
+        r#"<tool_call>{"name": "shell", "arguments": {"command": "ls"}, "arguments": {"command": "pwd"}}</tool_call>"#,
+    ] {
+        for tools in [Some(TOOLS), None] {
+            for msg in both(raw, tools) {
+                assert_eq!(msg["tool_calls"], json!([]), "{raw:?}: {msg}");
+                assert_eq!(msg["incomplete_calls"][0]["reason"], "invalid", "{msg}");
+                assert_eq!(msg["content"], "", "{msg}");
+            }
+        }
+    }
+}

@@ -81,6 +81,8 @@ pub(crate) struct Envelope {
     /// arguments as its own members, beside its name (`{"name": "f", "a": 1}`) or with
     /// no name at all (`{"path": "a"}`, whose tool the schema may tell).
     object_text: Option<Vec<u8>>,
+    /// The call object has had its arguments value.
+    args_seen: bool,
 }
 
 impl Envelope {
@@ -107,6 +109,7 @@ impl Envelope {
             cut_from: usize::MAX,
             fork: readings::Fork(None),
             object_text: (!spec.name_is_key).then(Vec::new),
+            args_seen: false,
         }
     }
 
@@ -521,9 +524,11 @@ impl Envelope {
                     self.base = if self.array_body { 2 } else { 1 };
                     if !self.array_body {
                         sink.begin(None);
+                        self.args_seen = false;
                     }
                 } else if self.array_body && self.depth == 1 && b == b'{' {
                     sink.begin(None);
+                    self.args_seen = false;
                     self.expect = Expect::Key;
                 } else if self.depth == self.base && !self.in_value && self.expect == Expect::Value
                 {
@@ -706,6 +711,16 @@ impl Envelope {
         if self.spec.name_is_key {
             (field, repair) = self.name_from_key(sink);
         }
+        let second_args = field == Field::Args && std::mem::replace(&mut self.args_seen, true);
+        if second_args {
+            // A second arguments value (`{"name": "f", "arguments": {...}, {...}}`):
+            // which one the model meant cannot be told. Not a member made up around the
+            // arguments: a reading that reads it so is no costlier for it.
+            sink.invalid(
+                "the call object holds two arguments objects; send each call in its own call object",
+            );
+            field = Field::Other;
+        }
         self.field = field;
         if matches!(field, Field::Args | Field::Function) || self.array_body {
             self.object_text = None;
@@ -713,7 +728,7 @@ impl Envelope {
         if field == Field::Args {
             self.flush_name(sink);
         }
-        if field == Field::Other && self.key.as_slice() != b"type" {
+        if field == Field::Other && self.key.as_slice() != b"type" && !second_args {
             sink.extra_member();
         }
         if let Some(r) = repair {
