@@ -680,13 +680,13 @@ impl Sink<'_> {
             return;
         }
         if call.labelled && (call.name.is_none() || call.undeclared) {
-            // A fence that says it holds a call, holding call syntax that names no
+            // A fence or label that says a call follows, then call syntax that names no
             // declared tool: an example of the format, not a call.
             let feedback = match &call.name {
                 Some(name) => format!(
-                    "{name}: not a declared tool; the call syntax in a tool_call fence was kept out (to call a tool, use the tool-call format)"
+                    "{name}: not a declared tool; the call syntax labelled as a tool call was kept out (to call a tool, use the tool-call format)"
                 ),
-                None => "call syntax in a tool_call fence that does not parse as a call was kept out (to call a tool, use the tool-call format)"
+                None => "call syntax labelled as a tool call that does not parse as one was kept out (to call a tool, use the tool-call format)"
                     .to_owned(),
             };
             self.not_released(call, NotReleasedReason::NotACall, feedback);

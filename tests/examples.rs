@@ -1,5 +1,5 @@
 //! Example syntax in prose (issue 27, class 8): a `` ```tool_call `` (or
-//! `` ```tool_code ``) fence says it holds a call. A call in it that names a declared
+//! `` ```tool_code ``) fence, or a `TOOL CALL:` label before JSON, says it holds a call. A call in it that names a declared
 //! tool and fits its schema is released; call syntax that does not parse, names no
 //! declared tool, or holds placeholders is an example of the format: reported not
 //! released with its reason, never shown as raw markup, and the prose around it stays.
@@ -89,4 +89,41 @@ fn other_fences_stay_prose() {
     let msg = message(raw, Some(WEATHER));
     assert_eq!(msg["content"], raw);
     assert_eq!(msg["incomplete_calls"], json!([]));
+}
+
+/// `TOOL CALL:` at a line start, then a JSON object: a call, or (an example) reported.
+#[test]
+fn a_tool_call_label_then_json() {
+    let call = "TOOL CALL: {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}";
+    let msg = message(&format!("Checking.\n{call}\nDone."), Some(WEATHER));
+    assert_eq!(msg["tool_calls"].as_array().unwrap().len(), 1, "{msg}");
+    assert_eq!(msg["content"], "Checking.\n\nDone.", "{msg}");
+    for example in [
+        "TOOL CALL: {\"name\": \"TOOL\", \"arguments\": {...}}",
+        "TOOL CALL:{\"name\": \"get_weather\", \"arguments\": {\"city\": <city>}}",
+    ] {
+        let raw = format!("Plan:\n{example}\nThat is the format.");
+        for tools in [Some(WEATHER), None] {
+            let msg = message(&raw, tools);
+            assert_eq!(msg["tool_calls"], json!([]), "{raw:?}: {msg}");
+            assert_eq!(
+                msg["incomplete_calls"].as_array().unwrap().len(),
+                1,
+                "{msg}"
+            );
+            assert_eq!(
+                msg["content"], "Plan:\n\nThat is the format.",
+                "{raw:?}: {msg}"
+            );
+        }
+    }
+    // Inside a line, or followed by anything but JSON, the label is text.
+    for raw in [
+        "See the TOOL CALL: {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}} above",
+        "I would do this.\nTOOL CALL: get_weather(city: Paris\nThat is it.",
+    ] {
+        let msg = message(raw, Some(WEATHER));
+        assert_eq!(msg["content"], raw, "{msg}");
+        assert_eq!(msg["tool_calls"], json!([]), "{msg}");
+    }
 }

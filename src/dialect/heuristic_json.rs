@@ -25,6 +25,20 @@ const LABELLED_FENCE: CallForm = CallForm {
     ..FENCE
 };
 
+/// `TOOL CALL: {...}` at a line start: the label says a JSON call object follows, so
+/// it is never text (an example of the format is reported); the call ends with its
+/// value. A label followed by anything but JSON is text.
+const LABEL: CallForm = CallForm {
+    opener: b"TOOL CALL: {",
+    body: Body::Envelope(&HERMES_ENVELOPE),
+    body_prefix: b"{",
+    closer: b"",
+    anchored: true,
+    repeats: false,
+    labelled: true,
+    ..FENCE
+};
+
 pub(crate) static FENCED: Spec = Spec {
     dialect: Dialect::FencedJson,
     reasoning: &[(b"<think>", b"</think>")],
@@ -44,6 +58,11 @@ pub(crate) static FENCED: Spec = Spec {
             opener: b"```\n[",
             body_prefix: b"[",
             ..FENCE
+        },
+        LABEL,
+        CallForm {
+            opener: b"TOOL CALL:{",
+            ..LABEL
         },
         LABELLED_FENCE,
         CallForm {
