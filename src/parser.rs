@@ -2355,7 +2355,9 @@ impl Parser {
         };
         let (form, within) = (state.form, state.within);
         let longest = form.closer.len().max(form.opener.len());
-        let from = state.held.len().saturating_sub(longest.saturating_sub(1));
+        // The bytes held before this input, and where a marker that ends in it may begin.
+        let old = state.held.len();
+        let from = old.saturating_sub(longest.saturating_sub(1));
         state.held.extend_from_slice(input);
         let find = |marker: &[u8]| match marker.is_empty() {
             true => None,
@@ -2368,29 +2370,56 @@ impl Parser {
             (Some(c), o)
                 if o.is_none_or(|o| c < o) && state.held[..c].trim_ascii_end().ends_with(b"}") =>
             {
-                let rest = state.held[c + form.closer.len()..].to_vec();
+                let Mode::AfterCall(state) = std::mem::replace(&mut self.mode, back) else {
+                    unreachable!()
+                };
                 let (mut sink, ..) = self.sink();
                 sink.went_on();
                 sink.end();
-                self.mode = back;
-                self.process(&rest);
+                self.read_again(&state.held, old, c + form.closer.len())
             }
-            (Some(_), _) | (_, Some(_)) => self.release_held_text(back),
-            _ if over => self.release_held_text(back),
-            _ => {}
+            (Some(c), o) => self.release_held_text(back, o.map_or(c, |o| o.min(c)), old),
+            (None, Some(o)) => self.release_held_text(back, o, old),
+            _ if over => {
+                let end = self.held_len();
+                self.release_held_text(back, end, old)
+            }
+            _ => input.len(),
         }
-        input.len()
     }
 
-    /// The text held after a call's body is text: release the call, closer missing.
-    fn release_held_text(&mut self, back: Mode) {
+    /// The bytes held after a call's body (the AfterCall mode's).
+    fn held_len(&self) -> usize {
+        match &self.mode {
+            Mode::AfterCall(state) => state.held.len(),
+            _ => 0,
+        }
+    }
+
+    /// The text held after a call's body up to `upto` (where its closer or the next
+    /// opener begins, or all of it) is text: release the call, closer missing. What
+    /// follows is read again by the caller (see [`read_again`](Self::read_again)).
+    fn release_held_text(&mut self, back: Mode, upto: usize, old: usize) -> usize {
         let Mode::AfterCall(state) = std::mem::replace(&mut self.mode, back) else {
             unreachable!()
         };
         let (mut sink, ..) = self.sink();
         sink.repair(Repair::MissingCloser);
         sink.end();
-        self.process(&state.held);
+        self.process(&state.held[..upto]);
+        self.read_again(&state.held, old, upto)
+    }
+
+    /// Of `held` (its first `old` bytes from earlier inputs, the rest this input's),
+    /// everything from `at` on is read again: the part from earlier inputs now (a
+    /// marker's first bytes at most), the input's by the caller's loop, as the count
+    /// of input bytes consumed. Never by reading the rest here: a body after a body
+    /// after a body would nest without end.
+    fn read_again(&mut self, held: &[u8], old: usize, at: usize) -> usize {
+        if at < old {
+            self.process(&held[at..old]);
+        }
+        at.max(old) - old
     }
 
     fn skip(&mut self, input: &[u8]) -> usize {
@@ -2568,8 +2597,9 @@ impl Parser {
             }
             Mode::AfterCall(state) if state.holding => {
                 let back = state.within.map_or(Mode::Text, Mode::Reasoning);
+                let all = state.held.len();
                 self.mode = Mode::AfterCall(state);
-                self.release_held_text(back);
+                self.release_held_text(back, all, all);
                 self.finish_mode();
             }
             Mode::AfterCall(state) => {
