@@ -153,6 +153,18 @@ fn prose(c: &mut Criterion) {
         || drive_fed(&mut hermes, &chunks),
         || memmem_chunks(&finder, &chunks),
     );
+    paired(
+        "prose: parser_hermes (push + next_event) / memmem_baseline",
+        1.0,
+        || drive(&mut hermes, &chunks),
+        || memmem_chunks(&finder, &chunks),
+    );
+    paired(
+        "prose: feed_auto / feed_hermes",
+        1.0,
+        || drive_fed(&mut p, &chunks),
+        || drive_fed(&mut hermes, &chunks),
+    );
 }
 
 /// The prose baseline: `memmem` for the opener on each chunk.
@@ -409,14 +421,22 @@ fn user_figures(c: &mut Criterion) {
     g.finish();
     for (name, args) in [("19 KB", &args_19k), ("1 MiB", &args_1mib)] {
         paired(
-            &format!("serde_json Value / toolsift::repair on valid {name} (speedup)"),
+            &format!(
+                "serde_json Value / toolsift::repair on valid {name}, {} bytes (speedup)",
+                args.len()
+            ),
             1.0,
             || serde_json::from_slice::<serde_json::Value>(black_box(args)).unwrap(),
             || toolsift::repair(black_box(args)).unwrap(),
         );
     }
     paired(
-        "100 calls in 1-8 byte chunks: parser / scan + buffer + serde_json per call",
+        &format!(
+            "100 calls in 1-8 byte chunks ({} bytes, {} chunks): parser / scan + buffer + \
+             serde_json per call",
+            parallel.len(),
+            parallel_chunks.len()
+        ),
         1.0,
         || drive(&mut p, &parallel_chunks),
         || scan_buffer_parse_calls(&open, &close, &parallel_chunks),

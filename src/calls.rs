@@ -228,7 +228,7 @@ impl Sink<'_> {
         args.clear();
         let mut call = Call {
             index,
-            id: format!("{}{}", self.config.id_prefix_or_default(), index),
+            id: call_id(self.config.id_prefix_or_default(), index),
             args,
             heuristic: self.calls.heuristic,
             labelled: self.calls.labelled,
@@ -892,6 +892,27 @@ impl Sink<'_> {
     }
 }
 
+/// `prefix` then `index` in decimal (what `format!("{prefix}{index}")` writes, with no
+/// formatting machinery: a call id is made for every call).
+fn call_id(prefix: &str, index: u32) -> String {
+    let mut digits = [0u8; 10];
+    let (mut n, mut at) = (index, digits.len());
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let mut id = String::with_capacity(prefix.len() + digits.len() - at);
+    id.push_str(prefix);
+    for &d in &digits[at..] {
+        id.push(d as char);
+    }
+    id
+}
+
 impl Call {
     /// Whether `other` has the same [`outcome`](Call::outcome) as this call, given the
     /// same repairs: it wrote the same call.
@@ -1164,7 +1185,15 @@ fn is_empty_object(args: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::whole_chars;
+    use super::{call_id, whole_chars};
+
+    #[test]
+    fn call_ids_are_the_prefix_and_the_index() {
+        for index in [0, 1, 9, 10, 99, 100, 12345, u32::MAX] {
+            assert_eq!(call_id("call_", index), format!("call_{index}"));
+        }
+        assert_eq!(call_id("", 7), "7");
+    }
     use crate::{Config, Dialect, Event, Parser, StopReason, Tools};
 
     /// Released calls of `raw` under `dialect` with one declared tool.

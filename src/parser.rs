@@ -273,6 +273,8 @@ struct CallWork {
     /// Raw body bytes of the open call read so far, for the arguments size limit.
     /// (Here rather than in `Mode::Call`: an idle parser stays within 512 bytes.)
     body: usize,
+    /// The last call's grammar box, for the next call's: a call allocates none.
+    spare_grammar: Option<Box<Grammar>>,
 }
 
 /// Which path [`Parser::feed`] or [`Parser::push`] may take a chunk by with one test.
@@ -1283,7 +1285,9 @@ impl Parser {
             config: &self.config,
             stats: &mut self.stats,
         };
-        let CallWork { rep, scratch, body } = &mut **work;
+        let CallWork {
+            rep, scratch, body, ..
+        } = &mut **work;
         // A run writes at most six bytes per byte read (a control byte as `\u00XX`):
         // straight into the call's buffer where it can; else through `scratch` and
         // `string_args`, as `process` would; near the size limit, `process` decides.
@@ -1444,12 +1448,14 @@ impl Parser {
     }
 
     /// The repairer and its output buffer, built on first use.
+    #[inline]
     fn work(work: &mut Option<Box<CallWork>>) -> &mut CallWork {
         work.get_or_insert_with(|| {
             Box::new(CallWork {
                 rep: Repairer::new(Options::default()),
                 scratch: Vec::new(),
                 body: 0,
+                spare_grammar: None,
             })
         })
     }
@@ -1868,31 +1874,6 @@ impl Parser {
             _ => (&b""[..], Repairs::NONE),
         };
         let limits = &self.config.limits;
-        let mut terminators = MarkerSet::default();
-        if !form.closer.is_empty() {
-            terminators.push(form.closer);
-        } else {
-            // Without a closer, the next call's opener ends an unfinished body.
-            if !form.anchored && form.opener.len() > 1 {
-                terminators.push(form.opener);
-            }
-            if form.repeats {
-                terminators.push(b";");
-            }
-        }
-        // The dialect's end-of-turn and section markers end an unfinished body too, and
-        // tell the look-ahead that a value may end before them.
-        let all = auto_specs()
-            .iter()
-            .copied()
-            .chain(Dialect::ALL.iter().map(|d| d.spec()));
-        for spec in all {
-            if spec.calls.iter().any(|f| std::ptr::eq(f, form)) {
-                for &m in spec.strip.iter().filter(|m| m.len() > 1) {
-                    terminators.push(m);
-                }
-            }
-        }
         // A JSON call object names its tool before its arguments: the repairer learns
         // the tool there and checks argument keys against its schema.
         let tool_by_name = (!self.config.tools.is_empty()
@@ -1914,18 +1895,21 @@ impl Parser {
             .filter(|spec| !spec.name_is_key)
             .and_then(|spec| spec.args_keys.first())
             .map_or(&b""[..], |(key, _)| key.as_bytes());
-        let rep = Parser::rep(&mut self.rep);
-        rep.reset();
-        rep.set_options(Options {
+        let options = Options {
             max_depth: limits.max_depth,
             lookahead: limits.lookahead,
             max_held: limits.max_held_bytes,
-            terminators,
+            terminators: MarkerSet::default(),
             alt_string: alt,
             keys: KeyCheck::default(),
             python: false,
             tool_by_name,
             keyless_key,
+        };
+        let rep = Parser::rep(&mut self.rep);
+        rep.reset();
+        rep.set_call_options(form as *const CallForm as usize, options, || {
+            call_terminators(form)
         });
         if matches!(form.body, Body::Envelope(_)) {
             rep.set_policy(Policy::ARMED);
@@ -1936,13 +1920,21 @@ impl Parser {
         if !weak && !matches!(form.body, Body::Sniff(_) | Body::Harmony(_)) {
             self.lock(&form.body, form);
         }
+        let work = Parser::work(&mut self.rep);
+        work.body = 0;
+        let grammar = match work.spare_grammar.take() {
+            Some(mut spare) => {
+                *spare = Grammar::new(&form.body, form.closer, weak);
+                spare
+            }
+            None => Box::new(Grammar::new(&form.body, form.closer, weak)),
+        };
         self.mode = Mode::Call {
             form,
-            grammar: Box::new(Grammar::new(&form.body, form.closer, weak)),
+            grammar,
             within,
             native,
         };
-        Parser::work(&mut self.rep).body = 0;
     }
 
     /// Whether `form`'s opener is also a wrapper that a dialect in force strips (Olmo's
@@ -2177,6 +2169,9 @@ impl Parser {
         };
         let leftover = grammar.take_leftover(Parser::rep(&mut self.rep));
         let repairs = self.rep_repairs(&grammar, native);
+        // Kept empty: what the call's grammar holds is freed now, as when it was dropped.
+        *grammar = Grammar::new(&form.body, form.closer, false);
+        Parser::work(&mut self.rep).spare_grammar = Some(grammar);
         let (mut sink, ..) = self.sink();
         if sink.calls.is_open() {
             sink.repairs(repairs);
@@ -2644,6 +2639,36 @@ fn joinable(set: &MarkerSet, before: &[u8]) -> usize {
 /// The length of the character `lead` begins, 1 for a byte that begins none.
 fn utf8_len(lead: u8) -> usize {
     crate::ascii::char_len(lead).unwrap_or(1)
+}
+
+/// The markers that end an unfinished body of a call of `form` where structure is
+/// expected: its closer (or, without one, the next call's opener and a repeat
+/// separator), and the end-of-turn and section markers of its dialect, which also tell
+/// the look-ahead that a value may end before them.
+fn call_terminators(form: &'static CallForm) -> MarkerSet {
+    let mut terminators = MarkerSet::default();
+    if !form.closer.is_empty() {
+        terminators.push(form.closer);
+    } else {
+        if !form.anchored && form.opener.len() > 1 {
+            terminators.push(form.opener);
+        }
+        if form.repeats {
+            terminators.push(b";");
+        }
+    }
+    let all = auto_specs()
+        .iter()
+        .copied()
+        .chain(Dialect::ALL.iter().map(|d| d.spec()));
+    for spec in all {
+        if spec.calls.iter().any(|f| std::ptr::eq(f, form)) {
+            for &m in spec.strip.iter().filter(|m| m.len() > 1) {
+                terminators.push(m);
+            }
+        }
+    }
+    terminators
 }
 
 #[cfg(test)]

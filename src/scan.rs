@@ -140,6 +140,12 @@ impl MarkerSet {
         self.markers.len() - 1
     }
 
+    /// Whether `other` holds the same markers in the same order (so the same ids).
+    #[cfg(debug_assertions)]
+    pub(crate) fn same_markers(&self, other: &MarkerSet) -> bool {
+        self.markers == other.markers
+    }
+
     pub(crate) fn get(&self, id: MarkerId) -> &'static [u8] {
         self.markers[id]
     }

@@ -65,6 +65,9 @@ impl Stats {
     }
 
     fn add_repairs(&mut self, repairs: Repairs) {
+        if repairs.is_empty() {
+            return;
+        }
         if self.repairs.len() < Repair::ALL.len() {
             self.repairs.resize(Repair::ALL.len(), 0);
         }

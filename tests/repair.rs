@@ -30,6 +30,13 @@ fn valid_json_passes_byte_identical() {
 }
 
 #[test]
+fn form_feeds_around_a_value_are_dropped() {
+    // ASCII whitespace, but not JSON's: the value is kept, the form feeds go.
+    t!("\x0c{}", "{}", ["special_whitespace"]);
+    t!(" {\"a\": 1}\x0c\n", " {\"a\": 1}\n", ["special_whitespace"]);
+}
+
+#[test]
 fn the_probe_table() {
     t!("{'a': 'b'}", r#"{"a": "b"}"#, ["single_quoted_string"]);
     t!(

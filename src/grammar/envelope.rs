@@ -9,6 +9,7 @@ use crate::calls::{Abort, Sink};
 use crate::dialect::EnvelopeSpec;
 use crate::json::repairer::{Nesting, Repairer, Status};
 use crate::repairs::Repair;
+use smallvec::SmallVec;
 
 mod readings;
 
@@ -53,9 +54,10 @@ pub(crate) struct Envelope {
     esc: bool,
     expect: Expect,
     field: Field,
-    key: Vec<u8>,
+    /// (Inline: a call object's keys and name fit, so a call allocates none.)
+    key: SmallVec<[u8; 24]>,
     /// A string value being collected (name, id, or string-encoded arguments).
-    buf: Vec<u8>,
+    buf: SmallVec<[u8; 40]>,
     /// Inside a value at `base`: its kind.
     in_value: bool,
     value_is_str: bool,
@@ -96,8 +98,8 @@ impl Envelope {
             esc: false,
             expect: Expect::Key,
             field: Field::Other,
-            key: Vec::new(),
-            buf: Vec::new(),
+            key: SmallVec::new(),
+            buf: SmallVec::new(),
             in_value: false,
             value_is_str: false,
             value_is_container: false,
@@ -329,6 +331,22 @@ impl Envelope {
                 self.nested_run(rest)
             } else if self.in_str && !self.esc && !self.captures_string() {
                 crate::scan::find2(b'"', b'\\', rest).unwrap_or(rest.len())
+            } else if self.in_str && !self.esc {
+                // A key or a string value of the call object: its plain bytes are
+                // collected as `project_byte` collects them, a run at a time.
+                let plain = crate::scan::find2(b'"', b'\\', rest).unwrap_or(rest.len());
+                // (`extend`, not `extend_from_slice`: token-sized runs, no call to copy.)
+                let bytes = rest[..plain].iter().copied();
+                if self.expect == Expect::Key && !self.in_value {
+                    self.key.extend(bytes);
+                } else {
+                    self.buf.extend(bytes);
+                }
+                i += plain;
+                if plain > 0 {
+                    continue;
+                }
+                0
             } else {
                 0
             };
@@ -770,14 +788,14 @@ impl Envelope {
     fn end_string_value(&mut self, sink: &mut Sink<'_>) -> Result<(), Abort> {
         self.in_value = false;
         self.expect = Expect::Comma;
-        let text: String = serde_json::from_slice(&self.buf).unwrap_or_default();
+        let text = string_value(&self.buf);
         match self.field {
             Field::Name if self.name.is_none() && !sink.has_name() => self.name = Some(text),
             Field::Id => sink.id(&text),
             Field::Args => {
                 if !text.trim_start().starts_with(['{', '[']) {
                     // A bare string value, not encoded JSON: the schema may wrap it.
-                    let raw = self.buf.clone();
+                    let raw = self.buf.to_vec();
                     return sink.args(&raw);
                 }
                 // Arguments written as a JSON-encoded string.
@@ -787,13 +805,35 @@ impl Envelope {
                         sink.repairs(fixed.repairs);
                         sink.args(fixed.json.as_bytes())?;
                     }
-                    Err(_) => sink.args(&self.buf.clone())?,
+                    Err(_) => sink.args(&self.buf)?,
                 }
             }
             _ => {}
         }
         Ok(())
     }
+}
+
+/// The text of a string value of the repaired (strict) output, quotes included: a
+/// string with no escape (and no control byte) is its bytes (no `serde_json` pass, checked against it in
+/// debug builds); empty when it is not a string.
+fn string_value(quoted: &[u8]) -> String {
+    let plain = match quoted {
+        [b'"', inner @ .., b'"'] if !inner.iter().any(|&b| b == b'\\' || b < 0x20) => {
+            std::str::from_utf8(inner).ok()
+        }
+        _ => None,
+    };
+    let Some(text) = plain else {
+        return serde_json::from_slice(quoted).unwrap_or_default();
+    };
+    #[cfg(debug_assertions)]
+    assert_eq!(
+        serde_json::from_slice::<String>(quoted).ok().as_deref(),
+        Some(text),
+        "{quoted:?}"
+    );
+    text.to_owned()
 }
 
 /// How many bytes of an input of `len` a repairer status consumed.

@@ -29,14 +29,16 @@ pub struct Repaired {
 /// assert_eq!(names, ["single_quoted_string", "unquoted_key", "trailing_comma", "python_literal"]);
 /// ```
 pub fn repair(text: &[u8]) -> Result<Repaired, Error> {
-    // Well-formed input comes back as it is, after one strict pass (invariant 1).
-    if super::strict::whole_value(text, Options::default().max_depth) {
-        if let Ok(json) = std::str::from_utf8(text) {
-            return Ok(Repaired {
-                json: json.to_owned(),
-                repairs: Repairs::NONE,
-            });
-        }
+    // Well-formed input comes back as it is, after one strict pass and one copy
+    // (invariant 1).
+    if let Some(json) = super::strict::whole_value(text, Options::default().max_depth) {
+        return Ok(Repaired {
+            json: json.to_owned(),
+            repairs: Repairs::NONE,
+        });
+    }
+    if let Some(fixed) = form_feeds_around(text) {
+        return Ok(fixed);
     }
     let mut wrapping = Repairs::NONE;
     let body = strip_wrapping(text, &mut wrapping);
@@ -88,6 +90,27 @@ pub fn repair(text: &[u8]) -> Result<Repaired, Error> {
         )),
         None => readings.swap_remove(0).map(|r| with(r, wrapping)),
     }
+}
+
+/// A well-formed value with form feeds among the blanks around it (ASCII whitespace
+/// JSON does not allow there): the same text without them.
+fn form_feeds_around(text: &[u8]) -> Option<Repaired> {
+    let core = text.trim_ascii();
+    if core.len() == text.len() {
+        return None;
+    }
+    let value = super::strict::whole_value(core, Options::default().max_depth)?;
+    let start = core.as_ptr() as usize - text.as_ptr() as usize;
+    let blanks = |b: &[u8]| -> String {
+        b.iter()
+            .filter(|&&b| b != 0x0c)
+            .map(|&b| b as char)
+            .collect()
+    };
+    let json = blanks(&text[..start]) + value + &blanks(&text[start + core.len()..]);
+    let mut repairs = Repairs::NONE;
+    repairs.insert(Repair::SpecialWhitespace);
+    Some(Repaired { json, repairs })
 }
 
 fn with(mut r: Repaired, wrapping: Repairs) -> Repaired {

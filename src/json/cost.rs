@@ -45,13 +45,14 @@ pub(crate) const fn weight(repair: Repair) -> u32 {
     }
 }
 
-/// [`weight`] by bit of [`Repairs`]: readings check their cost on every chunk.
-const WEIGHTS: [u32; 64] = {
+/// [`weight`] by a repair's bit in [`Repairs`] (a reading's cost is summed at every
+/// byte it reads).
+const WEIGHTS: [u8; 64] = {
     let mut table = [0; 64];
-    let mut n = 0;
-    while n < Repair::ALL.len() {
-        table[n] = weight(Repair::ALL[n]);
-        n += 1;
+    let mut i = 0;
+    while i < Repair::ALL.len() {
+        table[Repair::ALL[i] as usize] = weight(Repair::ALL[i]) as u8;
+        i += 1;
     }
     table
 };
@@ -59,13 +60,13 @@ const WEIGHTS: [u32; 64] = {
 /// The cost of a set of repairs.
 pub(crate) fn of(repairs: Repairs) -> u32 {
     let mut bits = repairs.bits();
-    let mut sum = 0;
+    let mut cost = 0;
     while bits != 0 {
-        sum += WEIGHTS[bits.trailing_zeros() as usize];
+        cost += u32::from(WEIGHTS[bits.trailing_zeros() as usize]);
         bits &= bits - 1;
     }
-    debug_assert_eq!(sum, repairs.iter().map(weight).sum::<u32>());
-    sum
+    debug_assert_eq!(cost, repairs.iter().map(weight).sum::<u32>());
+    cost
 }
 
 #[cfg(test)]

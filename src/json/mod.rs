@@ -7,3 +7,4 @@ pub(crate) mod lookahead;
 pub(crate) mod readings;
 pub(crate) mod repairer;
 pub(crate) mod strict;
+mod validator;

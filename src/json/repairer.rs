@@ -272,6 +272,11 @@ pub(crate) struct Repairer {
     policy: Policy,
     /// The siblings that parted from this reading ([`Policy::track`]).
     parted: Parted,
+    /// The call form the options were made for ([`set_call_options`]), 0 when they
+    /// were set otherwise.
+    ///
+    /// [`set_call_options`]: Self::set_call_options
+    options_of: usize,
 }
 
 /// Bytes held at most while deciding whether a dialect string's closer was lost.
@@ -338,6 +343,7 @@ impl Repairer {
             bare_hold: Vec::new(),
             policy: Policy::default(),
             parted: Parted::default(),
+            options_of: 0,
         };
         r.rebuild();
         r
@@ -367,8 +373,33 @@ impl Repairer {
     /// Replace the options (terminators, keys, limits) before feeding a new value.
     pub(crate) fn set_options(&mut self, opts: Options) {
         self.opts = opts;
+        self.options_of = 0;
         self.forget_memo();
         self.rebuild();
+    }
+
+    /// Replace the options for a call of the form at address `form`, with the
+    /// `terminators` it makes. A form always makes the same terminators, so when the
+    /// last options were made for it (with the same raw string delimiter) they and the
+    /// marker tables built from them are kept, and `terminators` is not called (only
+    /// checked, in debug builds): many small calls set up no tables.
+    pub(crate) fn set_call_options(
+        &mut self,
+        form: usize,
+        mut opts: Options,
+        terminators: impl FnOnce() -> MarkerSet,
+    ) {
+        if form == self.options_of && opts.alt_string == self.opts.alt_string {
+            #[cfg(debug_assertions)]
+            assert!(terminators().same_markers(&self.opts.terminators));
+            opts.terminators = std::mem::take(&mut self.opts.terminators);
+            self.opts = opts;
+            self.forget_memo();
+            return;
+        }
+        opts.terminators = terminators();
+        self.set_options(opts);
+        self.options_of = form;
     }
 
     /// Set the keys the look-ahead checks (the tool became known before its arguments).

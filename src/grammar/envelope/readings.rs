@@ -428,11 +428,12 @@ impl Envelope {
         match decide_call(*fork, sink, rep, true) {
             Some(Taken::Ended { taken: true, .. }) => true,
             Some(Taken::Ended { taken: false, .. } | Taken::Skip) => {
-                // Not released: what its reading left unread up to the call's closer
-                // (its own leftover, read back at the end) is the call's, not shown.
+                // Not released: what its reading left unread before the call's closer
+                // (its own leftover, read back at the end) is the call's, not shown;
+                // the closer and what follows it are read on.
                 let left = rep.take_leftover();
                 let after = match memchr::memmem::find(&left, closer) {
-                    Some(at) if !closer.is_empty() => &left[at + closer.len()..],
+                    Some(at) if !closer.is_empty() => &left[at..],
                     _ => &[],
                 };
                 rep.push_leftover(after);
