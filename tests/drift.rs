@@ -173,10 +173,22 @@ fn xml_parameters_in_unknown_tags_are_not_dropped_from_a_released_call() {
         assert_eq!(msg["incomplete_calls"][0]["reason"], "invalid", "{msg}");
         assert_eq!(msg["content"], "", "{msg}");
     }
-    let prose = "<tool_call>\n<function=get_weather>\nnote\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>";
-    let msg = named_message(Dialect::Qwen3Coder, prose);
-    assert_eq!(
-        msg["tool_calls"][0]["arguments"], "{\"city\": \"Paris\"}",
-        "{msg}"
-    );
+    // Prose, or a tag that holds nothing, loses no value: dropped, the call released.
+    for raw in [
+        "<tool_call>\n<function=get_weather>\nnote\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
+        "<tool_call>\n<function=get_weather>\n<br>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
+    ] {
+        let msg = named_message(Dialect::Qwen3Coder, raw);
+        assert_eq!(
+            msg["tool_calls"][0]["arguments"], "{\"city\": \"Paris\"}",
+            "{raw:?}: {msg}"
+        );
+    }
+    // A wrapper around the parameters: its closing tag after the value's own closer
+    // leaves where the value ends unsure; never released holding `</parameter>`.
+    let wrapped = "<tool_call>\n<function=get_weather>\n<parameters>\n<parameter=city>\nParis\n</parameter>\n</parameters>\n</function>\n</tool_call>";
+    let msg = named_message(Dialect::Qwen3Coder, wrapped);
+    for call in msg["tool_calls"].as_array().unwrap() {
+        assert_eq!(call["arguments"], "{\"city\": \"Paris\"}", "{msg}");
+    }
 }

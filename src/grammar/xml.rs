@@ -99,6 +99,10 @@ pub(crate) struct Xml {
     wrapper: bool,
     /// Bytes that may begin `<` + the spec's tag prefix, not yet passed on.
     pf: Vec<u8>,
+    /// Between parameters, a tag this format does not have was read (as stray text):
+    /// `Some(false)` inside it, `Some(true)` after its `>`, where text would be its
+    /// value, dropped.
+    unknown_tag: Option<bool>,
     /// The value being read holds its own closing tag, read as content because what
     /// followed it did not confirm it.
     closer_in_value: bool,
@@ -191,6 +195,7 @@ impl Xml {
             pf: Vec::new(),
             af: Vec::new(),
             closer_in_value: false,
+            unknown_tag: None,
             af_dropped: false,
             skip: false,
             raw: Vec::new(),

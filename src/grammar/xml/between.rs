@@ -32,9 +32,11 @@ impl Xml {
                     self.raw.clear();
                     self.phase = Phase::JsonBody;
                 } else if m == self.spec.key_open {
+                    self.unknown_tag = None;
                     self.phase = Phase::Key;
                 } else if self.spec.key_open_alts.contains(&m) {
                     sink.repair(Repair::MismatchedTag);
+                    self.unknown_tag = None;
                     self.phase = Phase::Key;
                 } else if m == self.spec.func_close {
                     self.close_object();
@@ -92,6 +94,11 @@ impl Xml {
                     return Ok(());
                 }
                 if bytes.len() > 1 && bytes[0] == b'<' && bytes[1].is_ascii_alphabetic() {
+                    // A tag this format does not have (`<city>`, `<parameters>`).
+                    self.unknown_tag = Some(false);
+                } else if self.unknown_tag == Some(false) && bytes.contains(&b'>') {
+                    self.unknown_tag = Some(true);
+                } else if self.unknown_tag == Some(true) {
                     // `<city>Paris</city>`: a parameter in a tag the dialect does not
                     // have. Dropped as stray text, the call would lose its value: it is
                     // not released.

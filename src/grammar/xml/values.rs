@@ -210,7 +210,8 @@ impl Xml {
         }
     }
 
-    /// A value closed by another tag than its own after holding its own closing tag
+    /// A value closed by another tag than its own (the function's closer, the call's,
+    /// a misspelled one) after holding its own closing tag
     /// (`C</parameter>\n<city>Paris</city></function>`): the held closer may have been
     /// the real end and what followed a parameter written another way, so where the
     /// value ends cannot be told, and the call is not released.
@@ -277,6 +278,14 @@ impl Xml {
         if closing == Closing::Function {
             // The function closed with its last parameter left open.
             sink.repair(Repair::MismatchedTag);
+        }
+        let vc = self.spec.value_close;
+        let closer = &tail[..self.tag_len];
+        let exact = closing == Closing::Value
+            && closer.len() == vc.len() + 1
+            && closer.starts_with(vc)
+            && closer.ends_with(b">");
+        if !exact {
             self.closed_past_own_closer(sink);
         }
         self.end_value(sink)?;
