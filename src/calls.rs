@@ -622,6 +622,7 @@ impl Sink<'_> {
         call.repairs = reading.repairs;
         call.members = reading.members;
         call.cut = reading.cut;
+        call.extra_members = reading.extra_members;
         true
     }
 
@@ -769,6 +770,13 @@ impl Sink<'_> {
             let feedback = format!(
                 "{name}: \"{key}\" is a placeholder (<...>); send the call with its real arguments"
             );
+            self.not_released(call, NotReleasedReason::Invalid, feedback);
+            return;
+        }
+        if misread(call.repairs) && call.extra_members > 0 {
+            // A raw string that may have ended early, and members of the call object
+            // that are not the call's: text read as structure around the arguments.
+            let feedback = ambiguous_feedback(&name);
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
         }

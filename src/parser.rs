@@ -2349,10 +2349,9 @@ impl Parser {
             unreachable!()
         };
         let (form, within) = (state.form, state.within);
+        let before = state.held.len();
         let longest = form.closer.len().max(form.opener.len());
-        // The bytes held before this input, and where a marker that ends in it may begin.
-        let old = state.held.len();
-        let from = old.saturating_sub(longest.saturating_sub(1));
+        let from = before.saturating_sub(longest.saturating_sub(1));
         state.held.extend_from_slice(input);
         let find = |marker: &[u8]| match marker.is_empty() {
             true => None,
@@ -2361,60 +2360,56 @@ impl Parser {
         let (closer, opener) = (find(form.closer), find(form.opener));
         let over = state.held.len() > self.config.limits.max_args_bytes;
         let back = within.map_or(Mode::Text, Mode::Reasoning);
+        // Where each marker ends or begins in `input`: what follows is the main loop's
+        // to read (never read here, so a run of calls does not nest).
         match (closer, opener) {
-            (Some(c), o)
-                if o.is_none_or(|o| c < o) && state.held[..c].trim_ascii_end().ends_with(b"}") =>
-            {
-                let Mode::AfterCall(state) = std::mem::replace(&mut self.mode, back) else {
-                    unreachable!()
-                };
+            (Some(c), o) if o.is_none_or(|o| c < o) => {
+                let end = c + form.closer.len() - before;
+                let held = std::mem::take(&mut state.held);
                 let (mut sink, ..) = self.sink();
-                sink.went_on();
-                sink.end();
-                self.read_again(&state.held, old, c + form.closer.len())
+                if held[..c].trim_ascii_end().ends_with(b"}") {
+                    // The body went on: not released, and the text was its body.
+                    sink.went_on();
+                    sink.end();
+                    self.mode = back;
+                } else {
+                    // Text the model wrote inside the call: shown; the closer is markup.
+                    sink.repair(Repair::MissingCloser);
+                    sink.end();
+                    self.mode = back;
+                    self.process(&held[..c]);
+                }
+                end
             }
-            (Some(c), o) => self.release_held_text(back, o.map_or(c, |o| o.min(c)), old),
-            (None, Some(o)) => self.release_held_text(back, o, old),
+            (_, Some(o)) => {
+                // Another call: what came before it is text.
+                let held = std::mem::take(&mut state.held);
+                self.release_held_text(back, &held[..o]);
+                if o < before {
+                    // The opener began in held bytes: read them again, then the input.
+                    self.process(&held[o..before]);
+                    0
+                } else {
+                    o - before
+                }
+            }
             _ if over => {
-                let end = self.held_len();
-                self.release_held_text(back, end, old)
+                let held = std::mem::take(&mut state.held);
+                self.release_held_text(back, &held);
+                input.len()
             }
             _ => input.len(),
         }
     }
 
-    /// The bytes held after a call's body (the AfterCall mode's).
-    fn held_len(&self) -> usize {
-        match &self.mode {
-            Mode::AfterCall(state) => state.held.len(),
-            _ => 0,
-        }
-    }
-
-    /// The text held after a call's body up to `upto` (where its closer or the next
-    /// opener begins, or all of it) is text: release the call, closer missing. What
-    /// follows is read again by the caller (see [`read_again`](Self::read_again)).
-    fn release_held_text(&mut self, back: Mode, upto: usize, old: usize) -> usize {
-        let Mode::AfterCall(state) = std::mem::replace(&mut self.mode, back) else {
-            unreachable!()
-        };
+    /// The text held after a call's body is text: release the call (its closer
+    /// missing), then show `text`.
+    fn release_held_text(&mut self, back: Mode, text: &[u8]) {
+        self.mode = back;
         let (mut sink, ..) = self.sink();
         sink.repair(Repair::MissingCloser);
         sink.end();
-        self.process(&state.held[..upto]);
-        self.read_again(&state.held, old, upto)
-    }
-
-    /// Of `held` (its first `old` bytes from earlier inputs, the rest this input's),
-    /// everything from `at` on is read again: the part from earlier inputs now (a
-    /// marker's first bytes at most), the input's by the caller's loop, as the count
-    /// of input bytes consumed. Never by reading the rest here: a body after a body
-    /// after a body would nest without end.
-    fn read_again(&mut self, held: &[u8], old: usize, at: usize) -> usize {
-        if at < old {
-            self.process(&held[at..old]);
-        }
-        at.max(old) - old
+        self.process(text);
     }
 
     fn skip(&mut self, input: &[u8]) -> usize {
@@ -2592,9 +2587,7 @@ impl Parser {
             }
             Mode::AfterCall(state) if state.holding => {
                 let back = state.within.map_or(Mode::Text, Mode::Reasoning);
-                let all = state.held.len();
-                self.mode = Mode::AfterCall(state);
-                self.release_held_text(back, all, all);
+                self.release_held_text(back, &state.held);
                 self.finish_mode();
             }
             Mode::AfterCall(state) => {

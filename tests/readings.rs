@@ -244,3 +244,23 @@ fn a_call_held_back_at_the_end_keeps_its_closer_whatever_the_chunking() {
     let json = "{\n  \"generated\": \"2024-06-01T12:00:05Z\",\n  \"board\": {\n    \"title\": \"Deploy status \\u2014 prod\",\n    \"columns\": [\n      {\"key\": \"service\", \"label\": \"Service\", \"width\": 160},\n      {\"key\": \"state\", \"label\": \"State\", \"width\": 80, \"render\": {\"ok\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{7f}\": \"\\u2713\", \"fail\": \"\\u2717\"}},\n   :ss\"}\n    ],\n    \"theme\": {\"fail\": \"#cb0000\", \"ok\":   {\"key\": \"updated\", \u{1}rabel\": \"Updated\",     \"service\": \"api\",\n      \"ok\": true,\n      \"updated\": \"2024-06-01T12:00:00Z\",\n      \"steps\": [\n     [   {\"name\u{1}{\": \"build\", \"ms\": 84211, \"cmd\":\"format\": \"HH:mm:ss\"}\n    ],\n    \"theme\": {\"fail\": \"#cb0000\", \"ok\": \"#2e7d32\", \"font\": \"\\\"Inter\\\", sans-serif\"}\n  },\n  \"runs\": [\n    {\n      \"service\": \"api\",\n 0    \"ok\": true,\n      \"updated\": \"2024-06-01T12:00:00Z\",\n      \"steps\": [\n        {\"name\": \"build\", \"ms\": 84211, \"cmd\": \"cargo build --release\"},\n        {\"name\": \"test\", \"ms\": 120034, \"cmd\": \"cargo test -- --test-threads=2\"},\n        {\"name\": \"push\", \"ms\": 9310, \"cmd\": \"docker push \\\"registry.example.com/team/api:3f2a1c9\\\"\"}\n      ],\n      \"env\": {\"RUST_LOG\": \"info,hyper=warn\",\u{1}{\": \"build\", \"ms\": 84211, \"cmd\":\"format\": \"HH:mm:ss\"}\n    ],\n    \"theme\": {\"fail\": \"#cb0000\", \"ok\": \"#2e7d32\", \"font\": \"\\\"Inter\\\", sans-serif\"}\n  },\n  \"runs\": [\n    {\n      \"service\": \"api\",\n 0    \"ok\": true,\n      \"updated\": \"2024-06-01T12:0\u{2}\u{3}\u{3}\u{3}\u{3}\u{3}\u{3}{\n  \"generated\": \"2024-06-01T12:00:05>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>\u{6}>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>Z\",\n  \"board\": {\n    \"title\": \"Deploy st0:00Z\",\n      \"steps\": [\n        {\"name\": \"build\", \"ms\": 84211, \"cmd\": \"cargo build --release\"},\n        {\"name\": atus \\u2014 prod\",\n    \"columns\": [\n      {\"key\": \"service\", \"label\": \"Service\", \"width\": 160},\n      {\"key\": \"state\", \"label\":\"\"State\", \"width\": 80, \"render\": {\"ok\": \"\\u2713\", _fail\": \"\\u2717\"}},\n      {\"key\": \"updatjed\", \u{1}rabel\": \"Updated\", \"fo\u{1}\u{0}\u{0}\u{10}rmat\": \"HH:mm:ss\"}\n    ],\n    \"theme\": \"test\", \"ms\": 120034{\"fail\": \"#, cb16\"cm";
     assert!(written_or_held(&call(json)).is_none());
 }
+
+#[test]
+fn a_raw_file_whose_rest_was_read_as_call_members_is_not_released() {
+    // Nothing escaped: `content` ends at the file's `"`, `}` closes the arguments, and
+    // the rest of the file reads as members of the call object (dropped).
+    let js = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>>@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@/index.d.ts\"\n    },\n    \"./styl./styles \u{3}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}[p4.2\"\ne\"";
+    if let Some(content) = written_or_held(&call(js)) {
+        assert_eq!(content, js);
+    }
+}
+
+#[test]
+fn calls_without_closers_each_followed_by_text_are_released_in_order() {
+    let one = "<tool_call>{\"name\": \"run\", \"arguments\": {\"cmd\": \"ls\"}}\nListed.\n";
+    let raw = one.repeat(3);
+    let out = outcome(&raw, true, StopReason::Stop);
+    assert_eq!(out.released.len(), 3, "{out:?}");
+    assert_eq!(out.text.matches("Listed.").count(), 3, "{out:?}");
+    assert!(!out.text.contains("tool_call"), "{out:?}");
+}
