@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The peer tool-parser cases (../shared/peer-parsers/cases.jsonl, README beside it):
-every case is parsed with its dialect (where we have one) and with `auto`, in one
+every case is parsed with its dialect and with `auto`, in one
 `toolsift parse --jsonl` process each way, and judged as the README says: the call count
 (per `calls_match`), names in order, arguments by parsed value (per `args_match`), and
 the content after trimming blanks when it is asserted.
@@ -8,7 +8,13 @@ the content after trimming blanks when it is asserted.
 Cases where our result deliberately differs from the peer's test are listed in
 `peer_parsers_differences.json` beside this script, by id, with the rule that applies
 (the README's four, and `prose_kept`: call syntax inside prose is not a call); each
-rule says what we do instead and is checked, not waved through.
+rule says what we do instead and is checked, not waved through. An `undeclared_tool`
+entry may list the names the model `called` (undeclared, which the peer renamed to a
+declared tool or left as text): each must be reported unknown_tool and none shown.
+
+A case whose `dialect` is null (the data predates our dialect) is parsed named with
+its `source_dialect`, which must be one of our dialect names or aliases (`toolsift
+dialects`): every case has a dialect, or the check fails.
 
 Prints both pass rates and the failures by source dialect. Exits 1 on markup in
 visible content (a leak), on any released argument that is not strict JSON, on a listed
@@ -164,10 +170,18 @@ def judge(case, msg):
     elif rule == "undeclared_tool":
         # Calls to tools the request does not declare are reported unknown_tool, not released.
         tools = declared(case)
-        rejected = [c for c in exp_calls if c["name"] not in tools]
+        rejected = [c["name"] for c in exp_calls if c["name"] not in tools]
         exp_calls = [c for c in exp_calls if c["name"] in tools]
+        called = differences[case["id"]].get("called")
+        if called is not None:
+            # The names the model called, which the peer renamed to a declared tool or
+            # left as raw text: none is released, each is reported, none is shown.
+            rejected, exp_calls = called, []
+            content_exp = {k: v for k, v in exp.items() if k != "content_contains"}
+            if any(name in msg["content"] for name in called):
+                return False, f"an undeclared call shown as text: {msg['content']!r}", rule
         got = [c for c in msg["incomplete_calls"] if c["reason"] == "unknown_tool"]
-        if len(got) < len(rejected) or [c["name"] for c in got[: len(rejected)]] != [c["name"] for c in rejected]:
+        if len(got) < len(rejected) or [c["name"] for c in got[: len(rejected)]] != rejected:
             return False, f"undeclared calls not reported unknown_tool: {msg['incomplete_calls']}", rule
     elif rule == "cut_off":
         # A call cut off before its closer is reported (truncated or missing its closer), not
@@ -206,12 +220,38 @@ def bad_args(msg):
     return bad
 
 
-named_idx = [i for i, c in enumerate(cases) if c["dialect"]]
+def our_dialects():
+    """Every name and alias `toolsift dialects` lists, normalized as the CLI reads them."""
+    out = subprocess.run([binary, "dialects"], capture_output=True, check=True).stdout.decode()
+    names = set()
+    for line in out.splitlines():
+        if not line or line.startswith((" ", "\t")):
+            continue
+        head, _, also = line.partition("(also ")
+        names.add(head.strip().rstrip("*").strip())
+        names.update(a.strip() for a in also.rstrip(")").split(",") if a.strip())
+    return {norm(n) for n in names}
+
+
+def norm(name):
+    return name.lower().replace("-", "_")
+
+
+known = our_dialects()
+named = []
+hard_named = []
+for c in cases:
+    name = c["dialect"] or c["source_dialect"]
+    if norm(name) not in known:
+        hard_named.append(f"{c['id']}: no dialect of ours for {name!r}")
+        name = "auto"
+    named.append(name)
+named_idx = [i for i, c in enumerate(cases) if norm(named[i]) != "auto"]
 runs = {
-    "named": run([c["dialect"] or "auto" for c in cases]),
+    "named": run(named),
     "auto": run(["auto"] * len(cases)),
 }
-hard, print_later = [], []
+hard, print_later = list(hard_named), []
 rates, leaked = {}, collections.Counter()
 for mode, results in runs.items():
     idx = named_idx if mode == "named" else range(len(cases))

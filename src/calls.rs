@@ -100,6 +100,8 @@ pub(crate) struct Call {
     pub conformer: Option<Box<crate::conform::Conformer>>,
     /// Found without a marker (see [`crate::dialect::CallForm::heuristic`]).
     pub heuristic: bool,
+    /// In a fence that says it holds a call (see [`crate::dialect::CallForm::labelled`]).
+    pub labelled: bool,
     /// Tools are declared and the name is not one of them.
     pub undeclared: bool,
     /// Its body was cut before its JSON ended: a JSON call object closed by a marker,
@@ -152,6 +154,8 @@ pub(crate) struct Calls {
     pub pending_implies: Option<Repair>,
     /// The calls being read are heuristic (markerless): set per call form.
     pub heuristic: bool,
+    /// The calls being read are in a labelled fence: set per call form.
+    pub labelled: bool,
     /// A buffer for the next call's arguments (the queue returns ended calls' buffers
     /// here once their events are read).
     pub spare: Vec<u8>,
@@ -177,6 +181,7 @@ impl Calls {
             current: self.current.clone(),
             next_index: self.next_index,
             heuristic: self.heuristic,
+            labelled: self.labelled,
             pending_implies: self.pending_implies,
             ..Calls::default()
         }
@@ -192,6 +197,7 @@ impl Calls {
         self.truncated = false;
         self.pending_implies = None;
         self.heuristic = false;
+        self.labelled = false;
         self.over_limit = false;
     }
 
@@ -225,6 +231,7 @@ impl Sink<'_> {
             id: call_id(self.config.id_prefix_or_default(), index),
             args,
             heuristic: self.calls.heuristic,
+            labelled: self.calls.labelled,
             ..Call::default()
         };
         if let Some(r) = implies.or(self.calls.pending_implies.take()) {
@@ -563,6 +570,16 @@ impl Sink<'_> {
         }
     }
 
+    /// The open call cannot be read as the model meant it (a parameter that lost its
+    /// key, a name that cannot be told from its id): not released, with `why` (after
+    /// the name) as feedback.
+    pub(crate) fn invalid(&mut self, why: &str) {
+        if let Some(call) = self.calls.current.as_mut() {
+            let name = call.name.as_deref().unwrap_or("tool call");
+            call.ambiguous = Some(format!("{name}: {why}"));
+        }
+    }
+
     /// The open call's body went on past where its arguments ended (text followed them
     /// up to the call's closer): not released.
     pub(crate) fn went_on(&mut self) {
@@ -663,6 +680,19 @@ impl Sink<'_> {
             self.not_released(call, NotReleasedReason::NotACall, feedback);
             return;
         }
+        if call.labelled && (call.name.is_none() || call.undeclared) {
+            // A fence or label that says a call follows, then call syntax that names no
+            // declared tool: an example of the format, not a call.
+            let feedback = match &call.name {
+                Some(name) => format!(
+                    "{name}: not a declared tool; the call syntax labelled as a tool call was kept out (to call a tool, use the tool-call format)"
+                ),
+                None => "call syntax labelled as a tool call that does not parse as one was kept out (to call a tool, use the tool-call format)"
+                    .to_owned(),
+            };
+            self.not_released(call, NotReleasedReason::NotACall, feedback);
+            return;
+        }
         if call.heuristic && (call.name.is_none() || call.undeclared) {
             // JSON found without a marker is a call only when it names a declared tool.
             let feedback = match &call.name {
@@ -682,7 +712,11 @@ impl Sink<'_> {
                 .ok()
                 .filter(|v| v.as_object().is_none_or(|o| !o.is_empty()));
             if let Some(value) = value {
-                if let Some(tool) = self.config.tools.infer(&value) {
+                let tool = match call.repairs.contains(Repair::BareCallObject) {
+                    true => self.config.tools.infer_declared(&value),
+                    false => self.config.tools.infer(&value),
+                };
+                if let Some(tool) = tool {
                     call.repairs.insert(Repair::ToolNameInferred);
                     call.name = Some(tool.name().to_owned());
                 }
@@ -727,6 +761,14 @@ impl Sink<'_> {
             // `{...}`: the model wrote where the arguments go, not the arguments.
             let feedback = format!(
                 "{name}: the arguments are a placeholder ({{...}}); send the call with its real arguments"
+            );
+            self.not_released(call, NotReleasedReason::Invalid, feedback);
+            return;
+        }
+        if let Some(key) = angle_placeholder(&call) {
+            // `city=<city>`: the model showed the format, not the value.
+            let feedback = format!(
+                "{name}: \"{key}\" is a placeholder (<...>); send the call with its real arguments"
             );
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
@@ -975,6 +1017,26 @@ fn ambiguous_feedback(name: &str) -> String {
         "{name}: a string in the arguments holds unescaped quotes, and where it ends cannot be told; \
          escape every quote and backslash inside strings (\\\" and \\\\), or split the write"
     )
+}
+
+/// The key of a top-level argument written as a bare `<word>` (repaired as an
+/// unquoted string): a placeholder of the call's format, not a value.
+fn angle_placeholder(call: &Call) -> Option<String> {
+    if !call.repairs.contains(Repair::UnquotedString) {
+        return None;
+    }
+    let map =
+        serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&call.args).ok()?;
+    map.into_iter().find_map(|(key, value)| {
+        let text = value.as_str()?;
+        let inner = text.strip_prefix('<')?.strip_suffix('>')?;
+        let word = !inner.is_empty()
+            && inner.len() <= 64
+            && inner
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b' '));
+        word.then_some(key)
+    })
 }
 
 /// Whether `name` is a tool name: one token of letters, digits and `_ - . : /`

@@ -1696,9 +1696,11 @@ impl Parser {
         let before = &hay[shown.min(at)..at];
         match action {
             // In `auto` with no tools declared, markerless calls count only as the whole
-            // output: a fence within prose is prose.
+            // output: a fence within prose is prose (but not a fence that says it holds
+            // a call).
             Action::Call(form)
                 if form.heuristic
+                    && !form.labelled
                     && !form.start_only
                     && self.config.dialect == Dialect::Auto
                     && self.config.tools.is_empty() =>
@@ -1856,6 +1858,7 @@ impl Parser {
 
     fn start_call(&mut self, form: &'static CallForm, within: Option<u16>) {
         self.calls.heuristic = form.heuristic;
+        self.calls.labelled = form.labelled;
         let tentative = self.tentative(form);
         let (mut sink, ..) = self.sink();
         if form.anchored || tentative || matches!(form.body, Body::Harmony(_)) {
@@ -1882,6 +1885,19 @@ impl Parser {
             tools: self.config.tools.clone(),
             args_depth: 2,
         });
+        // A JSON envelope's call object: an object where a key belongs is its arguments.
+        let envelope = match &form.body {
+            Body::Envelope(spec) => Some(*spec),
+            Body::Sniff(bodies) => bodies.iter().find_map(|b| match b {
+                Body::Envelope(spec) => Some(*spec),
+                _ => None,
+            }),
+            _ => None,
+        };
+        let keyless_key = envelope
+            .filter(|spec| !spec.name_is_key)
+            .and_then(|spec| spec.args_keys.first())
+            .map_or(&b""[..], |(key, _)| key.as_bytes());
         let options = Options {
             max_depth: limits.max_depth,
             lookahead: limits.lookahead,
@@ -1891,6 +1907,7 @@ impl Parser {
             keys: KeyCheck::default(),
             python: false,
             tool_by_name,
+            keyless_key,
         };
         let rep = Parser::rep(&mut self.rep);
         rep.reset();
@@ -1902,7 +1919,7 @@ impl Parser {
         }
         // Lock `auto` only on a body that is certainly a call: a sniffed body locks when
         // chosen, and a weak opener or a harmony header may turn out not to be one.
-        let weak = form.anchored || tentative || form.heuristic;
+        let weak = tentative || ((form.anchored || form.heuristic) && !form.labelled);
         if !weak && !matches!(form.body, Body::Sniff(_) | Body::Harmony(_)) {
             self.lock(&form.body, form);
         }
@@ -2295,6 +2312,21 @@ impl Parser {
                 }
                 continue;
             }
+            match crate::grammar::misspelled_closer(closer, held) {
+                Some(true) => {
+                    // `</tool_action>` for `</tool_call>`: the closer, misspelled.
+                    held.clear();
+                    let (mut sink, ..) = self.sink();
+                    if sink.calls.is_open() {
+                        sink.repair(Repair::MismatchedTag);
+                    }
+                    sink.end();
+                    self.mode = within.map_or(Mode::Text, Mode::Reasoning);
+                    return i + 1;
+                }
+                Some(false) => continue,
+                None => {}
+            }
             // Something else: the closer was dropped, or the body went on past what
             // looked like its end (a raw `"}}` inside a string): the closer tells.
             if !closer.is_empty() && *may_go_on && self.calls.is_open() {
@@ -2524,10 +2556,26 @@ impl Parser {
                 if closer_left {
                     leftover.drain(..blanks + form.closer.len());
                 }
-                let closed = terminated_by == Some(form.closer) || closer_left;
+                // Or its closer misspelled (`</tool_action>`), as `after_call` takes it.
+                let misspelled = (complete && !closer_left)
+                    .then(|| {
+                        let rest = &leftover[blanks..];
+                        let tag = rest.iter().position(|&b| b == b'>')?;
+                        let whole = crate::grammar::misspelled_closer(form.closer, &rest[..=tag]);
+                        (whole == Some(true)).then_some(blanks + tag + 1)
+                    })
+                    .flatten();
+                if let Some(end) = misspelled {
+                    leftover.drain(..end);
+                }
+                let closed =
+                    terminated_by == Some(form.closer) || closer_left || misspelled.is_some();
                 let (mut sink, ..) = self.sink();
                 if sink.calls.is_open() {
                     sink.repairs(repairs);
+                    if misspelled.is_some() {
+                        sink.repair(Repair::MismatchedTag);
+                    }
                 }
                 if cut {
                     sink.cut();

@@ -137,6 +137,20 @@ repairs! {
     /// A dialect string whose closing delimiter was lost (or replaced by a backtick) was
     /// ended where the next member or the call's closer begins.
     UnclosedString = "unclosed_string",
+    /// A key that lost its opening quote (`arguments": {...}`): the word before the
+    /// quote is the key.
+    MissingQuote = "missing_quote",
+    /// The call object's arguments written without their key (`{"name": "f", {...}}`).
+    KeylessArguments = "keyless_arguments",
+    /// A call object with neither a name nor an arguments key is the arguments
+    /// themselves (`<tool_call>{"path": "a"}</tool_call>`); the tool they fit names it.
+    BareCallObject = "bare_call_object",
+    /// The arguments written as members of the call object beside its name
+    /// (`{"name": "shell", "command": "ls"}`), every one declared by the tool.
+    FlattenedArguments = "flattened_arguments",
+    /// A tokenizer artifact (MiniMax's `]<]minimax[>[`) inside a call's body was
+    /// dropped: the call reads as if it were absent.
+    TokenizerArtifact = "tokenizer_artifact",
 }
 
 /// A set of repairs: a bitset over [`Repair`], `Copy` and allocation-free.

@@ -105,3 +105,90 @@ fn markerless_calls_under_auto() {
     assert_eq!(msg["tool_calls"], serde_json::json!([]));
     assert_eq!(msg["incomplete_calls"][0]["reason"], "not_a_call");
 }
+
+/// The message of `raw` under `dialect` with no tools, the same under every chunking.
+fn named_message(dialect: Dialect, raw: &str) -> serde_json::Value {
+    let config = Config::new(dialect);
+    let events = support::check_all_chunkings(&config, raw.as_bytes(), StopReason::Stop)
+        .unwrap_or_else(|e| panic!("{raw:?}: {e}"));
+    support::message(&events)
+}
+
+/// Invariant 0: a call whose parts cannot be told apart is not released. A Kimi id
+/// `functions.NAME.0` (no `:INDEX`) may name `NAME` or `NAME.0`; a MiniCPM5 `<param>`
+/// with no name has a value with nowhere to go.
+#[test]
+fn calls_that_cannot_be_read_as_meant_are_not_released() {
+    let kimi = "<|tool_calls_section_begin|><|tool_call_begin|>functions.invalid.0 <|tool_call_argument_begin|>{\"city\": \"Beijing\"}<|tool_call_end|><|tool_call_begin|>functions.valid:1 <|tool_call_argument_begin|>{\"city\": \"Shanghai\"}<|tool_call_end|><|tool_calls_section_end|>";
+    let minicpm = "<function name=\"get_weather\"><param>Beijing</param><param name=\"date\">2024-06-27</param></function>\n";
+    for (dialect, raw, released) in [
+        (Dialect::KimiK2, kimi, vec!["valid"]),
+        (Dialect::MiniCpm5, minicpm, vec![]),
+    ] {
+        for d in [dialect, Dialect::Auto] {
+            let msg = named_message(d, raw);
+            let names: Vec<_> = msg["tool_calls"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c["name"].as_str().unwrap().to_owned())
+                .collect();
+            assert_eq!(names, released, "{d:?}: {msg}");
+            assert_eq!(
+                msg["incomplete_calls"][0]["reason"], "invalid",
+                "{d:?}: {msg}"
+            );
+        }
+    }
+}
+
+/// Invariant 0 for XML bodies: a parameter written in a tag the dialect does not have
+/// (`<city>Paris</city>` in Qwen3-Coder or MiniMax M2) is never dropped as stray text
+/// from a released call; prose between the tags still is.
+#[test]
+fn xml_parameters_in_unknown_tags_are_not_dropped_from_a_released_call() {
+    let cases = [
+        (
+            Dialect::Qwen3Coder,
+            "<tool_call>\n<function=get_weather>\n<city>Paris</city>\n</function>\n</tool_call>",
+        ),
+        (
+            Dialect::Qwen3Coder,
+            "<tool_call>\n<function=get_weather>\n<city>Paris</city>\n<parameter=unit>\nC\n</parameter>\n</function>\n</tool_call>",
+        ),
+        (
+            Dialect::MinimaxM2,
+            "<minimax:tool_call><invoke name=\"get_weather\"><city>Paris</city></invoke></minimax:tool_call>",
+        ),
+        // After a parameter: its closing tag, not confirmed by `<city>`, is read as
+        // content, and the value then closed by `</function>`: where it ends is unsure.
+        (
+            Dialect::Qwen3Coder,
+            "<tool_call>\n<function=get_weather>\n<parameter=unit>\nC\n</parameter>\n<city>Paris</city>\n</function>\n</tool_call>",
+        ),
+    ];
+    for (dialect, raw) in cases {
+        let msg = named_message(dialect, raw);
+        assert_eq!(msg["tool_calls"], serde_json::json!([]), "{raw:?}: {msg}");
+        assert_eq!(msg["incomplete_calls"][0]["reason"], "invalid", "{msg}");
+        assert_eq!(msg["content"], "", "{msg}");
+    }
+    // Prose, or a tag that holds nothing, loses no value: dropped, the call released.
+    for raw in [
+        "<tool_call>\n<function=get_weather>\nnote\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
+        "<tool_call>\n<function=get_weather>\n<br>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
+    ] {
+        let msg = named_message(Dialect::Qwen3Coder, raw);
+        assert_eq!(
+            msg["tool_calls"][0]["arguments"], "{\"city\": \"Paris\"}",
+            "{raw:?}: {msg}"
+        );
+    }
+    // A wrapper around the parameters: its closing tag after the value's own closer
+    // leaves where the value ends unsure; never released holding `</parameter>`.
+    let wrapped = "<tool_call>\n<function=get_weather>\n<parameters>\n<parameter=city>\nParis\n</parameter>\n</parameters>\n</function>\n</tool_call>";
+    let msg = named_message(Dialect::Qwen3Coder, wrapped);
+    for call in msg["tool_calls"].as_array().unwrap() {
+        assert_eq!(call["arguments"], "{\"city\": \"Paris\"}", "{msg}");
+    }
+}

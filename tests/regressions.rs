@@ -1030,11 +1030,14 @@ fn a_body_closed_by_its_own_closer_is_not_cut_off() {
 /// called it cut off by the end of stream because the output does not end with a
 /// marker. The marker supplied the closers (a repair, as for any marker that ends a
 /// call's arguments), and `>` after it is shown as text: the stream went on after the
-/// call. The oracle now also accepts a call that text follows.
+/// call. The oracle now also accepts a call that text follows. (Since `y"` followed
+/// by a colon reads as a key that lost its opening quote, the found input's marker
+/// falls inside a string; the string is closed here to keep the marker where
+/// structure is expected.)
 #[test]
 fn a_call_ended_by_a_marker_then_text_is_not_cut_off() {
     use toolsift::{Dialect, OwnedEvent, Repair, StopReason};
-    let raw = "<｜tool▁call▁begin｜>ger<｜tool▁sep｜>{y\": \"/\x10<｜tool▁sep｜>>";
+    let raw = "<｜tool▁call▁begin｜>ger<｜tool▁sep｜>{\"y\": \"/\x10\" <｜tool▁sep｜>>";
     let config = toolsift::Config::new(Dialect::Auto);
     let events = support::check_all_chunkings(&config, raw.as_bytes(), StopReason::Stop)
         .unwrap_or_else(|e| panic!("{e}"));

@@ -2,7 +2,7 @@
 //! (`fenced_json`) and a bare JSON call at the start of the output (`bare_json`). Such
 //! calls are released only when they name a declared tool (or no tools are declared).
 
-use super::{Body, CallForm, Dialect, Spec, HERMES_ENVELOPE};
+use super::{Body, CallForm, Dialect, PythonicSpec, Spec, HERMES_ENVELOPE};
 
 const FENCE: CallForm = CallForm {
     opener: b"```json",
@@ -11,6 +11,32 @@ const FENCE: CallForm = CallForm {
     repeats: true,
     heuristic: true,
     ..CallForm::BASE
+};
+
+/// A call in a fence (or after a label) that says it is one: a JSON call object or a
+/// Python call. What does not parse as one is an example of the format, reported.
+const LABELLED_FENCE: CallForm = CallForm {
+    opener: b"```tool_call",
+    body: Body::Sniff(&[
+        Body::Pythonic(&PythonicSpec { in_list: false }),
+        Body::Envelope(&HERMES_ENVELOPE),
+    ]),
+    labelled: true,
+    ..FENCE
+};
+
+/// `TOOL CALL: {...}` at a line start: the label says a JSON call object follows, so
+/// it is never text (an example of the format is reported); the call ends with its
+/// value. A label followed by anything but JSON is text.
+const LABEL: CallForm = CallForm {
+    opener: b"TOOL CALL: {",
+    body: Body::Envelope(&HERMES_ENVELOPE),
+    body_prefix: b"{",
+    closer: b"",
+    anchored: true,
+    repeats: false,
+    labelled: true,
+    ..FENCE
 };
 
 pub(crate) static FENCED: Spec = Spec {
@@ -32,6 +58,16 @@ pub(crate) static FENCED: Spec = Spec {
             opener: b"```\n[",
             body_prefix: b"[",
             ..FENCE
+        },
+        LABEL,
+        CallForm {
+            opener: b"TOOL CALL:{",
+            ..LABEL
+        },
+        LABELLED_FENCE,
+        CallForm {
+            opener: b"```tool_code",
+            ..LABELLED_FENCE
         },
     ],
     strip: &[b"</think>"],

@@ -3,6 +3,9 @@
 //!
 //! The section is a wrapper; each `<invoke` begins a call, so several invokes in one
 //! section are parallel calls. Values are raw text.
+//!
+//! MiniMax's namespace token `]<]minimax[>[` (M3's tag marker) shows up between the
+//! tags as a tokenizer artifact: it is dropped wherever it appears.
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec};
 
@@ -17,6 +20,7 @@ pub(crate) static XML: XmlSpec = XmlSpec {
     value_open: b"",
     framed: false,
     tag_prefix: b"",
+    artifact: super::minimax_m3::NS,
     ..XmlSpec::BASE
 };
 
@@ -38,5 +42,6 @@ pub(crate) static SPEC: Spec = Spec {
         b"</parameter>",
         b"</think>",
         b"[e~[",
+        super::minimax_m3::NS,
     ],
 };

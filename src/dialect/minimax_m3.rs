@@ -9,7 +9,8 @@
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec};
 
-const NS: &[u8] = b"]<]minimax[>[";
+/// The namespace marker before every tag (a special token).
+pub(crate) const NS: &[u8] = b"]<]minimax[>[";
 
 static XML: XmlSpec = XmlSpec {
     name_close: b">",
@@ -44,5 +45,8 @@ pub(crate) static SPEC: Spec = Spec {
         b"</tool_call>",
         b"</invoke>",
         b"</mm:think>",
+        // MiniMax M2's section tags, when an M3 model writes them.
+        b"<minimax:tool_call>",
+        b"</minimax:tool_call>",
     ],
 };

@@ -503,6 +503,10 @@ pub(crate) struct CallForm {
     /// Found without a marker (bare or fenced JSON): released only when it names a
     /// declared tool (or no tools are declared).
     pub heuristic: bool,
+    /// With `heuristic`: the opener says a call follows (a `` ```tool_call `` fence, a
+    /// `TOOL CALL:` label), so the body is never text: call syntax that does not parse
+    /// (an example of the format) is reported not released, not shown.
+    pub labelled: bool,
 }
 
 impl CallForm {
@@ -518,6 +522,7 @@ impl CallForm {
         start_only: false,
         repeats: false,
         heuristic: false,
+        labelled: false,
     };
 }
 
@@ -611,6 +616,9 @@ pub(crate) struct XmlSpec {
     pub framed: bool,
     /// A prefix that may follow `<` or `</` in any tag and is ignored (`｜DSML｜`).
     pub tag_prefix: &'static [u8],
+    /// A tokenizer artifact (MiniMax's `]<]minimax[>[`) dropped wherever it appears in
+    /// the body: the call reads as if it were absent. Empty for none.
+    pub artifact: &'static [u8],
     /// A separator tag that may follow a name that ends at the next tag (Hy3's
     /// `<tool_sep>` in a GLM-style body); dropped.
     pub name_sep: &'static [u8],
@@ -656,6 +664,7 @@ impl XmlSpec {
         value_open: b"",
         framed: false,
         tag_prefix: b"",
+        artifact: b"",
         name_sep: b"",
         cdata: false,
         python_values: false,

@@ -78,6 +78,13 @@ pub(crate) struct Envelope {
     /// The readings forked at the first weak decision, decided when the body ends
     /// (`super::readings`).
     fork: readings::Fork,
+    /// The call object's repaired text while it has shown no arguments key (`None`
+    /// once it has, or past the size limit): a call object that never does holds its
+    /// arguments as its own members, beside its name (`{"name": "f", "a": 1}`) or with
+    /// no name at all (`{"path": "a"}`, whose tool the schema may tell).
+    object_text: Option<Vec<u8>>,
+    /// The call object has had its arguments value.
+    args_seen: bool,
 }
 
 impl Envelope {
@@ -103,6 +110,8 @@ impl Envelope {
             args_scalar: Vec::new(),
             cut_from: usize::MAX,
             fork: readings::Fork(None),
+            object_text: (!spec.name_is_key).then(Vec::new),
+            args_seen: false,
         }
     }
 
@@ -351,6 +360,8 @@ impl Envelope {
             self.project_byte(out, i, out[i], &mut run, sink)?;
             i += 1;
         }
+        // Kept after reading, so bytes past an arguments key are never copied.
+        self.keep_object_text(out, sink);
         if let Some(start) = run.take() {
             if self.streams_args() {
                 if self.value_is_container {
@@ -382,6 +393,7 @@ impl Envelope {
             return None;
         }
         let depth = (self.depth as usize + nesting.after - nesting.before) as u32;
+        self.keep_object_text(out, sink);
         #[cfg(debug_assertions)]
         {
             let kept = (self.in_str, self.esc, self.depth);
@@ -530,9 +542,11 @@ impl Envelope {
                     self.base = if self.array_body { 2 } else { 1 };
                     if !self.array_body {
                         sink.begin(None);
+                        self.args_seen = false;
                     }
                 } else if self.array_body && self.depth == 1 && b == b'{' {
                     sink.begin(None);
+                    self.args_seen = false;
                     self.expect = Expect::Key;
                 } else if self.depth == self.base && !self.in_value && self.expect == Expect::Value
                 {
@@ -569,6 +583,7 @@ impl Envelope {
                     if cut {
                         sink.cut();
                     }
+                    self.end_without_arguments(out, i, cut, sink)?;
                     if std::mem::take(&mut self.args_null) && !cut {
                         sink.repair(Repair::MissingArguments);
                         sink.args(b"{}")?;
@@ -622,6 +637,73 @@ impl Envelope {
         Ok(())
     }
 
+    /// Keep the repaired text of a call object that has shown no arguments key yet
+    /// (see `object_text`), within the arguments' size limit.
+    fn keep_object_text(&mut self, out: &[u8], sink: &Sink<'_>) {
+        if let Some(text) = &mut self.object_text {
+            if text.len() + out.len() > sink.config.limits.max_args_bytes {
+                self.object_text = None;
+            } else {
+                text.extend_from_slice(out);
+            }
+        }
+    }
+
+    /// The call object ended at `out[i]` without an arguments key. With no name
+    /// either, its members are the arguments (`<tool_call>{"path": "a"}</tool_call>`),
+    /// released only if exactly one declared tool fits them (`Repair::ToolNameInferred`,
+    /// decided when the call ends). With a name, its other members are (`{"name":
+    /// "shell", "command": "ls"}`) when the named tool declares every one of them.
+    /// Not when a marker closed it (its members may be cut short).
+    fn end_without_arguments(
+        &mut self,
+        out: &[u8],
+        i: usize,
+        cut: bool,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), Abort> {
+        let Some(mut text) = self.object_text.take() else {
+            return Ok(());
+        };
+        if cut {
+            return Ok(());
+        }
+        // `text` holds the outputs before `out`: the object ends at `out[i]`.
+        text.extend_from_slice(&out[..=i]);
+        let start = text.iter().position(|&b| b == b'{').unwrap_or(0);
+        // Members in the model's order (the arguments may be written from them).
+        let Some(crate::ordered::Value::Object(mut members)) =
+            crate::ordered::Value::parse_slice(&text[start..])
+        else {
+            return Ok(());
+        };
+        let Some(name) = self.name.clone() else {
+            if sink.has_name() || members.is_empty() {
+                return Ok(());
+            }
+            sink.repair(Repair::BareCallObject);
+            return sink.args(&text[start..]);
+        };
+        let envelope = |k: &str| {
+            k == "type" || self.spec.name_keys.contains(&k) || self.spec.id_keys.contains(&k)
+        };
+        members.retain(|k, _| !envelope(k));
+        let declares_all = sink.config.tools.resolve(&name).is_some_and(|(tool, _)| {
+            let props = tool
+                .parameters()
+                .get("properties")
+                .and_then(|p| p.as_object());
+            props.is_some_and(|props| members.keys().all(|k| props.contains_key(k)))
+        });
+        if members.is_empty() || !declares_all {
+            return Ok(());
+        }
+        sink.repair(Repair::FlattenedArguments);
+        let mut args = Vec::new();
+        crate::ordered::Value::Object(members).write(&mut args);
+        sink.args(&args)
+    }
+
     /// A call object keyed by its tool's name: the first key is the name and its
     /// value the arguments; a second key is not the call's (dropped, reported).
     fn name_from_key(&mut self, sink: &Sink<'_>) -> (Field, Option<Repair>) {
@@ -647,11 +729,24 @@ impl Envelope {
         if self.spec.name_is_key {
             (field, repair) = self.name_from_key(sink);
         }
+        let second_args = field == Field::Args && std::mem::replace(&mut self.args_seen, true);
+        if second_args {
+            // A second arguments value (`{"name": "f", "arguments": {...}, {...}}`):
+            // which one the model meant cannot be told. Not a member made up around the
+            // arguments: a reading that reads it so is no costlier for it.
+            sink.invalid(
+                "the call object holds two arguments objects; send each call in its own call object",
+            );
+            field = Field::Other;
+        }
         self.field = field;
+        if matches!(field, Field::Args | Field::Function) || self.array_body {
+            self.object_text = None;
+        }
         if field == Field::Args {
             self.flush_name(sink);
         }
-        if field == Field::Other && self.key.as_slice() != b"type" {
+        if field == Field::Other && self.key.as_slice() != b"type" && !second_args {
             sink.extra_member();
         }
         if let Some(r) = repair {

@@ -125,6 +125,7 @@ impl Harmony {
                         keys: sink.key_check(1),
                         python: false,
                         tool_by_name: None,
+                        keyless_key: b"",
                     });
                 }
             }

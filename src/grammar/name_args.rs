@@ -340,8 +340,10 @@ impl NameArgs {
         self.buf.truncate(n);
         let raw = String::from_utf8_lossy(&self.buf).trim().to_owned();
         self.buf.clear();
+        let mut malformed = false;
         let name = if self.spec.name_is_id {
             sink.id(&raw);
+            malformed = index_misplaced(&raw);
             name_in_id(&raw).to_owned()
         } else {
             raw
@@ -353,6 +355,12 @@ impl NameArgs {
             return;
         }
         sink.name(&name);
+        if malformed {
+            sink.invalid(
+                "the call id is not functions.NAME:INDEX, so the tool name cannot be told \
+                 from its index; write the id as functions.NAME:INDEX",
+            );
+        }
         if b == b'(' {
             sink.repair(Repair::PythonValue);
         }
@@ -390,6 +398,19 @@ fn name_in_id(id: &str) -> &str {
         Some((name, n)) if digits(n) && !name.is_empty() => name,
         _ => rest,
     }
+}
+
+/// Whether a `functions.` call id has no `:INDEX` but ends in `.DIGITS`
+/// (`functions.invalid.0`): the index written with the wrong separator, or a name
+/// ending in digits, cannot be told apart.
+fn index_misplaced(id: &str) -> bool {
+    let Some(rest) = id.strip_prefix("functions.") else {
+        return false;
+    };
+    !rest.contains(':')
+        && rest.rsplit_once('.').is_some_and(|(name, n)| {
+            !name.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
+        })
 }
 
 /// Map a step over `again` (which began with `held` bytes already counted in `i`) back

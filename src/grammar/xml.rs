@@ -7,18 +7,31 @@
 //! newline is removed on each side of a value; all other whitespace is payload. Values
 //! stream as JSON strings as they arrive, or, when the tool's schema declares a
 //! non-string type, are collected and typed when they close.
+//!
+//! This file holds the machine (its phases, the name and key tags); by concept:
+//! `input` (the filters before it), `between` (between parameters), `values` (a value
+//! and its closing tag), `json_body` (a JSON object as the body), `wrapper` (one
+//! parameter wrapping all), `elements` (parameters named by their own elements) and
+//! `attributes`.
 
 mod attributes;
+mod between;
 mod elements;
+mod input;
+mod json_body;
+mod values;
+mod wrapper;
 
 use super::Step;
 use crate::calls::{Abort, Sink};
 use crate::dialect::XmlSpec;
 use crate::json::repairer::escape_byte;
-use crate::ordered;
 use crate::repairs::Repair;
-use crate::scan::{Found, MarkerSet};
+use crate::scan::MarkerSet;
 use attributes::{attribute, split_attributes, unescape_attribute};
+use between::past_blanks;
+use values::json_of_raw;
+use wrapper::WRAPPER_KEYS;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Phase {
@@ -86,6 +99,17 @@ pub(crate) struct Xml {
     wrapper: bool,
     /// Bytes that may begin `<` + the spec's tag prefix, not yet passed on.
     pf: Vec<u8>,
+    /// Between parameters, a tag this format does not have was read (as stray text):
+    /// `Some(false)` inside it, `Some(true)` after its `>`, where text would be its
+    /// value, dropped.
+    unknown_tag: Option<bool>,
+    /// The value being read holds its own closing tag, read as content because what
+    /// followed it did not confirm it.
+    closer_in_value: bool,
+    /// Bytes that may begin the spec's artifact, not yet passed on.
+    af: Vec<u8>,
+    /// An artifact was dropped and not yet reported.
+    af_dropped: bool,
     skip: bool,
     raw: Vec<u8>,
     key: String,
@@ -169,6 +193,10 @@ impl Xml {
             esc: false,
             esc_replayed: false,
             pf: Vec::new(),
+            af: Vec::new(),
+            closer_in_value: false,
+            unknown_tag: None,
+            af_dropped: false,
             skip: false,
             raw: Vec::new(),
             key: String::new(),
@@ -200,49 +228,8 @@ impl Xml {
         self.replay.clear();
         self.rpos = 0;
         rest.append(&mut self.pf);
+        rest.append(&mut self.af);
         rest
-    }
-
-    /// Pass one input byte on (to the replay queue), dropping the spec's tag prefix
-    /// right after `<` or `</`: `<｜DSML｜invoke` reads as `<invoke`.
-    fn filter(&mut self, b: u8) {
-        let prefix = self.spec.tag_prefix;
-        if self.pf.is_empty() {
-            if b == b'<' {
-                self.pf.push(b);
-            } else {
-                self.replay.push(b);
-            }
-            return;
-        }
-        self.pf.push(b);
-        let body = if self.pf.starts_with(b"</") {
-            &self.pf[2..]
-        } else {
-            &self.pf[1..]
-        };
-        if prefix.starts_with(body) {
-            if body.len() == prefix.len() {
-                let keep = self.pf.len() - prefix.len();
-                self.replay.extend_from_slice(&self.pf[..keep]);
-                self.pf.clear();
-            }
-            return;
-        }
-        let last = self.pf.pop().unwrap_or(b);
-        self.replay.append(&mut self.pf);
-        self.filter(last);
-    }
-
-    fn requeue(&mut self, bytes: &[u8]) {
-        if bytes.is_empty() {
-            return;
-        }
-        let mut next = Vec::with_capacity(bytes.len() + self.replay.len() - self.rpos);
-        next.extend_from_slice(bytes);
-        next.extend_from_slice(&self.replay[self.rpos..]);
-        self.replay = next;
-        self.rpos = 0;
     }
 
     pub(crate) fn feed(&mut self, input: &[u8], sink: &mut Sink<'_>) -> Step {
@@ -266,9 +253,13 @@ impl Xml {
                 }
                 b
             } else if i < input.len() {
-                if !self.spec.tag_prefix.is_empty() {
+                let artifact = self.spec.artifact;
+                if !self.spec.tag_prefix.is_empty()
+                    || !self.af.is_empty()
+                    || artifact.first() == Some(&input[i])
+                {
                     i += 1;
-                    self.filter(input[i - 1]);
+                    self.pass(input[i - 1]);
                     continue;
                 }
                 if self.phase == Phase::Value
@@ -276,7 +267,12 @@ impl Xml {
                     && !self.typed
                     && self.utf8.is_empty()
                 {
-                    let n = self.value_run(&input[i..]);
+                    // A run of value text stops where an artifact may begin.
+                    let end = match artifact.first() {
+                        Some(&a) => memchr::memchr(a, &input[i..]).map_or(input.len(), |p| i + p),
+                        None => input.len(),
+                    };
+                    let n = self.value_run(&input[i..end]);
                     if n > 0 {
                         i += n;
                         continue;
@@ -299,6 +295,9 @@ impl Xml {
     }
 
     fn flush(&mut self, sink: &mut Sink<'_>) -> Result<(), Abort> {
+        if std::mem::take(&mut self.af_dropped) {
+            sink.repair(Repair::TokenizerArtifact);
+        }
         if self.out.is_empty() {
             return Ok(());
         }
@@ -307,60 +306,6 @@ impl Xml {
         self.out = out;
         self.out.clear();
         r
-    }
-
-    /// Copy plain value text (no `<`, no newline) in bulk.
-    fn value_run(&mut self, input: &[u8]) -> usize {
-        let n = input
-            .iter()
-            .position(|&b| b == b'<' || b == b'\n' || b >= 0x80)
-            .unwrap_or(input.len());
-        self.work += n as u64;
-        if n == 0 {
-            return 0;
-        }
-        if self.nl_held {
-            self.nl_held = false;
-            self.emit_content(b'\n');
-        }
-        if self.skip {
-            return n;
-        }
-        for &b in &input[..n] {
-            escape_byte(b, &mut self.out);
-        }
-        n
-    }
-
-    fn emit_content(&mut self, b: u8) {
-        if self.skip {
-            return;
-        }
-        if self.typed {
-            self.raw.push(b);
-            return;
-        }
-        if b >= 0x80 || !self.utf8.is_empty() {
-            self.utf8.push(b);
-            let need = match self.utf8[0] {
-                0xc2..=0xdf => 2,
-                0xe0..=0xef => 3,
-                0xf0..=0xf4 => 4,
-                _ => 1,
-            };
-            if self.utf8.len() < need
-                && (b >= 0x80 && self.utf8.len() == 1 || (0x80..=0xbf).contains(&b))
-            {
-                return;
-            }
-            match std::str::from_utf8(&self.utf8) {
-                Ok(_) => self.out.extend_from_slice(&self.utf8),
-                Err(_) => self.out.extend_from_slice("\u{fffd}".as_bytes()),
-            }
-            self.utf8.clear();
-            return;
-        }
-        escape_byte(b, &mut self.out);
     }
 
     fn step(&mut self, b: u8, sink: &mut Sink<'_>) -> Result<(), Abort> {
@@ -629,330 +574,15 @@ impl Xml {
         Ok(())
     }
 
-    fn end_value(&mut self, sink: &mut Sink<'_>) -> Result<(), Abort> {
-        // The held newline before the closing tag was framing.
-        self.nl_held = false;
-        if !self.utf8.is_empty() {
-            self.utf8.clear();
-            self.out.extend_from_slice("\u{fffd}".as_bytes());
-        }
-        if self.skip {
-            self.skip = false;
-        } else if self.wrapper {
-            self.wrapper = false;
-            self.typed = false;
-            self.end_wrapper(sink);
-        } else if self.json_value && sink.param_is_plain_string(&self.key) {
-            // The schema decides: JSON text where a plain string is declared is that text.
-            let raw = String::from_utf8_lossy(&self.raw).into_owned();
-            let json = match serde_json::from_str::<serde_json::Value>(raw.trim()) {
-                Ok(serde_json::Value::String(_)) => raw.trim().to_owned(),
-                Ok(_) => {
-                    sink.repair(Repair::ScalarToString);
-                    serde_json::Value::String(raw.trim().to_owned()).to_string()
-                }
-                Err(_) => serde_json::Value::String(raw).to_string(),
-            };
-            self.out.extend_from_slice(json.as_bytes());
-            self.typed = false;
-        } else if self.json_value && !sink.param_is_typed(&self.key) {
-            let raw = String::from_utf8_lossy(&self.raw).into_owned();
-            self.out
-                .extend_from_slice(json_of_raw(&raw, sink).as_bytes());
-            self.typed = false;
-        } else if self.typed {
-            let raw = String::from_utf8_lossy(&self.raw).into_owned();
-            let (json, mut repairs) = sink.type_value(&self.key, &raw);
-            // Typing raw text by the schema is this grammar's own conversion; only
-            // Python spellings and coercions are repairs.
-            let python = self.spec.python_values;
-            repairs = repairs
-                .iter()
-                .filter(|r| *r != Repair::TypedValue && !(python && *r == Repair::PythonValue))
-                .collect();
-            sink.repairs(repairs);
-            self.out.extend_from_slice(json.as_bytes());
-            self.typed = false;
-        } else {
-            self.out.push(b'"');
-        }
-        self.phase = Phase::Between;
-        Ok(())
-    }
-
-    fn between(&mut self, b: u8, sink: &mut Sink<'_>) -> Result<(), Abort> {
-        if self.tag.is_empty() && is_blank(b) || self.escaped_blank(b, sink) {
-            return Ok(());
-        }
-        if self.tag.is_empty() && b == b'{' && self.keys.is_empty() {
-            // A bare JSON object as the body (DeepSeek DSML invokes).
-            self.raw.clear();
-            self.raw.push(b);
-            self.phase = Phase::JsonBody;
-            return Ok(());
-        }
-        self.tag.push(b);
-        match self.between_markers.match_at(&self.tag, 0) {
-            Found::Partial { .. } => Ok(()),
-            Found::Full { id, .. } => {
-                let m = self.between_markers.get(id);
-                self.tag.clear();
-                if m == self.spec.name_sep {
-                    // The separator after a name that ended at it: nothing to read.
-                } else if m == self.spec.json_open && self.keys.is_empty() {
-                    self.raw.clear();
-                    self.phase = Phase::JsonBody;
-                } else if m == self.spec.key_open {
-                    self.phase = Phase::Key;
-                } else if self.spec.key_open_alts.contains(&m) {
-                    sink.repair(Repair::MismatchedTag);
-                    self.phase = Phase::Key;
-                } else if m == self.spec.func_close {
-                    self.close_object();
-                    self.phase = Phase::Done;
-                    self.ended = Some(false);
-                } else {
-                    // The call's closer (with the function left open, if it has a closer).
-                    if !self.spec.func_close.is_empty() {
-                        sink.repair(Repair::MissingCloser);
-                    }
-                    self.close_object();
-                    self.phase = Phase::Done;
-                    self.ended = Some(true);
-                }
-                Ok(())
-            }
-            Found::None => {
-                let bytes = std::mem::take(&mut self.tag);
-                if bytes.starts_with(self.spec.value_close) || bytes.starts_with(b"</") {
-                    // An orphan or misspelled closing tag between parameters.
-                    sink.repair(Repair::MismatchedTag);
-                    self.skip_tag(bytes);
-                    return Ok(());
-                }
-                if !self.spec.name_open.is_empty()
-                    && self
-                        .spec
-                        .name_open
-                        .starts_with(&bytes[..bytes.len().min(self.spec.name_open.len())])
-                    && bytes.len() >= self.spec.name_open.len()
-                {
-                    // A new function while this one is open: end this call here.
-                    sink.repair(Repair::MissingCloser);
-                    self.close_object();
-                    self.phase = Phase::Done;
-                    self.ended = Some(false);
-                    self.requeue(&bytes);
-                    return Ok(());
-                }
-                if !self.spec.value_open.is_empty() && bytes[0] != b'<' {
-                    // A key whose opening tag was dropped (`city</arg_key>`).
-                    sink.repair(Repair::MismatchedTag);
-                    self.phase = Phase::Key;
-                    self.requeue(&bytes);
-                    return Ok(());
-                }
-                sink.repair(Repair::StrayText);
-                self.requeue(&bytes[1..]);
-                Ok(())
-            }
-        }
-    }
-
-    /// Where only blanks are expected (`tag` empty), a blank written double-escaped
-    /// (`\n` as a backslash and `n`: the model escaped its output once more) is one,
-    /// and dropped (`stray_text`): never the start of a key. True when `b` was used;
-    /// a held backslash not followed by `n`, `r` or `t` is read again, then `b`.
-    fn escaped_blank(&mut self, b: u8, sink: &mut Sink<'_>) -> bool {
-        if self.esc {
-            self.esc = false;
-            if matches!(b, b'n' | b'r' | b't') {
-                sink.repair(Repair::StrayText);
-                return true;
-            }
-            self.requeue(&[b'\\', b]);
-            self.esc_replayed = true;
-            return true;
-        }
-        if self.tag.is_empty() && b == b'\\' && !self.esc_replayed {
-            self.esc = true;
-            return true;
-        }
-        self.esc_replayed = false;
-        false
-    }
-
-    /// Drop a stray closing tag up to its `>` (bounded).
-    fn skip_tag(&mut self, bytes: Vec<u8>) {
-        match bytes.iter().position(|&c| c == b'>') {
-            Some(gt) => self.requeue(&bytes[gt + 1..]),
-            None => self.phase = Phase::SkipTag(bytes.len()),
-        }
-    }
-
-    fn value_byte(&mut self, b: u8, sink: &mut Sink<'_>) -> Result<(), Abort> {
-        if self.tag.is_empty() {
-            match b {
-                b'<' => {
-                    self.tag.push(b);
-                    return Ok(());
-                }
-                b'\n' if self.spec.framed => {
-                    if self.nl_held {
-                        self.emit_content(b'\n');
-                    }
-                    self.nl_held = true;
-                    return Ok(());
-                }
-                _ => {
-                    if self.nl_held {
-                        self.nl_held = false;
-                        self.emit_content(b'\n');
-                    }
-                    self.emit_content(b);
-                    return Ok(());
-                }
-            }
-        }
-        self.tag.push(b);
-        // A misspelled value closer: `</parameter` + up to `>`.
-        let vc = self.spec.value_close;
-        if self.tag.len() > vc.len() && self.tag.starts_with(vc) {
-            if b == b'>' {
-                if self.tag.len() != vc.len() + 1 {
-                    sink.repair(Repair::MismatchedTag);
-                }
-                self.start_confirm(Closing::Value);
-            } else if self.tag.len() > vc.len() + MAX_CLOSE_TAIL || b == b'<' || b == b'\n' {
-                self.tag_is_content();
-            }
-            return Ok(());
-        }
-        match self.in_value_markers.match_at(&self.tag, 0) {
-            Found::Partial { .. } => {}
-            Found::Full { id, .. } => {
-                let m = self.in_value_markers.get(id);
-                if m == vc {
-                    // Keep reading to the `>` (handled above).
-                } else if m == self.spec.key_open {
-                    if self.nl_held {
-                        // A new parameter at line start: the closer was dropped.
-                        sink.repair(Repair::MismatchedTag);
-                        self.tag.clear();
-                        self.end_value(sink)?;
-                        self.phase = Phase::Key;
-                    } else {
-                        self.tag_is_content();
-                    }
-                } else if m == CDATA_OPEN {
-                    self.tag.clear();
-                    if self.nl_held {
-                        self.nl_held = false;
-                        self.emit_content(b'\n');
-                    }
-                    self.phase = Phase::CData(0);
-                } else if m == self.spec.func_close {
-                    self.start_confirm(Closing::Function);
-                } else {
-                    // The call's closer inside a value: parameter and function left open.
-                    sink.repair(Repair::MissingCloser);
-                    self.tag.clear();
-                    self.end_value(sink)?;
-                    self.out.push(b'}');
-                    self.phase = Phase::Done;
-                    self.ended = Some(true);
-                }
-            }
-            Found::None => self.tag_is_content(),
-        }
-        Ok(())
-    }
-
-    /// One byte of a CDATA section: content, up to `]]>`.
-    fn cdata_byte(&mut self, b: u8, held: u8) {
-        match (b, held) {
-            (b']', 0 | 1) => self.phase = Phase::CData(held + 1),
-            (b']', _) => self.emit_content(b']'),
-            (b'>', 2) => self.phase = Phase::Value,
-            _ => {
-                for _ in 0..held {
-                    self.emit_content(b']');
-                }
-                self.emit_content(b);
-                self.phase = Phase::CData(0);
-            }
-        }
-    }
-
-    /// The bytes in `tag` were not a tag: the `<` is content, the rest is read again.
-    fn tag_is_content(&mut self) {
-        let bytes = std::mem::take(&mut self.tag);
-        if self.nl_held {
-            self.nl_held = false;
-            self.emit_content(b'\n');
-        }
-        self.emit_content(bytes[0]);
-        self.requeue(&bytes[1..]);
-    }
-
-    fn start_confirm(&mut self, closing: Closing) {
-        self.tail = std::mem::take(&mut self.tag);
-        self.tag_len = self.tail.len();
-        self.phase = Phase::Confirm(closing);
-    }
-
-    fn confirm(&mut self, b: u8, closing: Closing, sink: &mut Sink<'_>) -> Result<(), Abort> {
-        self.tail.push(b);
-        let after = &self.tail[self.tag_len..];
-        let Some(start) = past_blanks(after) else {
-            if after.len() > MAX_BLANKS {
-                self.reject_confirm();
-            }
-            return Ok(());
-        };
-        let set = match closing {
-            Closing::Value => &self.confirm_value,
-            Closing::Function => &self.confirm_function,
-        };
-        match set.match_at(after, start) {
-            Found::Partial { .. } => Ok(()),
-            Found::Full { .. } => self.accept_confirm(closing, sink),
-            Found::None => {
-                self.reject_confirm();
-                Ok(())
-            }
-        }
-    }
-
-    fn accept_confirm(&mut self, closing: Closing, sink: &mut Sink<'_>) -> Result<(), Abort> {
-        let tail = std::mem::take(&mut self.tail);
-        if closing == Closing::Function {
-            // The function closed with its last parameter left open.
-            sink.repair(Repair::MismatchedTag);
-        }
-        self.end_value(sink)?;
-        if closing == Closing::Function {
-            self.out.push(b'}');
-            self.phase = Phase::Done;
-            self.ended = Some(false);
-        }
-        self.requeue(&tail[self.tag_len..]);
-        Ok(())
-    }
-
-    fn reject_confirm(&mut self) {
-        let tail = std::mem::take(&mut self.tail);
-        self.phase = Phase::Value;
-        if self.nl_held {
-            self.nl_held = false;
-            self.emit_content(b'\n');
-        }
-        self.emit_content(tail[0]);
-        self.requeue(&tail[1..]);
-    }
-
     /// At the end of the stream: whether the call completed.
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>) -> bool {
+        if !self.af.is_empty() {
+            // Not the artifact after all: its bytes are the body's.
+            let af = std::mem::take(&mut self.af);
+            for &b in &af {
+                self.unprefixed(b);
+            }
+        }
         if !self.pf.is_empty() {
             let pf = std::mem::take(&mut self.pf);
             self.replay.extend_from_slice(&pf);
@@ -1002,168 +632,5 @@ impl Xml {
             .filter(|t| name.len() > t.len() && name.starts_with(t))
             .max_by_key(|t| t.len())
             .map(str::to_owned)
-    }
-
-    /// In a key: the start of a closing tag other than the key's own that just ended
-    /// at `>` (`city</arg_value>`).
-    fn misclosed_key(&self, b: u8) -> Option<usize> {
-        if b != b'>' || !self.spec.key_close.starts_with(b"</") {
-            return None;
-        }
-        self.buf.windows(2).rposition(|w| w == b"</")
-    }
-
-    /// One byte of a bare JSON body; at the closer, the repaired object continues the
-    /// `{` already written.
-    fn json_body(&mut self, b: u8, sink: &mut Sink<'_>) -> Result<(), Abort> {
-        self.raw.push(b);
-        let inner = self.spec.json_close;
-        if !inner.is_empty() && self.raw.ends_with(inner) {
-            // The JSON element closed: its object is the arguments; the function's
-            // closer follows.
-            let body = self.raw[..self.raw.len() - inner.len()]
-                .trim_ascii()
-                .to_vec();
-            self.json_arguments(&body, sink);
-            self.raw.clear();
-            self.json_done = true;
-            self.keys.push(String::new());
-            self.phase = Phase::Between;
-            return Ok(());
-        }
-        let ends = [(self.spec.func_close, false), (self.closer, true)]
-            .into_iter()
-            .find(|(m, _)| !m.is_empty() && self.raw.ends_with(m));
-        let Some((m, closer_seen)) = ends else {
-            return Ok(());
-        };
-        let body = self.raw[..self.raw.len() - m.len()].trim_ascii().to_vec();
-        self.json_arguments(&body, sink);
-        self.raw.clear();
-        self.phase = Phase::Done;
-        self.ended = Some(closer_seen);
-        Ok(())
-    }
-}
-
-impl Xml {
-    /// Close the arguments object, unless a JSON element closed it already.
-    fn close_object(&mut self) {
-        if !self.json_done {
-            self.out.push(b'}');
-        }
-    }
-
-    /// A JSON arguments body: the repaired object continues the `{` already written.
-    fn json_arguments(&mut self, body: &[u8], sink: &mut Sink<'_>) {
-        match crate::repair(body) {
-            Ok(fixed) if fixed.json.starts_with('{') => {
-                sink.repairs(fixed.repairs);
-                self.out.extend_from_slice(&fixed.json.as_bytes()[1..]);
-            }
-            _ => {
-                sink.repair(Repair::StrayText);
-                self.out.push(b'}');
-            }
-        }
-    }
-}
-
-/// Where what follows `bytes`' blanks begins, blanks written double-escaped (`\\n`)
-/// included; `None` while it cannot be told yet.
-fn past_blanks(bytes: &[u8]) -> Option<usize> {
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            c if is_blank(c) => i += 1,
-            b'\\' => match bytes.get(i + 1) {
-                Some(b'n' | b'r' | b't') => i += 2,
-                Some(_) => return Some(i),
-                None => return None,
-            },
-            _ => return Some(i),
-        }
-    }
-    None
-}
-
-/// Keys a model wraps all of a call's parameters in, as one parameter.
-const WRAPPER_KEYS: &[&str] = &["arguments", "input", "properties", "parameters", "args"];
-
-impl Xml {
-    /// The wrapper parameter ended: write the parameters it holds when they are an
-    /// object of declared keys (`wrapped_arguments`), else the parameter as it is.
-    fn end_wrapper(&mut self, sink: &mut Sink<'_>) {
-        let raw = String::from_utf8_lossy(&self.raw).into_owned();
-        let mut value = ordered::Value::parse(raw.trim()).or_else(|| {
-            let fixed = crate::repair(raw.trim().as_bytes()).ok()?;
-            ordered::Value::parse(&fixed.json)
-        });
-        if let Some(ordered::Value::String(inner)) = &value {
-            value = ordered::Value::parse(inner.trim());
-        }
-        let declared = sink.key_check(1).keys.unwrap_or_else(|| Vec::new().into());
-        let inner = value
-            .as_ref()
-            .and_then(|v| v.as_object())
-            .filter(|o| !o.is_empty() && o.keys().all(|k| declared.contains(k)));
-        let key = std::mem::take(&mut self.key);
-        if let Some(members) = inner {
-            sink.repair(Repair::WrappedArguments);
-            for (k, v) in members {
-                if !self.first_param {
-                    self.out.extend_from_slice(b", ");
-                }
-                self.first_param = false;
-                let quoted = serde_json::Value::String(k.clone()).to_string();
-                self.out.extend_from_slice(quoted.as_bytes());
-                self.out.extend_from_slice(b": ");
-                self.out.extend_from_slice(v.to_string().as_bytes());
-                self.keys.push(k.clone());
-            }
-            self.key = key;
-            return;
-        }
-        self.first_param = false;
-        self.out.extend_from_slice(
-            serde_json::Value::String(key.clone())
-                .to_string()
-                .as_bytes(),
-        );
-        self.out.extend_from_slice(b": ");
-        let json = if self.json_value {
-            json_of_raw(&raw, sink)
-        } else {
-            sink.type_value(&key, &raw).0
-        };
-        self.out.extend_from_slice(json.as_bytes());
-        self.key = key;
-    }
-}
-
-/// A value its tag says is JSON: kept when strict, repaired when it can be, a string
-/// otherwise.
-fn json_of_raw(raw: &str, sink: &mut Sink<'_>) -> String {
-    let text = raw.trim();
-    if serde_json::from_str::<serde_json::Value>(text).is_ok() {
-        return text.to_owned();
-    }
-    match crate::repair(text.as_bytes()) {
-        Ok(fixed) => {
-            let mut repairs = fixed.repairs;
-            if !fixed.json.starts_with(['{', '[']) {
-                // A scalar has no containers to close.
-                repairs = repairs
-                    .iter()
-                    .filter(|r| *r != Repair::MissingClosers)
-                    .collect();
-            }
-            sink.repairs(repairs);
-            fixed.json
-        }
-        Err(_) => {
-            sink.repair(Repair::UnquotedString);
-            serde_json::Value::String(raw.to_owned()).to_string()
-        }
     }
 }

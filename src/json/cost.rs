@@ -6,7 +6,7 @@
 //! | `unescaped_quote`, `control_character`, `invalid_escape`, `lone_surrogate`, `number_normalized`, `special_whitespace` | 1 | what a model writing raw text into a string does all the time |
 //! | `invalid_utf8` | 2 | |
 //! | `trailing_comma`, `python_literal`, `undefined_literal`, `non_finite_number` | 4 | common slips, but not what raw text turns into |
-//! | `single_quoted_string`, `curly_quoted_string`, `ellipsis` | 8 | |
+//! | `single_quoted_string`, `curly_quoted_string`, `ellipsis`, `missing_quote`, `keyless_arguments` | 8 | a slip in the envelope, not invented structure |
 //! | `unquoted_string` | 20 | a string read to its end, then a value that lost its quotes |
 //! | `unquoted_key`, `missing_comma`, `missing_colon`, `comment`, `redundant_closer`, `missing_value` | 30 | structure invented around text that was never structure |
 //! | `surrounding_text`, or text left after the call's end | 30 | the value ended before the model's text did |
@@ -36,7 +36,7 @@ pub(crate) const fn weight(repair: Repair) -> u32 {
         | SpecialWhitespace => 1,
         InvalidUtf8 => 2,
         TrailingComma | PythonLiteral | UndefinedLiteral | NonFiniteNumber => 4,
-        SingleQuotedString | CurlyQuotedString | Ellipsis => 8,
+        SingleQuotedString | CurlyQuotedString | Ellipsis | MissingQuote | KeylessArguments => 8,
         UnquotedString => 20,
         UnquotedKey | MissingComma | MissingColon | Comment | RedundantCloser | MissingValue
         | SurroundingText => 30,

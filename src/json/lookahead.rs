@@ -657,6 +657,19 @@ impl Lookahead {
                 Found::Full { .. } => self.strong_close(),
                 Found::Partial { .. } => None,
                 Found::None if self.whole_ended => Some(Verdict::Close),
+                // After the whole value, a closing tag may be the call's closer
+                // misspelled (`</tool_action>` for `</tool_call>`), or a string's
+                // content (`"}</b>`): a weak close, which the whole call decides.
+                Found::None if self.stack.is_empty() && self.marker.starts_with(b"</") => {
+                    match crate::grammar::closing_tag(&self.marker) {
+                        Some(true) => {
+                            self.lenient = true;
+                            Some(Verdict::Close)
+                        }
+                        Some(false) => None,
+                        None => Some(Verdict::Content),
+                    }
+                }
                 Found::None => Some(Verdict::Content),
             };
         }
@@ -727,6 +740,10 @@ impl Lookahead {
                 if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'-' {
                     self.key.push(b);
                     None
+                } else if b == b'"' && !ctx.python {
+                    // `arguments": {`: a key that lost its opening quote.
+                    self.lenient = true;
+                    self.key_done(ctx)
                 } else if ctx.python && matches!(b, b',' | b')') && self.stack.len() == 1 {
                     // `f('a', True)`: the word was a positional value, not a key.
                     self.key.clear();

@@ -71,6 +71,9 @@ enum St {
     Num,
     /// A bare word is held.
     Word { key: bool },
+    /// A bare key word, then `"` and blanks, are held: a key missing its opening quote
+    /// if a colon follows.
+    KeyQuote,
     /// An unquoted string value: the opening `"` is out, trailing blanks are held.
     Bare,
     /// A comment; the state to return to is in `comment_prev`.
@@ -132,6 +135,9 @@ pub(crate) struct Options {
     /// Learn the tool from the call object's `"name"` member (the JSON envelope), so the
     /// look-ahead can count undeclared argument keys once the tool is known.
     pub tool_by_name: Option<ToolByName>,
+    /// A JSON envelope's arguments key: an object where a key of the call object
+    /// belongs is the arguments, written without it. Empty elsewhere.
+    pub keyless_key: &'static [u8],
 }
 
 /// The tools to look a call's name up in, and the depth of its arguments object.
@@ -165,6 +171,7 @@ impl Default for Options {
             keys: KeyCheck::default(),
             python: false,
             tool_by_name: None,
+            keyless_key: b"",
         }
     }
 }
@@ -487,6 +494,11 @@ impl Repairer {
         self.started
     }
 
+    /// The bytes [`take_leftover`](Self::take_leftover) would return, left in place.
+    pub(crate) fn leftover(&self) -> &[u8] {
+        self.replay.get(self.rpos..).unwrap_or_default()
+    }
+
     /// Bytes read but not used after stopping; they come before the rest of the input.
     pub(crate) fn take_leftover(&mut self) -> Vec<u8> {
         self.forget_memo();
@@ -621,6 +633,7 @@ impl Repairer {
             | St::Comma
             | St::Num
             | St::Word { .. }
+            | St::KeyQuote
             | St::Done => false,
             St::Comment { .. } | St::Slash => return None,
         };
@@ -1265,6 +1278,7 @@ impl Repairer {
             St::Str { delim, key } => self.string_byte(b, delim, key, out),
             St::Num => self.num_byte(b, out),
             St::Word { key } => self.word_byte(b, key, out),
+            St::KeyQuote => self.key_quote_byte(b, out),
             St::Bare => self.bare_byte(b, out),
             St::Comment { .. } | St::Slash => self.comment_byte(b, out),
             // The value ended on this byte's arrival: it belongs to whatever follows.
@@ -1402,6 +1416,13 @@ impl Repairer {
         }
     }
 
+    /// Whether the innermost container is a JSON envelope's call object (the body's
+    /// object, or an object in the body's array), where a keyless object is the
+    /// arguments ([`Options::keyless_key`]).
+    fn at_call_object(&self) -> bool {
+        !self.opts.keyless_key.is_empty() && matches!(self.stack.as_slice(), [b'{'] | [b'[', b'{'])
+    }
+
     /// Emit what must precede an item here; returns whether the item is a key.
     fn begin_item(&mut self, out: &mut Vec<u8>) -> bool {
         let in_object = self.stack.last() == Some(&b'{');
@@ -1476,6 +1497,16 @@ impl Repairer {
                     St::After | St::Comma => self.stack.last() == Some(&b'{'),
                     _ => false,
                 };
+                if at_key && b == b'{' && self.at_call_object() {
+                    // `{"name": "f", {...}}`: the call's arguments without their key.
+                    self.flag(Repair::KeylessArguments);
+                    self.begin_item(out);
+                    out.push(b'"');
+                    out.extend_from_slice(self.opts.keyless_key);
+                    out.extend_from_slice(b"\":");
+                    self.st = St::Value;
+                    return self.structural_token(b, out);
+                }
                 if at_key {
                     // A container where a key belongs: nothing sensible to keep. Drop
                     // it before writing a comma, so the member state stays as it was.
@@ -2137,6 +2168,13 @@ impl Repairer {
             }
             return;
         }
+        if key && next == Some(b'"') && !self.opts.python {
+            // `arguments": {`: a key that lost its opening quote, if a colon follows
+            // the quote (`key_quote_byte`); held until then.
+            self.hold.push(b'"');
+            self.st = St::KeyQuote;
+            return;
+        }
         // Words are short (a literal, a bare key): kept inline, no allocation a word.
         let word: SmallVec<[u8; 32]> = SmallVec::from_slice(&self.hold[self.tok..]);
         out.extend_from_slice(&self.hold[..self.tok]);
@@ -2179,6 +2217,46 @@ impl Repairer {
         if let Some(b) = next {
             self.step(b, out);
         }
+    }
+
+    /// After a bare key word and a `"` (held with the blanks after it): a colon makes
+    /// the quote the key's closing one (its opening quote was lost); anything else
+    /// leaves the word an unquoted key, and the quote and blanks are read again.
+    fn key_quote_byte(&mut self, b: u8, out: &mut Vec<u8>) {
+        if is_blank(b) {
+            self.hold.push(b);
+            return;
+        }
+        let quote = self.key_quote_at();
+        if b == b':' {
+            self.flag(Repair::MissingQuote);
+            out.extend_from_slice(&self.hold[..self.tok]);
+            out.push(b'"');
+            let word: SmallVec<[u8; 32]> = SmallVec::from_slice(&self.hold[self.tok..quote]);
+            self.escape_all(&word, out);
+            out.push(b'"');
+            out.extend_from_slice(&self.hold[quote + 1..]);
+            self.hold.clear();
+            self.tok = 0;
+            self.st = St::Colon;
+            return self.step(b, out);
+        }
+        let rest: SmallVec<[u8; 16]> = SmallVec::from_slice(&self.hold[quote..]);
+        self.hold.truncate(quote);
+        self.st = St::Word { key: true };
+        self.end_word(true, None, out);
+        for &c in rest.iter().chain(std::iter::once(&b)) {
+            self.step(c, out);
+        }
+    }
+
+    /// Where the `"` after the key word is in `hold` (`St::KeyQuote`).
+    fn key_quote_at(&self) -> usize {
+        self.tok
+            + self.hold[self.tok..]
+                .iter()
+                .position(|&c| c == b'"')
+                .expect("held after the word")
     }
 
     fn emit_word_string(&mut self, word: &[u8], out: &mut Vec<u8>) {
@@ -2370,6 +2448,12 @@ impl Repairer {
                 if key {
                     out.extend_from_slice(b":null");
                 }
+            }
+            St::KeyQuote => {
+                // Cut after the quote: the word is the key, its value missing.
+                self.hold.truncate(self.key_quote_at());
+                self.end_word(true, None, out);
+                out.extend_from_slice(b":null");
             }
             St::Bare => {
                 out.push(b'"');

@@ -144,11 +144,25 @@ impl Tools {
     /// arguments object fits exactly (every required key present, no undeclared key
     /// where properties are declared). `None` when no tool or several fit.
     pub fn infer(&self, args: &Value) -> Option<&Tool> {
+        self.infer_by(args, false)
+    }
+
+    /// Like [`infer`](Self::infer), for arguments that came with no name and no
+    /// arguments key (a bare call object): only tools that declare their properties
+    /// count, every key of the object among them.
+    pub(crate) fn infer_declared(&self, args: &Value) -> Option<&Tool> {
+        self.infer_by(args, true)
+    }
+
+    fn infer_by(&self, args: &Value, declared: bool) -> Option<&Tool> {
         let map = args.as_object()?;
         let mut fitting = self.tools.iter().filter(|t| {
             let root = t.schema.node(t.schema.root());
             root.required.iter().all(|k| map.contains_key(k))
-                && (root.properties.is_none() || map.keys().all(|k| root.property(k).is_some()))
+                && match root.properties {
+                    None => !declared,
+                    Some(_) => map.keys().all(|k| root.property(k).is_some()),
+                }
         });
         let tool = fitting.next()?;
         fitting.next().is_none().then_some(tool)

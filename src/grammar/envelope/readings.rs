@@ -246,39 +246,57 @@ impl Readings {
         Some(end.at + at + self.closer.len())
     }
 
-    /// What follows a reading that ended at `end` (past blanks): the call's closer
-    /// (or the body saw it) is clean; anything else is text the parser would show;
-    /// `None` while the bytes read so far do not tell (at the end of the stream: clean).
-    fn follow(&self, end: End, eof: bool) -> Option<bool> {
+    /// What follows a reading that ended at `end` (past blanks; `pre`, the bytes its
+    /// repairer read past its end before the fork, come first): the call's closer (or
+    /// the body saw it) is clean; anything else is text the parser would show; `None`
+    /// while the bytes read so far do not tell (at the end of the stream: clean).
+    fn follow(&self, end: End, pre: &[u8], eof: bool) -> Option<bool> {
         if end.closer_seen || self.closer.is_empty() {
             return Some(true);
         }
-        let after = self
-            .since
-            .get(end.at..)
-            .unwrap_or_default()
-            .trim_ascii_start();
+        let since = self.since.get(end.at..).unwrap_or_default();
+        let joined;
+        let after = if pre.is_empty() {
+            since
+        } else {
+            joined = [pre, since].concat();
+            &joined
+        };
+        let after = after.trim_ascii_start();
         if after.starts_with(self.closer) {
-            Some(true)
+            return Some(true);
         } else if self.closer.starts_with(after) {
             // At the end of the stream, the closer's beginning: cut inside it.
-            eof.then_some(true)
-        } else {
-            Some(false)
+            return eof.then_some(true);
+        }
+        // The closer misspelled (`</tool_action>`) is the closer too, unless the real
+        // one follows it (then it was the body's own text).
+        let tag = after
+            .iter()
+            .position(|&b| b == b'>')
+            .map_or(after, |end| &after[..=end]);
+        match super::super::misspelled_closer(self.closer, tag) {
+            Some(true) => {
+                let rest = &after[tag.len()..];
+                Some(memchr::memmem::find(rest, self.closer).is_none())
+            }
+            Some(false) => eof.then_some(true),
+            None => Some(false),
         }
     }
 
     /// Whether the whole call can decide: no reading still reads, and what follows each
     /// ended one is known.
-    fn settled(&self, eof: bool) -> bool {
-        let mut ends =
-            self.primary
-                .into_iter()
-                .chain(self.alts.iter().filter_map(|a| match a.state {
-                    State::Ended(end) => Some(end),
-                    _ => None,
-                }));
-        !self.live() && ends.all(|end| self.follow(end, eof).is_some())
+    fn settled(&self, rep: &Repairer, eof: bool) -> bool {
+        let mut ends = self
+            .primary
+            .map(|end| (end, rep.leftover()))
+            .into_iter()
+            .chain(self.alts.iter().filter_map(|a| match a.state {
+                State::Ended(end) => Some((end, a.rep.leftover())),
+                _ => None,
+            }));
+        !self.live() && ends.all(|(end, pre)| self.follow(end, pre, eof).is_some())
     }
 }
 
@@ -359,7 +377,7 @@ impl Envelope {
         };
         fork.read(input, sink.config, rep.parted());
         sink.stats.examined(fork.take_work());
-        if !fork.settled(false) {
+        if !fork.settled(rep, false) {
             return Step::NeedMore;
         }
         let fork = self.fork.0.take().expect("checked");
@@ -452,7 +470,7 @@ fn decide_call(
 ) -> Option<Taken> {
     let config = sink.config;
     let mut alts = std::mem::take(&mut fork.alts);
-    let stray = |end: End| match fork.follow(end, eof) {
+    let stray = |end: End, pre: &[u8]| match fork.follow(end, pre, eof) {
         Some(false) => STRAY_TEXT,
         _ => 0,
     };
@@ -490,11 +508,13 @@ fn decide_call(
     let alone = outcomes.iter().all(Option::is_none);
     let mut scored = vec![fork.primary.zip(primary_call).and_then(|(primary, call)| {
         call.outcome(rep.repairs(), config, !alone)
-            .map(|(c, args)| (c.saturating_add(stray(primary)), args))
+            .map(|(c, args)| (c.saturating_add(stray(primary, rep.leftover())), args))
     })];
     for (alt, outcome) in alts.iter().zip(outcomes) {
         scored.push(match alt.state {
-            State::Ended(end) => outcome.map(|(c, args)| (c.saturating_add(stray(end)), args)),
+            State::Ended(end) => {
+                outcome.map(|(c, args)| (c.saturating_add(stray(end, alt.rep.leftover())), args))
+            }
             _ => None,
         });
     }
@@ -540,7 +560,7 @@ fn decide_call(
     let end = end?;
     // A reading that leaves text before the call's closer is no reading of the call:
     // taken, it would show part of the body as text.
-    let stray = fork.follow(end, eof) == Some(false);
+    let stray = fork.follow(end, rep.leftover(), eof) == Some(false);
     let taken = taken && !stray;
     if let Some(after) = fork.since.get(end.at..) {
         rep.push_leftover(after);

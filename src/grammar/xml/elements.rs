@@ -42,6 +42,11 @@ pub(crate) fn members(body: &str) -> (Map, Oddities) {
             break;
         };
         odd.stray |= !rest[..lt].trim().is_empty();
+        if let Some((name, value, used)) = named_parameter(&rest[lt..]) {
+            out.push((name, value));
+            at += lt + used;
+            continue;
+        }
         match element(&rest[lt..], 0) {
             Some((name, value, used)) => {
                 out.push((name, value));
@@ -63,6 +68,24 @@ pub(crate) fn members(body: &str) -> (Map, Oddities) {
         }
     }
     (object(out), odd)
+}
+
+/// A MiniMax M2 parameter in a body of elements (`<parameter name="city">Paris
+/// </parameter>`, written where M3's `<city>` belongs): its key, its text and its
+/// length.
+fn named_parameter(s: &str) -> Option<(String, Value, usize)> {
+    const OPEN: &str = "<parameter name=";
+    const CLOSE: &str = "</parameter>";
+    let rest = s.strip_prefix(OPEN)?;
+    let gt = rest.find('>')?;
+    let key = rest[..gt].trim().trim_matches(['"', '\'']);
+    if key.is_empty() || key.contains(['<', '"', '\'']) {
+        return None;
+    }
+    let head = OPEN.len() + gt + 1;
+    let end = s[head..].find(CLOSE)? + head;
+    let text = s[head..end].to_owned();
+    Some((key.to_owned(), Value::String(text), end + CLOSE.len()))
 }
 
 /// `<name>` at the start of `s`: the name and the tag's length.

@@ -1,0 +1,341 @@
+//! A parameter's value: raw text streamed as a JSON string (or collected and typed),
+//! a closing tag inside it held until what follows confirms it, CDATA sections, and a
+//! value its tag says is JSON.
+
+use super::{past_blanks, Closing, Phase, Xml, CDATA_OPEN, MAX_BLANKS, MAX_CLOSE_TAIL};
+use crate::calls::{Abort, Sink};
+use crate::json::repairer::escape_byte;
+use crate::repairs::Repair;
+use crate::scan::Found;
+
+impl Xml {
+    /// Copy plain value text (no `<`, no newline) in bulk.
+    pub(super) fn value_run(&mut self, input: &[u8]) -> usize {
+        let n = input
+            .iter()
+            .position(|&b| b == b'<' || b == b'\n' || b >= 0x80)
+            .unwrap_or(input.len());
+        self.work += n as u64;
+        if n == 0 {
+            return 0;
+        }
+        if self.nl_held {
+            self.nl_held = false;
+            self.emit_content(b'\n');
+        }
+        if self.skip {
+            return n;
+        }
+        for &b in &input[..n] {
+            escape_byte(b, &mut self.out);
+        }
+        n
+    }
+
+    pub(super) fn emit_content(&mut self, b: u8) {
+        if self.skip {
+            return;
+        }
+        if self.typed {
+            self.raw.push(b);
+            return;
+        }
+        if b >= 0x80 || !self.utf8.is_empty() {
+            self.utf8.push(b);
+            let need = match self.utf8[0] {
+                0xc2..=0xdf => 2,
+                0xe0..=0xef => 3,
+                0xf0..=0xf4 => 4,
+                _ => 1,
+            };
+            if self.utf8.len() < need
+                && (b >= 0x80 && self.utf8.len() == 1 || (0x80..=0xbf).contains(&b))
+            {
+                return;
+            }
+            match std::str::from_utf8(&self.utf8) {
+                Ok(_) => self.out.extend_from_slice(&self.utf8),
+                Err(_) => self.out.extend_from_slice("\u{fffd}".as_bytes()),
+            }
+            self.utf8.clear();
+            return;
+        }
+        escape_byte(b, &mut self.out);
+    }
+
+    pub(super) fn end_value(&mut self, sink: &mut Sink<'_>) -> Result<(), Abort> {
+        // The held newline before the closing tag was framing.
+        self.nl_held = false;
+        self.closer_in_value = false;
+        if !self.utf8.is_empty() {
+            self.utf8.clear();
+            self.out.extend_from_slice("\u{fffd}".as_bytes());
+        }
+        if self.skip {
+            self.skip = false;
+        } else if self.wrapper {
+            self.wrapper = false;
+            self.typed = false;
+            self.end_wrapper(sink);
+        } else if self.json_value && sink.param_is_plain_string(&self.key) {
+            // The schema decides: JSON text where a plain string is declared is that text.
+            let raw = String::from_utf8_lossy(&self.raw).into_owned();
+            let json = match serde_json::from_str::<serde_json::Value>(raw.trim()) {
+                Ok(serde_json::Value::String(_)) => raw.trim().to_owned(),
+                Ok(_) => {
+                    sink.repair(Repair::ScalarToString);
+                    serde_json::Value::String(raw.trim().to_owned()).to_string()
+                }
+                Err(_) => serde_json::Value::String(raw).to_string(),
+            };
+            self.out.extend_from_slice(json.as_bytes());
+            self.typed = false;
+        } else if self.json_value && !sink.param_is_typed(&self.key) {
+            let raw = String::from_utf8_lossy(&self.raw).into_owned();
+            self.out
+                .extend_from_slice(json_of_raw(&raw, sink).as_bytes());
+            self.typed = false;
+        } else if self.typed {
+            let raw = String::from_utf8_lossy(&self.raw).into_owned();
+            let (json, mut repairs) = sink.type_value(&self.key, &raw);
+            // Typing raw text by the schema is this grammar's own conversion; only
+            // Python spellings and coercions are repairs.
+            let python = self.spec.python_values;
+            repairs = repairs
+                .iter()
+                .filter(|r| *r != Repair::TypedValue && !(python && *r == Repair::PythonValue))
+                .collect();
+            sink.repairs(repairs);
+            self.out.extend_from_slice(json.as_bytes());
+            self.typed = false;
+        } else {
+            self.out.push(b'"');
+        }
+        self.phase = Phase::Between;
+        Ok(())
+    }
+
+    pub(super) fn value_byte(&mut self, b: u8, sink: &mut Sink<'_>) -> Result<(), Abort> {
+        if self.tag.is_empty() {
+            match b {
+                b'<' => {
+                    self.tag.push(b);
+                    return Ok(());
+                }
+                b'\n' if self.spec.framed => {
+                    if self.nl_held {
+                        self.emit_content(b'\n');
+                    }
+                    self.nl_held = true;
+                    return Ok(());
+                }
+                _ => {
+                    if self.nl_held {
+                        self.nl_held = false;
+                        self.emit_content(b'\n');
+                    }
+                    self.emit_content(b);
+                    return Ok(());
+                }
+            }
+        }
+        self.tag.push(b);
+        // A misspelled value closer: `</parameter` + up to `>`.
+        let vc = self.spec.value_close;
+        if self.tag.len() > vc.len() && self.tag.starts_with(vc) {
+            if b == b'>' {
+                if self.tag.len() != vc.len() + 1 {
+                    sink.repair(Repair::MismatchedTag);
+                }
+                self.start_confirm(Closing::Value);
+            } else if self.tag.len() > vc.len() + MAX_CLOSE_TAIL || b == b'<' || b == b'\n' {
+                self.tag_is_content();
+            }
+            return Ok(());
+        }
+        match self.in_value_markers.match_at(&self.tag, 0) {
+            Found::Partial { .. } => {}
+            Found::Full { id, .. } => {
+                let m = self.in_value_markers.get(id);
+                if m == vc {
+                    // Keep reading to the `>` (handled above).
+                } else if m == self.spec.key_open {
+                    if self.nl_held {
+                        // A new parameter at line start: the closer was dropped.
+                        sink.repair(Repair::MismatchedTag);
+                        self.tag.clear();
+                        self.end_value(sink)?;
+                        self.phase = Phase::Key;
+                    } else {
+                        self.tag_is_content();
+                    }
+                } else if m == CDATA_OPEN {
+                    self.tag.clear();
+                    if self.nl_held {
+                        self.nl_held = false;
+                        self.emit_content(b'\n');
+                    }
+                    self.phase = Phase::CData(0);
+                } else if m == self.spec.func_close {
+                    self.start_confirm(Closing::Function);
+                } else {
+                    // The call's closer inside a value: parameter and function left open.
+                    sink.repair(Repair::MissingCloser);
+                    self.closed_past_own_closer(sink);
+                    self.tag.clear();
+                    self.end_value(sink)?;
+                    self.out.push(b'}');
+                    self.phase = Phase::Done;
+                    self.ended = Some(true);
+                }
+            }
+            Found::None => self.tag_is_content(),
+        }
+        Ok(())
+    }
+
+    /// One byte of a CDATA section: content, up to `]]>`.
+    pub(super) fn cdata_byte(&mut self, b: u8, held: u8) {
+        match (b, held) {
+            (b']', 0 | 1) => self.phase = Phase::CData(held + 1),
+            (b']', _) => self.emit_content(b']'),
+            (b'>', 2) => self.phase = Phase::Value,
+            _ => {
+                for _ in 0..held {
+                    self.emit_content(b']');
+                }
+                self.emit_content(b);
+                self.phase = Phase::CData(0);
+            }
+        }
+    }
+
+    /// A value closed by another tag than its own (the function's closer, the call's,
+    /// a misspelled one) after holding its own closing tag
+    /// (`C</parameter>\n<city>Paris</city></function>`): the held closer may have been
+    /// the real end and what followed a parameter written another way, so where the
+    /// value ends cannot be told, and the call is not released.
+    fn closed_past_own_closer(&mut self, sink: &mut Sink<'_>) {
+        if self.closer_in_value {
+            sink.invalid(
+                "a parameter's value holds its own closing tag and was closed by another; \
+                 where it ends cannot be told: write each parameter in the format's own tags",
+            );
+        }
+    }
+
+    /// The bytes in `tag` were not a tag: the `<` is content, the rest is read again.
+    pub(super) fn tag_is_content(&mut self) {
+        let bytes = std::mem::take(&mut self.tag);
+        if self.nl_held {
+            self.nl_held = false;
+            self.emit_content(b'\n');
+        }
+        self.emit_content(bytes[0]);
+        self.requeue(&bytes[1..]);
+    }
+
+    pub(super) fn start_confirm(&mut self, closing: Closing) {
+        self.tail = std::mem::take(&mut self.tag);
+        self.tag_len = self.tail.len();
+        self.phase = Phase::Confirm(closing);
+    }
+
+    pub(super) fn confirm(
+        &mut self,
+        b: u8,
+        closing: Closing,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), Abort> {
+        self.tail.push(b);
+        let after = &self.tail[self.tag_len..];
+        let Some(start) = past_blanks(after) else {
+            if after.len() > MAX_BLANKS {
+                self.reject_confirm();
+            }
+            return Ok(());
+        };
+        let set = match closing {
+            Closing::Value => &self.confirm_value,
+            Closing::Function => &self.confirm_function,
+        };
+        match set.match_at(after, start) {
+            Found::Partial { .. } => Ok(()),
+            Found::Full { .. } => self.accept_confirm(closing, sink),
+            Found::None => {
+                self.reject_confirm();
+                Ok(())
+            }
+        }
+    }
+
+    pub(super) fn accept_confirm(
+        &mut self,
+        closing: Closing,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), Abort> {
+        let tail = std::mem::take(&mut self.tail);
+        if closing == Closing::Function {
+            // The function closed with its last parameter left open.
+            sink.repair(Repair::MismatchedTag);
+        }
+        let vc = self.spec.value_close;
+        let closer = &tail[..self.tag_len];
+        let exact = closing == Closing::Value
+            && closer.len() == vc.len() + 1
+            && closer.starts_with(vc)
+            && closer.ends_with(b">");
+        if !exact {
+            self.closed_past_own_closer(sink);
+        }
+        self.end_value(sink)?;
+        if closing == Closing::Function {
+            self.out.push(b'}');
+            self.phase = Phase::Done;
+            self.ended = Some(false);
+        }
+        self.requeue(&tail[self.tag_len..]);
+        Ok(())
+    }
+
+    pub(super) fn reject_confirm(&mut self) {
+        if self.phase == Phase::Confirm(Closing::Value) {
+            self.closer_in_value = true;
+        }
+        let tail = std::mem::take(&mut self.tail);
+        self.phase = Phase::Value;
+        if self.nl_held {
+            self.nl_held = false;
+            self.emit_content(b'\n');
+        }
+        self.emit_content(tail[0]);
+        self.requeue(&tail[1..]);
+    }
+}
+
+/// A value its tag says is JSON: kept when strict, repaired when it can be, a string
+/// otherwise.
+pub(super) fn json_of_raw(raw: &str, sink: &mut Sink<'_>) -> String {
+    let text = raw.trim();
+    if serde_json::from_str::<serde_json::Value>(text).is_ok() {
+        return text.to_owned();
+    }
+    match crate::repair(text.as_bytes()) {
+        Ok(fixed) => {
+            let mut repairs = fixed.repairs;
+            if !fixed.json.starts_with(['{', '[']) {
+                // A scalar has no containers to close.
+                repairs = repairs
+                    .iter()
+                    .filter(|r| *r != Repair::MissingClosers)
+                    .collect();
+            }
+            sink.repairs(repairs);
+            fixed.json
+        }
+        Err(_) => {
+            sink.repair(Repair::UnquotedString);
+            serde_json::Value::String(raw.to_owned()).to_string()
+        }
+    }
+}
