@@ -13,14 +13,17 @@ const FENCE: CallForm = CallForm {
     ..CallForm::BASE
 };
 
+static PYTHONIC: PythonicSpec = PythonicSpec { in_list: false };
+
+/// A labelled call's bodies (a static: the oldest supported Rust does not promote the
+/// array in a constant).
+static LABELLED_BODIES: [Body; 2] = [Body::Pythonic(&PYTHONIC), Body::Envelope(&HERMES_ENVELOPE)];
+
 /// A call in a fence (or after a label) that says it is one: a JSON call object or a
 /// Python call. What does not parse as one is an example of the format, reported.
 const LABELLED_FENCE: CallForm = CallForm {
     opener: b"```tool_call",
-    body: Body::Sniff(&[
-        Body::Pythonic(&PythonicSpec { in_list: false }),
-        Body::Envelope(&HERMES_ENVELOPE),
-    ]),
+    body: Body::Sniff(&LABELLED_BODIES),
     labelled: true,
     ..FENCE
 };
