@@ -2313,6 +2313,12 @@ impl Parser {
                 continue;
             }
             match crate::grammar::misspelled_closer(closer, held) {
+                Some(true) if *may_go_on && self.calls.is_open() => {
+                    // `</tool_action>` for `</tool_call>`, or a closing tag of a raw
+                    // file's (`</script>`) the body went on past: the closer tells.
+                    *holding = true;
+                    return i + 1;
+                }
                 Some(true) => {
                     // `</tool_action>` for `</tool_call>`: the closer, misspelled.
                     held.clear();
@@ -2386,17 +2392,14 @@ impl Parser {
                     self.mode = back;
                 } else {
                     // Text the model wrote inside the call: shown; the closer is markup.
-                    sink.repair(Repair::MissingCloser);
-                    sink.end();
-                    self.mode = back;
-                    self.process(&held[..c]);
+                    self.release_held_text(back, form.closer, &held[..c]);
                 }
                 end
             }
             (_, Some(o)) => {
                 // Another call: what came before it is text.
                 let held = std::mem::take(&mut state.held);
-                self.release_held_text(back, &held[..o]);
+                self.release_held_text(back, form.closer, &held[..o]);
                 if o < before {
                     // The opener began in held bytes: read them again, then the input.
                     self.process(&held[o..before]);
@@ -2407,19 +2410,26 @@ impl Parser {
             }
             _ if over => {
                 let held = std::mem::take(&mut state.held);
-                self.release_held_text(back, &held);
+                self.release_held_text(back, form.closer, &held);
                 input.len()
             }
             _ => input.len(),
         }
     }
 
-    /// The text held after a call's body is text: release the call (its closer
-    /// missing), then show `text`.
-    fn release_held_text(&mut self, back: Mode, text: &[u8]) {
+    /// The text held after a call's body is text: release the call, then show `text`.
+    /// A closing tag it begins with stands for the call's closer, misspelled
+    /// (`</tool_action>` for `</tool_call>`); otherwise the closer is missing.
+    fn release_held_text(&mut self, back: Mode, closer: &[u8], mut text: &[u8]) {
         self.mode = back;
         let (mut sink, ..) = self.sink();
-        sink.repair(Repair::MissingCloser);
+        match misspelled_closer_at(closer, text) {
+            Some(end) => {
+                sink.repair(Repair::MismatchedTag);
+                text = &text[end..];
+            }
+            None => sink.repair(Repair::MissingCloser),
+        }
         sink.end();
         self.process(text);
     }
@@ -2607,7 +2617,7 @@ impl Parser {
                     sink.abort(Abort::Truncated);
                     self.process(&state.held);
                 } else {
-                    self.release_held_text(back, &state.held);
+                    self.release_held_text(back, state.form.closer, &state.held);
                 }
                 self.finish_mode();
             }
@@ -2633,6 +2643,16 @@ impl Parser {
             Mode::Skip { .. } => {}
         }
     }
+}
+
+/// Where a closing tag standing for `closer` ends, when `text` begins with one (past
+/// blanks): see [`crate::grammar::misspelled_closer`].
+fn misspelled_closer_at(closer: &[u8], text: &[u8]) -> Option<usize> {
+    let blanks = text.len() - text.trim_ascii_start().len();
+    let rest = &text[blanks..];
+    let end = memchr::memchr(b'>', &rest[..rest.len().min(40)])?;
+    (crate::grammar::misspelled_closer(closer, &rest[..=end]) == Some(true))
+        .then_some(blanks + end + 1)
 }
 
 /// The longest end of `before` that is the beginning of a marker of `set`: text that a

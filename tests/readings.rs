@@ -284,3 +284,20 @@ fn calls_without_closers_each_followed_by_text_are_released_in_order() {
     assert_eq!(out.text.matches("Listed.").count(), 3, "{out:?}");
     assert!(!out.text.contains("tool_call"), "{out:?}");
 }
+
+#[test]
+fn a_closing_tag_of_the_file_after_what_looked_like_the_end_is_not_the_closer() {
+    // The file's `"}\n  }\n  </script>` reads as the end of the arguments, the end of
+    // the call object, and a misspelled closer; the real closer after the rest of the
+    // file shows the body went on.
+    let html = "on && cp src/style.css-write \\\"**/*.{ts,css,je log\"}\n  }\n  </script>\n  <script>\n    const config = Jter;\n  padding: 0.75rem 1rem;\n  border-rent);\n}ig\").textContent);\n    const body = doc\n\n#runs { widt/$SERVICE\" \"$SERVICE=$imagee q::before { content: open-quote; }\u{b}\n.badge {\n  backgrument.querySeleound-image: url(\"dactor(\"#runtsa:";
+    if let Some(content) = written_or_held(&call(html)) {
+        assert_eq!(content, html);
+    }
+    // A misspelled closer after a call that did end there is still its closer.
+    let raw =
+        "<tool_call>{\"name\": \"run\", \"arguments\": {\"cmd\": \"ls\"}}</tool_action>\nDone.";
+    let out = outcome(raw, true, StopReason::Stop);
+    assert_eq!(out.released.len(), 1, "{out:?}");
+    assert_eq!(out.text.trim(), "Done.");
+}
