@@ -776,7 +776,7 @@ impl Sink<'_> {
         if misread(call.repairs) && call.extra_members > 0 {
             // A raw string that may have ended early, and members of the call object
             // that are not the call's: text read as structure around the arguments.
-            let feedback = ambiguous_feedback(&name);
+            let feedback = misread_feedback(&name, call.repairs);
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
         }
@@ -789,7 +789,7 @@ impl Sink<'_> {
                     // A raw string that may have ended early, and arguments that do not
                     // fit the tool: the one reading there was is not what the model
                     // meant, whatever `Invalid` says.
-                    let feedback = ambiguous_feedback(&name);
+                    let feedback = misread_feedback(&name, call.repairs);
                     self.not_released(call, NotReleasedReason::Invalid, feedback);
                     return;
                 }
@@ -1001,14 +1001,45 @@ fn undeclared(tool: &crate::schema::Tool, args: &crate::ordered::Value) -> usize
     })
 }
 
-/// Whether the repairs are those of a string written raw (inner quotes, control bytes
-/// or backslashes unescaped): any of its quotes may have been taken as its end, and
-/// what followed read as structure.
+/// Whether the repairs are those of a value that may have been misread: a string
+/// written raw (inner quotes, control bytes or backslashes unescaped; any of its quotes
+/// may have been taken as its end, and what followed read as structure), or structure
+/// invented around text (keys, values, commas or colons the model did not write).
 fn misread(repairs: Repairs) -> bool {
     use Repair::*;
-    [UnescapedQuote, ControlCharacter, InvalidEscape]
-        .iter()
-        .any(|r| repairs.contains(*r))
+    [
+        UnescapedQuote,
+        ControlCharacter,
+        InvalidEscape,
+        UnquotedKey,
+        UnquotedString,
+        MissingComma,
+        MissingColon,
+        Comment,
+        RedundantCloser,
+        MissingValue,
+    ]
+    .iter()
+    .any(|r| repairs.contains(*r))
+}
+
+/// What the model is told when the one reading of its call that there was did not
+/// fit (see [`misread`]).
+fn misread_feedback(name: &str, repairs: Repairs) -> String {
+    let raw = [
+        Repair::UnescapedQuote,
+        Repair::ControlCharacter,
+        Repair::InvalidEscape,
+    ]
+    .iter()
+    .any(|r| repairs.contains(*r));
+    match raw {
+        true => ambiguous_feedback(name),
+        false => format!(
+            "{name}: the arguments could be read only by inventing structure (unquoted keys or values, missing commas or colons), and then did not fit the tool; \
+             write them as one JSON object, every string quoted"
+        ),
+    }
 }
 
 /// What the model is told when the readings of its call could not be told apart.

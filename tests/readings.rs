@@ -301,3 +301,14 @@ fn a_closing_tag_of_the_file_after_what_looked_like_the_end_is_not_the_closer() 
     assert_eq!(out.released.len(), 1, "{out:?}");
     assert_eq!(out.text.trim(), "Done.");
 }
+
+#[test]
+fn structure_invented_around_a_raw_file_that_does_not_fit_the_tool_is_not_released() {
+    // Newlines escaped, quotes raw: the file's first quote ends `content`, and the rest
+    // reads as unquoted keys and values `write_file` does not have.
+    let toml =
+        "{\n  atus \\u2014 prod  taous\\n = \"/0.4\u{0}\\\"\nedition = \"220u2014 pr\",tl h 1e\"";
+    if let Some(content) = written_or_held(&call(&toml.replace('\n', "\\n"))) {
+        assert_eq!(content, toml);
+    }
+}
