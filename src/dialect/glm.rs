@@ -34,10 +34,14 @@ pub(crate) static SPEC: Spec = Spec {
         anchored: false,
         ..CallForm::BASE
     }],
+    // The key and value tags are special tokens: outside a call (a call whose
+    // `<tool_call>` was dropped) they are markup, never text.
     strip: &[
         b"</tool_call>",
         b"</think>",
+        b"<arg_key>",
         b"</arg_key>",
+        b"<arg_value>",
         b"</arg_value>",
         b"<|user|>",
         b"<|observation|>",
