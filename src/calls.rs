@@ -1039,6 +1039,11 @@ fn angle_placeholder(call: &Call) -> Option<String> {
     })
 }
 
+/// Bytes an identifier-like tool name is made of.
+pub(crate) fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':' | b'/')
+}
+
 /// Whether `name` is a tool name: one token of letters, digits and `_ - . : /`
 /// (never quotes, braces or blanks: those are what a misread call object puts there).
 pub(crate) fn is_name(name: &str) -> bool {

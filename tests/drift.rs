@@ -195,7 +195,7 @@ fn xml_parameters_in_unknown_tags_are_not_dropped_from_a_released_call() {
 
 /// Invariant 5: GLM's key and value tags are special tokens; outside a call (its
 /// `<tool_call>` dropped) they are markup and never reach content, under `auto` and
-/// named, with tools or without. The words between them stay.
+/// named, with tools or without. The words between them stay (or are a call).
 #[test]
 fn glm_tags_outside_a_call_never_reach_content() {
     let raws = [
@@ -211,7 +211,13 @@ fn glm_tags_outside_a_call_never_reach_content() {
         ] {
             let content = msg["content"].as_str().unwrap();
             assert!(!content.contains("arg_"), "{raw:?}: {msg}");
-            assert!(content.contains("city") && content.contains("Paris"), "{raw:?}: {msg}");
+            // Unless they were a call (`tests/name_before.rs`), the words stay.
+            if msg["tool_calls"] == serde_json::json!([]) {
+                assert!(
+                    content.contains("city") && content.contains("Paris"),
+                    "{raw:?}: {msg}"
+                );
+            }
         }
     }
 }

@@ -507,6 +507,15 @@ pub(crate) struct CallForm {
     /// `TOOL CALL:` label), so the body is never text: call syntax that does not parse
     /// (an example of the format) is reported not released, not shown.
     pub labelled: bool,
+    /// The opener follows the tool name: the marker that began the call was swallowed
+    /// or omitted (Mistral `NAME[ARGS]{...}` with no `[TOOL_CALLS]`, GLM
+    /// `NAME<arg_key>...` with no `<tool_call>`). An identifier (and the blanks after
+    /// it) at the start of the output, or right after a call, is held, not shown; when
+    /// this opener follows it, the name and then `body_prefix` (the opener itself, for a
+    /// body that reads it) are the body's first bytes. Under `auto` only a declared
+    /// tool's name is held (none when no tools are declared); with no name held, the
+    /// opener is markup and dropped. Calls read this way are `heuristic`.
+    pub name_before: bool,
 }
 
 impl CallForm {
@@ -523,6 +532,7 @@ impl CallForm {
         repeats: false,
         heuristic: false,
         labelled: false,
+        name_before: false,
     };
 }
 
