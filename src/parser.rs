@@ -190,7 +190,7 @@ impl Tables {
         for spec in specs {
             for form in spec.calls {
                 t.anchored |= form.anchored;
-                t.name_before |= form.name_before;
+                t.name_before |= form.name_before || form.name_told;
                 t.text.add(form.opener, Action::Call(form));
                 if policy == InReasoning::Extract {
                     for table in &mut t.reasoning {
@@ -1962,7 +1962,7 @@ impl Parser {
     fn act(&mut self, action: Action) {
         // A marker is a boundary: what follows it starts a line.
         self.last_text = b'\n';
-        if !matches!(action, Action::Call(form) if form.name_before) {
+        if !matches!(action, Action::Call(form) if form.name_before || form.name_told) {
             // Only the opener it is the name of follows a held name.
             self.show_name();
         }
@@ -1992,6 +1992,31 @@ impl Parser {
                         work.name = name;
                         work.name.clear();
                     }
+                }
+            }
+            Action::Call(form) if form.name_told => {
+                let name = match self.mode {
+                    Mode::Text => self.take_name(),
+                    _ => None,
+                };
+                let within = match self.mode {
+                    Mode::Reasoning(i) => Some(i),
+                    _ => None,
+                };
+                self.start_call(form, within);
+                if let Some(name) = name {
+                    if matches!(self.mode, Mode::Call { .. }) {
+                        let ident = String::from_utf8_lossy(name.trim_ascii_end()).into_owned();
+                        self.sink().0.told_name(&ident);
+                    }
+                    let work = Parser::work(&mut self.rep);
+                    if work.name.is_empty() {
+                        work.name = name;
+                        work.name.clear();
+                    }
+                }
+                if !form.body_prefix.is_empty() && matches!(self.mode, Mode::Call { .. }) {
+                    self.process(form.body_prefix);
                 }
             }
             Action::Call(form) => {

@@ -208,3 +208,36 @@ fn under_auto_the_arguments_must_fit_the_tool() {
     assert_eq!(msg["tool_calls"], json!([]), "{msg}");
     assert_eq!(msg["incomplete_calls"][0]["reason"], "not_a_call", "{msg}");
 }
+
+/// Inkling: the tool name written before `<|content_invoke_tool_json|>` (after an
+/// echoed `<|content_text|>`, which is markup) is not shown; it names a call cut before
+/// its own name, and a call naming another tool is not released.
+#[test]
+fn inkling_names_written_before_the_call() {
+    let call_json = r#"<|content_invoke_tool_json|>{"name": "get_weather", "args": {"city": "Paris"}}<|end_message|>"#;
+    let raw = format!("<|message_model|><|content_text|>get_weather{call_json}");
+    for (dialect, tools) in [(Dialect::Inkling, None), (Dialect::Auto, Some(WEATHER))] {
+        let msg = message(dialect, tools, &raw, StopReason::Stop);
+        assert_eq!(
+            calls(&msg),
+            [call("get_weather", json!({"city": "Paris"}))],
+            "{msg}"
+        );
+        assert_eq!(msg["content"], "", "{msg}");
+        // Text before the call that is not a name stays.
+        let prose = format!("<|content_text|>Checking now<|end_message|>{call_json}");
+        let msg = message(dialect, tools, &prose, StopReason::Stop);
+        assert_eq!(msg["content"], "Checking now", "{msg}");
+        assert_eq!(calls(&msg).len(), 1, "{msg}");
+    }
+    let cut = "<|content_text|>get_weather<|content_invoke_tool_json|>{\"na";
+    let msg = message(Dialect::Inkling, None, cut, StopReason::Length);
+    assert_eq!(msg["incomplete_calls"][0]["name"], "get_weather", "{msg}");
+    assert_eq!(msg["incomplete_calls"][0]["reason"], "truncated", "{msg}");
+    assert_eq!(msg["content"], "", "{msg}");
+    let other =
+        r#"get_weather<|content_invoke_tool_json|>{"name": "get_time", "args": {}}<|end_message|>"#;
+    let msg = message(Dialect::Inkling, None, other, StopReason::Stop);
+    assert_eq!(msg["tool_calls"], json!([]), "{msg}");
+    assert_eq!(msg["incomplete_calls"][0]["reason"], "invalid", "{msg}");
+}

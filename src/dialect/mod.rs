@@ -516,6 +516,12 @@ pub(crate) struct CallForm {
     /// tool's name is held (none when no tools are declared); with no name held, the
     /// opener is markup and dropped. Calls read this way are `heuristic`.
     pub name_before: bool,
+    /// The tool name may also be written as text just before this opener, whose body
+    /// names the call itself (Inkling `NAME<|content_invoke_tool_json|>{"name": ...}`):
+    /// held as a `name_before` name, it is dropped from the text; it names the call in
+    /// a report when the body was cut before its own name, and a body naming another
+    /// tool is not released. With no name held, the opener begins its call as usual.
+    pub name_told: bool,
 }
 
 impl CallForm {
@@ -533,6 +539,7 @@ impl CallForm {
         heuristic: false,
         labelled: false,
         name_before: false,
+        name_told: false,
     };
 }
 
