@@ -366,6 +366,9 @@ pub struct Parser {
     last_text: u8,
     /// Whether no visible text but blanks came yet: start-only openers count only here.
     at_start: bool,
+    /// How many calls had begun when visible text other than blanks was last shown: a
+    /// call begun since means a name may follow it (see [`Parser::holds_names`]).
+    calls_at_text: u32,
     finished: bool,
     /// How generation ended (set by `finish`): a call left open is truncated only when
     /// it was cut, not when the model closed it in a way we could not read; at a clean
@@ -419,6 +422,7 @@ impl Parser {
             utf8: Utf8Tail::default(),
             last_text: b'\n',
             at_start: true,
+            calls_at_text: 0,
             finished: false,
             stop_reason: StopReason::Stop,
             plain: None,
@@ -465,6 +469,7 @@ impl Parser {
         self.in_string_arg = false;
         self.last_text = b'\n';
         self.at_start = true;
+        self.calls_at_text = 0;
         if let Some(work) = &mut self.rep {
             work.name.clear();
         }
@@ -1149,8 +1154,9 @@ impl Parser {
     /// Like [`text_table`](Self::text_table), whatever bytes are held.
     fn text_table_held(&self) -> Option<(&'static Table, bool)> {
         let found = match self.mode {
-            // Until visible text begins, start-only openers still count: slow path.
-            Mode::Text if !self.at_start => (&self.tables.text, false),
+            // Until visible text begins, start-only openers still count, and where a
+            // name may be held every byte of text is looked at: slow path.
+            Mode::Text if !self.at_start && !self.name_spot() => (&self.tables.text, false),
             Mode::Reasoning(i) => (&self.tables.reasoning[i as usize], true),
             _ => return None,
         };
@@ -1777,14 +1783,9 @@ impl Parser {
     }
 
     /// Whether an identifier of visible text may be held as the name of a call whose
-    /// opener follows it: at the start of the output (markers, reasoning and calls
-    /// before it, no other text), in a dialect with such an opener; under `auto` only
-    /// with tools declared.
+    /// opener follows it (see [`Parser::name_spot`]), before the end of the stream.
     fn holds_names(&self) -> bool {
-        self.tables.name_before
-            && self.at_start
-            && !self.finished
-            && (self.config.dialect != Dialect::Auto || !self.config.tools.is_empty())
+        self.name_spot() && !self.finished
     }
 
     /// Hold what of `bytes` may still be a call's name (an identifier, then blanks) and
@@ -1836,6 +1837,15 @@ impl Parser {
         &[]
     }
 
+    /// Whether text here may begin with the name of a call whose opener follows it: in a
+    /// dialect with such an opener (under `auto` only with tools declared), at the
+    /// start of the output or with no text but blanks since a call began.
+    fn name_spot(&self) -> bool {
+        self.tables.name_before
+            && (self.at_start || self.calls.next_index > self.calls_at_text)
+            && (self.config.dialect != Dialect::Auto || !self.config.tools.is_empty())
+    }
+
     /// Whether a name is held (see [`Parser::hold_name`]).
     fn name_held(&self) -> bool {
         self.rep.as_ref().is_some_and(|work| !work.name.is_empty())
@@ -1881,7 +1891,10 @@ impl Parser {
         }
         if !reasoning {
             self.last_text = bytes[bytes.len() - 1];
-            self.at_start &= bytes.iter().all(u8::is_ascii_whitespace);
+            if !bytes.iter().all(u8::is_ascii_whitespace) {
+                self.at_start = false;
+                self.calls_at_text = self.calls.next_index;
+            }
             if let Some(tail) = self.text_tail.take() {
                 // Text shown while another mode runs (a rejected body, blanks after a
                 // call) extends the visible text the next text joins with.
@@ -2283,6 +2296,7 @@ impl Parser {
             // The name and what followed are text; no name is held again here, so the
             // opener reads as markup.
             self.at_start = false;
+            self.calls_at_text = self.calls.next_index;
             self.process(&rejected);
             return;
         }

@@ -80,6 +80,18 @@ fn mistral_calls_whose_tool_calls_marker_was_swallowed() {
         [call("a", json!({"x": 1})), call("b", json!({"y": 2}))]
     );
     assert_eq!(msg["tool_calls"][1]["id"], "abc123456");
+    // Right after a call that text preceded.
+    let msg = message(
+        Dialect::Mistral,
+        None,
+        r#"Sure.[TOOL_CALLS]a[ARGS]{"x": 1}b[ARGS]{"y": 2} Done."#,
+        StopReason::Stop,
+    );
+    assert_eq!(
+        calls(&msg),
+        [call("a", json!({"x": 1})), call("b", json!({"y": 2}))]
+    );
+    assert_eq!(msg["content"], "Sure. Done.", "{msg}");
     // Reasoning before the name.
     let msg = message(
         Dialect::Mistral,
