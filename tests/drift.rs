@@ -221,3 +221,13 @@ fn glm_tags_outside_a_call_never_reach_content() {
         }
     }
 }
+
+/// Invariant 4: prose after `[TOOL_CALLS]` began no call, and the bytes read while the
+/// body was sniffed are text again under every chunking (a `<` after a held newline was
+/// lost when the two came in separate chunks).
+#[test]
+fn prose_after_a_call_marker_is_the_same_text_under_every_chunking() {
+    let msg = named_message(Dialect::Mistral, "[TOOL_CALLS]\n<b>bold</b>");
+    assert_eq!(msg["tool_calls"], serde_json::json!([]), "{msg}");
+    assert_eq!(msg["content"], "\n<b>bold</b>", "{msg}");
+}
