@@ -123,6 +123,10 @@ pub(crate) struct Call {
     /// In `auto`, text followed the body: a markerless call is one only as the whole
     /// output.
     pub text_after: bool,
+    /// The tool name written as text just before the call's opener
+    /// (`CallForm::name_told`): it names the call in a report when the body was cut
+    /// before its own name, and a body naming another tool is not released.
+    pub told_name: Option<String>,
 }
 
 /// Why a call is ended early.
@@ -301,6 +305,13 @@ impl Sink<'_> {
         }
     }
 
+    /// The tool name written just before the opener (see [`Call::told_name`]).
+    pub(crate) fn told_name(&mut self, name: &str) {
+        if let Some(call) = self.calls.current.as_mut() {
+            call.told_name = Some(name.to_owned());
+        }
+    }
+
     /// Whether the open call already has its name.
     pub(crate) fn has_name(&self) -> bool {
         self.calls
@@ -331,6 +342,12 @@ impl Sink<'_> {
         };
         if call.name.is_some() || name.is_empty() {
             return;
+        }
+        if let Some(told) = call.told_name.as_deref().filter(|told| *told != name) {
+            // Two names for one call: which tool was meant cannot be told.
+            call.ambiguous = Some(format!(
+                "{name}: the tool name written before the call ({told}) is not the one in it; write the name once, in the call"
+            ));
         }
         if !is_name(name) {
             // Never shown, not even as the start of a call.
@@ -832,6 +849,10 @@ impl Sink<'_> {
         if why == Abort::Ambiguous {
             only_sent(&mut call);
         }
+        if call.name.is_none() && !call.bad_name {
+            // Cut before the body named the tool: the name written before it does.
+            call.name = call.told_name.clone();
+        }
         let name = call.name.clone().unwrap_or_else(|| "tool call".to_owned());
         let limits = &self.config.limits;
         let (reason, feedback) = match why {
@@ -1068,6 +1089,11 @@ fn angle_placeholder(call: &Call) -> Option<String> {
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b' '));
         word.then_some(key)
     })
+}
+
+/// Bytes an identifier-like tool name is made of.
+pub(crate) fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':' | b'/')
 }
 
 /// Whether `name` is a tool name: one token of letters, digits and `_ - . : /`

@@ -106,6 +106,9 @@ struct Tables {
     /// Whether a call form opens only at the start of a line (`CallForm::anchored`):
     /// only then is `Parser::last_text` ever read.
     anchored: bool,
+    /// Whether a call form's opener follows the tool name (`CallForm::name_before`):
+    /// only then is a name held at the start of the output.
+    name_before: bool,
     /// The closer of each reasoning table.
     closers: Vec<&'static [u8]>,
     /// One table per reasoning block kind, used inside it.
@@ -187,6 +190,7 @@ impl Tables {
         for spec in specs {
             for form in spec.calls {
                 t.anchored |= form.anchored;
+                t.name_before |= form.name_before || form.name_told;
                 t.text.add(form.opener, Action::Call(form));
                 if policy == InReasoning::Extract {
                     for table in &mut t.reasoning {
@@ -275,6 +279,9 @@ struct CallWork {
     body: usize,
     /// The last call's grammar box, for the next call's: a call allocates none.
     spare_grammar: Option<Box<Grammar>>,
+    /// An identifier and the blanks after it, at the start of the output, held as the
+    /// name of a call whose opener may follow (see [`Parser::hold_name`]).
+    name: Vec<u8>,
 }
 
 /// Which path [`Parser::feed`] or [`Parser::push`] may take a chunk by with one test.
@@ -359,6 +366,9 @@ pub struct Parser {
     last_text: u8,
     /// Whether no visible text but blanks came yet: start-only openers count only here.
     at_start: bool,
+    /// How many calls had begun when visible text other than blanks was last shown: a
+    /// call begun since means a name may follow it (see [`Parser::holds_names`]).
+    calls_at_text: u32,
     finished: bool,
     /// How generation ended (set by `finish`): a call left open is truncated only when
     /// it was cut, not when the model closed it in a way we could not read; at a clean
@@ -412,6 +422,7 @@ impl Parser {
             utf8: Utf8Tail::default(),
             last_text: b'\n',
             at_start: true,
+            calls_at_text: 0,
             finished: false,
             stop_reason: StopReason::Stop,
             plain: None,
@@ -458,6 +469,10 @@ impl Parser {
         self.in_string_arg = false;
         self.last_text = b'\n';
         self.at_start = true;
+        self.calls_at_text = 0;
+        if let Some(work) = &mut self.rep {
+            work.name.clear();
+        }
         self.locked = None;
         self.build_tables(None);
         self.mode = match (self.config.reasoning_open, self.tables.reasoning.is_empty()) {
@@ -1139,8 +1154,9 @@ impl Parser {
     /// Like [`text_table`](Self::text_table), whatever bytes are held.
     fn text_table_held(&self) -> Option<(&'static Table, bool)> {
         let found = match self.mode {
-            // Until visible text begins, start-only openers still count: slow path.
-            Mode::Text if !self.at_start => (&self.tables.text, false),
+            // Until visible text begins, start-only openers still count, and where a
+            // name may be held every byte of text is looked at: slow path.
+            Mode::Text if !self.at_start && !self.name_spot() => (&self.tables.text, false),
             Mode::Reasoning(i) => (&self.tables.reasoning[i as usize], true),
             _ => return None,
         };
@@ -1429,6 +1445,7 @@ impl Parser {
         self.plain = None;
         self.queue.begin(&mut self.calls.spare);
         self.finish_mode();
+        self.show_name();
         if !self.utf8.is_empty() {
             self.utf8.clear();
             let reasoning = self.utf8.reasoning;
@@ -1459,6 +1476,7 @@ impl Parser {
                 scratch: Vec::new(),
                 body: 0,
                 spare_grammar: None,
+                name: Vec::new(),
             })
         })
     }
@@ -1695,6 +1713,9 @@ impl Parser {
         // before tells (right after it, a removed marker began a line).
         let before = &hay[shown.min(at)..at];
         match action {
+            // A name-before opener acts wherever it stands: a call when a name is held
+            // before it, markup otherwise (`Parser::act`).
+            Action::Call(form) if form.name_before => true,
             // In `auto` with no tools declared, markerless calls count only as the whole
             // output: a fence within prose is prose (but not a fence that says it holds
             // a call).
@@ -1750,13 +1771,130 @@ impl Parser {
         }
     }
 
-    fn emit_text(&mut self, mut bytes: &[u8], reasoning: bool) {
+    fn emit_text(&mut self, bytes: &[u8], reasoning: bool) {
+        if reasoning || !(self.tables.name_before || self.name_held()) {
+            return self.emit_shown(bytes, reasoning);
+        }
+        let rest = self.hold_name(bytes);
+        if !rest.is_empty() {
+            self.show_name();
+            self.emit_shown(rest, false);
+        }
+    }
+
+    /// Whether an identifier of visible text may be held as the name of a call whose
+    /// opener follows it (see [`Parser::name_spot`]), before the end of the stream.
+    fn holds_names(&self) -> bool {
+        self.name_spot() && !self.finished
+    }
+
+    /// Hold what of `bytes` may still be a call's name (an identifier, then blanks) and
+    /// return the rest, from the first byte that shows it is none: the held name is
+    /// then text, shown before the rest. Blanks before the name are shown at once. The
+    /// decision is per byte, so it does not depend on how the text was cut. Under
+    /// `auto` the identifier must begin a declared tool's name; it is bounded by
+    /// `max_name_bytes`.
+    fn hold_name<'b>(&mut self, mut bytes: &'b [u8]) -> &'b [u8] {
+        if !self.holds_names() {
+            return bytes;
+        }
+        if !self.name_held() {
+            let blanks = bytes.iter().take_while(|b| b.is_ascii_whitespace()).count();
+            if blanks > 0 {
+                self.emit_shown(&bytes[..blanks], false);
+                bytes = &bytes[blanks..];
+            }
+            if !bytes
+                .first()
+                .is_some_and(|&b| crate::calls::is_name_byte(b))
+            {
+                return bytes;
+            }
+        }
+        let max = self.config.limits.max_name_bytes;
+        let auto = self.config.dialect == Dialect::Auto;
+        let tools = &self.config.tools;
+        let name = &mut Parser::work(&mut self.rep).name;
+        for (i, &b) in bytes.iter().enumerate() {
+            let ident = name.iter().take_while(|c| !c.is_ascii_whitespace()).count();
+            let takes = if b.is_ascii_whitespace() {
+                ident > 0
+            } else {
+                ident == name.len() && crate::calls::is_name_byte(b) && {
+                    // Under `auto`, only what begins a declared tool's name.
+                    let begins = |t: &crate::schema::Tool| {
+                        let n = t.name().as_bytes();
+                        n.len() > ident && n[..ident] == name[..] && n[ident] == b
+                    };
+                    !auto || tools.iter().any(begins)
+                }
+            };
+            if !takes || name.len() >= max {
+                return &bytes[i..];
+            }
+            name.push(b);
+        }
+        &[]
+    }
+
+    /// Whether text here may begin with the name of a call whose opener follows it: in a
+    /// dialect with such an opener (under `auto` only with tools declared), at the
+    /// start of the output or with no text but blanks since a call began.
+    fn name_spot(&self) -> bool {
+        self.tables.name_before
+            && (self.at_start || self.calls.next_index > self.calls_at_text)
+            && (self.config.dialect != Dialect::Auto || !self.config.tools.is_empty())
+    }
+
+    /// Whether a name is held (see [`Parser::hold_name`]).
+    fn name_held(&self) -> bool {
+        self.rep.as_ref().is_some_and(|work| !work.name.is_empty())
+    }
+
+    /// Show the held name as text: what followed it was not a call's opener.
+    fn show_name(&mut self) {
+        if !self.name_held() {
+            return;
+        }
+        let work = Parser::work(&mut self.rep);
+        let name = std::mem::take(&mut work.name);
+        self.emit_shown(&name, false);
+        // Keep the storage for the next output.
+        let work = Parser::work(&mut self.rep);
+        work.name = name;
+        work.name.clear();
+    }
+
+    /// Take the held name for a call whose opener follows it (`CallForm::name_before`):
+    /// under `auto` a declared tool's, under a named dialect any identifier; `None`
+    /// (the name, if any, shown as text) otherwise.
+    fn take_name(&mut self) -> Option<Vec<u8>> {
+        if !self.name_held() {
+            return None;
+        }
+        let held = &Parser::work(&mut self.rep).name;
+        let ident = std::str::from_utf8(held.trim_ascii_end()).unwrap_or("");
+        let named = match self.config.dialect {
+            Dialect::Auto => self.config.tools.get(ident).is_some(),
+            _ => crate::calls::is_name(ident),
+        };
+        if !named {
+            self.show_name();
+            return None;
+        }
+        Some(std::mem::take(&mut Parser::work(&mut self.rep).name))
+    }
+
+    fn emit_shown(&mut self, mut bytes: &[u8], reasoning: bool) {
         if bytes.is_empty() {
             return;
         }
         if !reasoning {
             self.last_text = bytes[bytes.len() - 1];
-            self.at_start &= bytes.iter().all(u8::is_ascii_whitespace);
+            if !bytes.iter().all(u8::is_ascii_whitespace) {
+                self.at_start = false;
+                self.calls_at_text = self.calls.next_index;
+            }
             if let Some(tail) = self.text_tail.take() {
                 // Text shown while another mode runs (a rejected body, blanks after a
                 // call) extends the visible text the next text joins with.
@@ -1837,10 +1975,63 @@ impl Parser {
     fn act(&mut self, action: Action) {
         // A marker is a boundary: what follows it starts a line.
         self.last_text = b'\n';
+        if !matches!(action, Action::Call(form) if form.name_before || form.name_told) {
+            // Only the opener it is the name of follows a held name.
+            self.show_name();
+        }
         match action {
             Action::Reason(i) => self.mode = Mode::Reasoning(i as u16),
             Action::EndReason => self.mode = Mode::Text,
             Action::Strip => {}
+            Action::Call(form) if form.name_before => {
+                // With no name before it (or in reasoning), the opener is markup.
+                let name = match self.mode {
+                    Mode::Text => self.take_name(),
+                    _ => None,
+                };
+                if let Some(name) = name {
+                    self.start_call(form, None);
+                    // The blanks after the name are framing, not the body's.
+                    let ident = name.trim_ascii_end();
+                    if matches!(self.mode, Mode::Call { .. }) {
+                        self.process(ident);
+                    }
+                    if matches!(self.mode, Mode::Call { .. }) {
+                        self.process(form.body_prefix);
+                    }
+                    let work = Parser::work(&mut self.rep);
+                    if work.name.is_empty() {
+                        // Keep the storage for the next output.
+                        work.name = name;
+                        work.name.clear();
+                    }
+                }
+            }
+            Action::Call(form) if form.name_told => {
+                let name = match self.mode {
+                    Mode::Text => self.take_name(),
+                    _ => None,
+                };
+                let within = match self.mode {
+                    Mode::Reasoning(i) => Some(i),
+                    _ => None,
+                };
+                self.start_call(form, within);
+                if let Some(name) = name {
+                    if matches!(self.mode, Mode::Call { .. }) {
+                        let ident = String::from_utf8_lossy(name.trim_ascii_end()).into_owned();
+                        self.sink().0.told_name(&ident);
+                    }
+                    let work = Parser::work(&mut self.rep);
+                    if work.name.is_empty() {
+                        work.name = name;
+                        work.name.clear();
+                    }
+                }
+                if !form.body_prefix.is_empty() && matches!(self.mode, Mode::Call { .. }) {
+                    self.process(form.body_prefix);
+                }
+            }
             Action::Call(form) => {
                 let within = match self.mode {
                     Mode::Reasoning(i) => Some(i),
@@ -2098,6 +2289,14 @@ impl Parser {
         let reasoning = within.is_some();
         self.mode = within.map_or(Mode::Text, Mode::Reasoning);
         if !(form.anchored || form.heuristic) {
+            self.process(&rejected);
+            return;
+        }
+        if form.name_before {
+            // The name and what followed are text; no name is held again here, so the
+            // opener reads as markup.
+            self.at_start = false;
+            self.calls_at_text = self.calls.next_index;
             self.process(&rejected);
             return;
         }
@@ -2699,6 +2898,17 @@ fn call_terminators(form: &'static CallForm) -> MarkerSet {
         if spec.calls.iter().any(|f| std::ptr::eq(f, form)) {
             for &m in spec.strip.iter().filter(|m| m.len() > 1) {
                 terminators.push(m);
+            }
+            if form.closer.is_empty() && form.name_before {
+                // With no closer, the dialect's other openers end the call too (a
+                // `[TOOL_CALLS]` after a call read from a name held before `[ARGS]`).
+                let others = spec
+                    .calls
+                    .iter()
+                    .filter(|f| !f.anchored && f.opener.len() > 1);
+                for f in others {
+                    terminators.push(f.opener);
+                }
             }
         }
     }

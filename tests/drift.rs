@@ -192,3 +192,42 @@ fn xml_parameters_in_unknown_tags_are_not_dropped_from_a_released_call() {
         assert_eq!(call["arguments"], "{\"city\": \"Paris\"}", "{msg}");
     }
 }
+
+/// Invariant 5: GLM's key and value tags are special tokens; outside a call (its
+/// `<tool_call>` dropped) they are markup and never reach content, under `auto` and
+/// named, with tools or without. The words between them stay (or are a call).
+#[test]
+fn glm_tags_outside_a_call_never_reach_content() {
+    let raws = [
+        "get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>",
+        "Sure.\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>",
+    ];
+    for raw in raws {
+        for msg in [
+            auto_message(raw, None),
+            auto_message(raw, Some(WEATHER)),
+            named_message(Dialect::Glm, raw),
+            named_message(Dialect::Hunyuan3, raw),
+        ] {
+            let content = msg["content"].as_str().unwrap();
+            assert!(!content.contains("arg_"), "{raw:?}: {msg}");
+            // Unless they were a call (`tests/name_before.rs`), the words stay.
+            if msg["tool_calls"] == serde_json::json!([]) {
+                assert!(
+                    content.contains("city") && content.contains("Paris"),
+                    "{raw:?}: {msg}"
+                );
+            }
+        }
+    }
+}
+
+/// Invariant 4: prose after `[TOOL_CALLS]` began no call, and the bytes read while the
+/// body was sniffed are text again under every chunking (a `<` after a held newline was
+/// lost when the two came in separate chunks).
+#[test]
+fn prose_after_a_call_marker_is_the_same_text_under_every_chunking() {
+    let msg = named_message(Dialect::Mistral, "[TOOL_CALLS]\n<b>bold</b>");
+    assert_eq!(msg["tool_calls"], serde_json::json!([]), "{msg}");
+    assert_eq!(msg["content"], "\n<b>bold</b>", "{msg}");
+}

@@ -4,9 +4,11 @@
 //! The name ends at the first newline or tag; values are raw text (typed by the schema
 //! when tools are given). `<tool_call>` is shared with Hermes and Qwen3-Coder: in `auto`
 //! (and under Hermes) a body that begins with a name is read as GLM's. Hy3's plain
-//! tags write the same body with `<tool_sep>` after the name: it is dropped.
+//! tags write the same body with `<tool_sep>` after the name: it is dropped. With the
+//! `<tool_call>` dropped, the output begins `NAME<arg_key>` (`CallForm::name_before`).
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec};
+use crate::repairs::Repair;
 
 pub(crate) static XML: XmlSpec = XmlSpec {
     name_open: b"",
@@ -26,18 +28,35 @@ pub(crate) static XML: XmlSpec = XmlSpec {
 pub(crate) static SPEC: Spec = Spec {
     dialect: Dialect::Glm,
     reasoning: &[(b"<think>", b"</think>")],
-    calls: &[CallForm {
-        opener: b"<tool_call>",
-        body: Body::Xml(&XML),
-        closer: b"</tool_call>",
-        implies: None,
-        anchored: false,
-        ..CallForm::BASE
-    }],
+    calls: &[
+        CallForm {
+            opener: b"<tool_call>",
+            body: Body::Xml(&XML),
+            closer: b"</tool_call>",
+            implies: None,
+            anchored: false,
+            ..CallForm::BASE
+        },
+        // `<tool_call>` dropped: the name held before the first `<arg_key>`.
+        CallForm {
+            opener: b"<arg_key>",
+            body: Body::Xml(&XML),
+            closer: b"</tool_call>",
+            body_prefix: b"<arg_key>",
+            implies: Some(Repair::MissingOpener),
+            heuristic: true,
+            name_before: true,
+            ..CallForm::BASE
+        },
+    ],
+    // The key and value tags are special tokens: outside a call they are markup, never
+    // text (`<arg_key>` with no name held before it reads as stripped).
     strip: &[
         b"</tool_call>",
         b"</think>",
+        b"<arg_key>",
         b"</arg_key>",
+        b"<arg_value>",
         b"</arg_value>",
         b"<|user|>",
         b"<|observation|>",

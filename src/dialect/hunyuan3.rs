@@ -88,7 +88,9 @@ pub(crate) static SPEC: Spec = Spec {
         b"</tool_calls>",
         b"</tool_call>",
         b"<tool_sep>",
+        b"<arg_key>",
         b"</arg_key>",
+        b"<arg_value>",
         b"</arg_value>",
     ],
 };

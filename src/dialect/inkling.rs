@@ -1,6 +1,8 @@
 //! Thinking Machines Inkling (role-less messages): `<|content_thinking|>...<|end_message|>`
 //! is reasoning, `<|message_model|><|content_text|>...<|end_message|>` is text, and a
-//! call is `<|content_invoke_tool_json|>{"name": ..., "args": {...}}<|end_message|>`.
+//! call is `<|content_invoke_tool_json|>{"name": ..., "args": {...}}<|end_message|>`. The
+//! tool name may also be written as text before the opener, after an echoed
+//! `<|content_text|>` (`CallForm::name_told`): it is not shown.
 
 use super::{Body, CallForm, Dialect, EnvelopeSpec, Spec};
 use crate::repairs::Repair;
@@ -23,6 +25,7 @@ pub(crate) static SPEC: Spec = Spec {
         opener: b"<|content_invoke_tool_json|>",
         body: Body::Envelope(&ENVELOPE),
         closer: b"<|end_message|>",
+        name_told: true,
         ..CallForm::BASE
     }],
     strip: &[

@@ -4,6 +4,7 @@
 //! `[THINK]...[/THINK]`.
 
 use super::{Body, CallForm, Dialect, NameArgsSpec, Spec, HERMES_ENVELOPE};
+use crate::repairs::Repair;
 
 /// v11+: `NAME[ARGS]{...}` or `NAME[CALL_ID]ID[ARGS]{...}`.
 static V11: NameArgsSpec = NameArgsSpec {
@@ -19,10 +20,31 @@ static BODIES: [Body; 2] = [Body::Envelope(&HERMES_ENVELOPE), Body::NameArgs(&V1
 pub(crate) static SPEC: Spec = Spec {
     dialect: Dialect::Mistral,
     reasoning: &[(b"[THINK]", b"[/THINK]")],
-    calls: &[CallForm {
-        opener: b"[TOOL_CALLS]",
-        body: Body::Sniff(&BODIES),
-        ..CallForm::BASE
-    }],
+    calls: &[
+        CallForm {
+            opener: b"[TOOL_CALLS]",
+            body: Body::Sniff(&BODIES),
+            ..CallForm::BASE
+        },
+        // `[TOOL_CALLS]` swallowed: the name held before `[ARGS]` (or `[CALL_ID]`).
+        CallForm {
+            opener: b"[ARGS]",
+            body: Body::NameArgs(&V11),
+            body_prefix: b"[ARGS]",
+            implies: Some(Repair::MissingOpener),
+            heuristic: true,
+            name_before: true,
+            ..CallForm::BASE
+        },
+        CallForm {
+            opener: b"[CALL_ID]",
+            body: Body::NameArgs(&V11),
+            body_prefix: b"[CALL_ID]",
+            implies: Some(Repair::MissingOpener),
+            heuristic: true,
+            name_before: true,
+            ..CallForm::BASE
+        },
+    ],
     strip: &[b"[/THINK]", b"[ARGS]", b"[CALL_ID]", b"</s>"],
 };

@@ -507,6 +507,21 @@ pub(crate) struct CallForm {
     /// `TOOL CALL:` label), so the body is never text: call syntax that does not parse
     /// (an example of the format) is reported not released, not shown.
     pub labelled: bool,
+    /// The opener follows the tool name: the marker that began the call was swallowed
+    /// or omitted (Mistral `NAME[ARGS]{...}` with no `[TOOL_CALLS]`, GLM
+    /// `NAME<arg_key>...` with no `<tool_call>`). An identifier (and the blanks after
+    /// it) at the start of the output, or right after a call, is held, not shown; when
+    /// this opener follows it, the name and then `body_prefix` (the opener itself, for a
+    /// body that reads it) are the body's first bytes. Under `auto` only a declared
+    /// tool's name is held (none when no tools are declared); with no name held, the
+    /// opener is markup and dropped. Calls read this way are `heuristic`.
+    pub name_before: bool,
+    /// The tool name may also be written as text just before this opener, whose body
+    /// names the call itself (Inkling `NAME<|content_invoke_tool_json|>{"name": ...}`):
+    /// held as a `name_before` name, it is dropped from the text; it names the call in
+    /// a report when the body was cut before its own name, and a body naming another
+    /// tool is not released. With no name held, the opener begins its call as usual.
+    pub name_told: bool,
 }
 
 impl CallForm {
@@ -523,6 +538,8 @@ impl CallForm {
         repeats: false,
         heuristic: false,
         labelled: false,
+        name_before: false,
+        name_told: false,
     };
 }
 

@@ -269,7 +269,18 @@ impl Grammar {
                         why,
                         consumed: used,
                     },
-                    Step::Reject { .. } => Step::Reject { consumed: used },
+                    Step::Reject { consumed } => {
+                        // Not a call: what the body read is text again, and so are the
+                        // held bytes it did not read.
+                        let mut back = self.take_rejected();
+                        back.extend_from_slice(&held[consumed.min(held.len())..]);
+                        *self = Grammar::Sniff {
+                            bodies: &[],
+                            held: back,
+                            weak: false,
+                        };
+                        Step::Reject { consumed: used }
+                    }
                     Step::Switch { reasoning, .. } => Step::Switch {
                         consumed: used,
                         reasoning,

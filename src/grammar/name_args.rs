@@ -3,7 +3,7 @@
 //! with the dialect's raw string delimiter if it has one.
 
 use super::Step;
-use crate::calls::{Abort, Sink};
+use crate::calls::{is_name_byte, Abort, Sink};
 use crate::dialect::NameArgsSpec;
 use crate::json::repairer::{Repairer, Status};
 use crate::repairs::Repair;
@@ -36,6 +36,12 @@ pub(crate) struct NameArgs {
     /// After a weak opener: a name that is not an identifier means no call.
     weak: bool,
     rejected: Vec<u8>,
+    /// After a weak opener, with an identifier name: the bytes read before the
+    /// arguments, text again if no arguments follow.
+    read: Vec<u8>,
+    /// With `read`: the name, told once the arguments begin (a call that turns out to
+    /// be none was never shown).
+    deferred: Option<String>,
     keys_pending: bool,
     /// The name, held while the call id that follows it is read.
     name: Option<String>,
@@ -44,16 +50,13 @@ pub(crate) struct NameArgs {
     encoded: Vec<u8>,
 }
 
-/// Bytes a tool name is made of.
-fn is_name_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':' | b'/')
-}
-
 impl NameArgs {
     pub(crate) fn new(spec: &'static NameArgsSpec, weak: bool) -> NameArgs {
         NameArgs {
             weak,
             rejected: Vec::new(),
+            read: Vec::new(),
+            deferred: None,
             keys_pending: true,
             spec,
             phase: if spec.name_prefix.is_empty() {
@@ -108,6 +111,9 @@ impl NameArgs {
                 return Step::NeedMore;
             };
             i += 1;
+            if self.weak && self.spec.identifier_name {
+                self.read.push(b);
+            }
             match self.phase {
                 Phase::Prefix => {
                     if self.buf.is_empty() && b.is_ascii_whitespace() {
@@ -186,7 +192,7 @@ impl NameArgs {
                         self.buf.clear();
                         sink.id(id.trim());
                         if let Some(name) = self.name.take() {
-                            sink.name(&name);
+                            self.tell_name(name, sink);
                         }
                         self.phase = Phase::Args;
                     } else if self.buf.len() > sink.config.limits.max_name_bytes {
@@ -197,6 +203,25 @@ impl NameArgs {
                     }
                 }
                 Phase::Args => unreachable!(),
+            }
+        }
+        if self.deferred.is_some() {
+            while let Some(&b) = input.get(i).filter(|b| b.is_ascii_whitespace()) {
+                self.read.push(b);
+                i += 1;
+            }
+            let Some(&b) = input.get(i) else {
+                return Step::NeedMore;
+            };
+            if !matches!(b, b'{' | b'"') {
+                // After a weak opener, prose where the arguments belong: no call; the
+                // name, the separator and the blanks are text again.
+                self.rejected = std::mem::take(&mut self.read);
+                return Step::Reject { consumed: i };
+            }
+            self.read = Vec::new();
+            if let Some(name) = self.deferred.take() {
+                sink.name(&name);
             }
         }
         if self.keys_pending {
@@ -354,7 +379,7 @@ impl NameArgs {
             self.phase = Phase::Id;
             return;
         }
-        sink.name(&name);
+        self.tell_name(name, sink);
         if malformed {
             sink.invalid(
                 "the call id is not functions.NAME:INDEX, so the tool name cannot be told \
@@ -367,14 +392,32 @@ impl NameArgs {
         self.phase = Phase::Args;
     }
 
+    /// Tell the sink the name, or, after a weak opener with an identifier name, keep
+    /// it until the arguments begin.
+    fn tell_name(&mut self, name: String, sink: &mut Sink<'_>) {
+        if self.weak && self.spec.identifier_name {
+            self.deferred = Some(name);
+        } else {
+            sink.name(&name);
+        }
+    }
+
     pub(crate) fn finish(
         &mut self,
         sink: &mut Sink<'_>,
         rep: &mut Repairer,
         scratch: &mut Vec<u8>,
     ) -> bool {
+        if let Some(name) = self.name.take().filter(|_| self.phase == Phase::Id) {
+            // Cut inside the call id: reported with the name before it.
+            sink.name(&name);
+        }
         if self.phase != Phase::Args {
             return false;
+        }
+        if let Some(name) = self.deferred.take() {
+            // Cut before its arguments: a call, reported with its name.
+            sink.name(&name);
         }
         scratch.clear();
         let status = rep.drain_at_eof(scratch);
