@@ -790,9 +790,12 @@ impl Sink<'_> {
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
         }
-        if misread(call.repairs) && call.extra_members > 0 {
-            // A raw string that may have ended early, and members of the call object
-            // that are not the call's: text read as structure around the arguments.
+        if misread(call.repairs)
+            && (call.extra_members > 0 || call.repairs.contains(Repair::KeylessArguments))
+        {
+            // A value that may have been misread, and members of the call object that
+            // are not the call's (or an object read as its arguments without their
+            // key): text read as structure around the arguments.
             let feedback = misread_feedback(&name, call.repairs);
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;

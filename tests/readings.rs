@@ -312,3 +312,13 @@ fn structure_invented_around_a_raw_file_that_does_not_fit_the_tool_is_not_releas
         assert_eq!(content, toml);
     }
 }
+
+#[test]
+fn a_raw_file_whose_rest_was_read_as_keyless_arguments_is_not_released() {
+    // Nothing escaped: `content` ends at the file's `"`, and the rest reads as a second
+    // arguments object without its key.
+    let toml = "/gition}}\" },\n  { file = \"\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0} d\", sear]\nlto= diborf\"\"\n";
+    if let Some(content) = written_or_held(&call(toml)) {
+        assert_eq!(content, toml);
+    }
+}
