@@ -8,8 +8,8 @@ cd "$(dirname "$0")/.."
 
 seconds="${FUZZ_SECONDS:-12}"
 # `readings` (released means right over any text written into write_file) is run by
-# hand (`cargo +nightly fuzz run readings`): it still finds wrong releases on mutated
-# files within a minute, listed as open in issue 26's note.
+# hand (`cargo +nightly fuzz run readings`): after minutes of fuzzing it still finds
+# rare cases (fuzz/README.md).
 targets=(push chunking repair_vs_serde schema_prior sse)
 
 if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
