@@ -2777,8 +2777,21 @@ impl Parser {
                 if let Some(end) = misspelled {
                     leftover.drain(..end);
                 }
-                let closed =
-                    terminated_by == Some(form.closer) || closer_left || misspelled.is_some();
+                // Or text, then the closer: text ending in `}` there was the rest of a
+                // JSON body that seemed to end before it (as `held_text` takes it).
+                let went_on = complete
+                    && !closer_left
+                    && misspelled.is_none()
+                    && !form.closer.is_empty()
+                    && matches!(*grammar, Grammar::Envelope(_))
+                    && memchr::memmem::find(&leftover, form.closer)
+                        .filter(|&at| leftover[..at].trim_ascii_end().ends_with(b"}"))
+                        .map(|at| leftover.drain(..at + form.closer.len()))
+                        .is_some();
+                let closed = terminated_by == Some(form.closer)
+                    || closer_left
+                    || misspelled.is_some()
+                    || went_on;
                 let (mut sink, ..) = self.sink();
                 if sink.calls.is_open() {
                     sink.repairs(repairs);
@@ -2792,6 +2805,9 @@ impl Parser {
                 if complete {
                     if !form.closer.is_empty() && !closed {
                         sink.repair(Repair::MissingCloser);
+                    }
+                    if went_on {
+                        sink.went_on();
                     }
                     sink.end();
                     self.mode = within.map_or(Mode::Text, Mode::Reasoning);

@@ -322,3 +322,14 @@ fn a_raw_file_whose_rest_was_read_as_keyless_arguments_is_not_released() {
         assert_eq!(content, toml);
     }
 }
+
+#[test]
+fn text_before_the_closer_decided_at_the_end_of_the_stream_is_not_shown() {
+    // Newlines escaped, quotes raw: the body seemed to end at the file's `"}}`, with a
+    // quote still undecided when the stream ended; the text up to the closer was the
+    // body's.
+    let json = "{\n  \"generated\": \"2024-06-4 \n  \"board\"/:2024-06-4 \n  \"boardrd\"/:2024-06-4 \n  \"b\u{3}[packag{\n    \u{7f}\u{6}\u{8}\u{e}\"title\": \"Depapplicationoard\": {\n    \"titld the sum014 prod\",htm {\n\"}}</tool_cale\": \"Depapplic sum125 pro0?,html>\n\n  <ht m l! la\"";
+    if let Some(content) = written_or_held(&call(&json.replace('\n', "\\n"))) {
+        assert_eq!(content, json);
+    }
+}
