@@ -1025,39 +1025,40 @@ fn undeclared(tool: &crate::schema::Tool, args: &crate::ordered::Value) -> usize
     })
 }
 
+/// The repairs of a string written raw (inner quotes, control bytes or backslashes
+/// unescaped): any of its quotes may have been taken as its end.
+const RAW_STRING: [Repair; 3] = [
+    Repair::UnescapedQuote,
+    Repair::ControlCharacter,
+    Repair::InvalidEscape,
+];
+
+/// The repairs that invent structure around text (keys, values, commas or colons the
+/// model did not write).
+const INVENTED: [Repair; 7] = [
+    Repair::UnquotedKey,
+    Repair::UnquotedString,
+    Repair::MissingComma,
+    Repair::MissingColon,
+    Repair::Comment,
+    Repair::RedundantCloser,
+    Repair::MissingValue,
+];
+
+fn any_of(repairs: Repairs, kinds: &[Repair]) -> bool {
+    kinds.iter().any(|r| repairs.contains(*r))
+}
+
 /// Whether the repairs are those of a value that may have been misread: a string
-/// written raw (inner quotes, control bytes or backslashes unescaped; any of its quotes
-/// may have been taken as its end, and what followed read as structure), or structure
-/// invented around text (keys, values, commas or colons the model did not write).
+/// written raw, or structure invented around text.
 fn misread(repairs: Repairs) -> bool {
-    use Repair::*;
-    [
-        UnescapedQuote,
-        ControlCharacter,
-        InvalidEscape,
-        UnquotedKey,
-        UnquotedString,
-        MissingComma,
-        MissingColon,
-        Comment,
-        RedundantCloser,
-        MissingValue,
-    ]
-    .iter()
-    .any(|r| repairs.contains(*r))
+    any_of(repairs, &RAW_STRING) || any_of(repairs, &INVENTED)
 }
 
 /// What the model is told when the one reading of its call that there was did not
 /// fit (see [`misread`]).
 fn misread_feedback(name: &str, repairs: Repairs) -> String {
-    let raw = [
-        Repair::UnescapedQuote,
-        Repair::ControlCharacter,
-        Repair::InvalidEscape,
-    ]
-    .iter()
-    .any(|r| repairs.contains(*r));
-    match raw {
+    match any_of(repairs, &RAW_STRING) {
         true => ambiguous_feedback(name),
         false => format!(
             "{name}: the arguments could be read only by inventing structure (unquoted keys or values, missing commas or colons), and then did not fit the tool; \

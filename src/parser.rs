@@ -2584,7 +2584,7 @@ impl Parser {
                 let end = c + form.closer.len() - before;
                 let held = std::mem::take(&mut state.held);
                 let (mut sink, ..) = self.sink();
-                if held[..c].trim_ascii_end().ends_with(b"}") {
+                if body_went_on(&held[..c]) {
                     // The body went on: not released, and the text was its body.
                     sink.went_on();
                     sink.end();
@@ -2785,7 +2785,7 @@ impl Parser {
                     && !form.closer.is_empty()
                     && matches!(*grammar, Grammar::Envelope(_))
                     && memchr::memmem::find(&leftover, form.closer)
-                        .filter(|&at| leftover[..at].trim_ascii_end().ends_with(b"}"))
+                        .filter(|&at| body_went_on(&leftover[..at]))
                         .map(|at| leftover.drain(..at + form.closer.len()))
                         .is_some();
                 let closed = terminated_by == Some(form.closer)
@@ -2858,6 +2858,13 @@ impl Parser {
             Mode::Skip { .. } => {}
         }
     }
+}
+
+/// Whether `text`, read after a JSON call object the model closed itself and before the
+/// call's closer, was the rest of the body: it ends in `}` (a raw `"}}` inside a string
+/// looked like the body's end).
+fn body_went_on(text: &[u8]) -> bool {
+    text.trim_ascii_end().ends_with(b"}")
 }
 
 /// Where a closing tag standing for `closer` ends, when `text` begins with one (past
