@@ -384,6 +384,12 @@ impl Sink<'_> {
             && self.tool().is_some_and(|t| t.declares(key) == Some(true))
     }
 
+    /// Whether the call's tool schema declares parameter `key` (no tool, or a tool
+    /// without properties, declares none).
+    pub(crate) fn param_is_declared(&self, key: &str) -> bool {
+        self.tool().and_then(|t| t.declares(key)) == Some(true)
+    }
+
     /// Whether the schema declares parameter `key` as a plain (not nullable) string.
     pub(crate) fn param_is_plain_string(&self, key: &str) -> bool {
         self.tool().is_some_and(|t| {

@@ -6,7 +6,8 @@
 //! blanks after it are held until that is decided, a bounded amount. One framing
 //! newline is removed on each side of a value; all other whitespace is payload. Values
 //! stream as JSON strings as they arrive, or, when the tool's schema declares a
-//! non-string type, are collected and typed when they close.
+//! non-string type, are collected and typed when they close. A value no schema types is
+//! collected while it may be JSON and is that JSON when it parses as such.
 //!
 //! This file holds the machine (its phases, the name and key tags); by concept:
 //! `input` (the filters before it), `between` (between parameters), `values` (a value
@@ -85,6 +86,13 @@ pub(crate) struct Xml {
     nl_held: bool,
     first_param: bool,
     typed: bool,
+    /// No schema types the value: it is collected while it may be JSON (a number,
+    /// `true`, `false`, `null`, an object or an array) and is that value when it parses
+    /// as one, as vLLM and SGLang type such values; anything else streams as a string.
+    untyped: bool,
+    /// An untyped value has shown only blanks so far: its first other byte decides
+    /// whether it may be JSON.
+    sniff: bool,
     /// The value is JSON by its tag's own attribute (`string="false"`).
     json_value: bool,
     /// A JSON element gave the arguments, closed already.
@@ -187,6 +195,8 @@ impl Xml {
             nl_held: false,
             first_param: true,
             typed: false,
+            untyped: false,
+            sniff: false,
             json_value: false,
             json_done: false,
             wrapper: false,
@@ -523,8 +533,13 @@ impl Xml {
         self.buf.clear();
         let (key, attrs) = split_attributes(raw.trim());
         let key = unescape_attribute(key);
+        self.untyped = false;
+        self.sniff = false;
         self.json_value = attrs.replace(' ', "").contains("string=\"false\"")
             || attribute(attrs, self.spec.type_attr).is_some_and(|t| t != "string");
+        // The tag itself says what the value is (`string="true"`, `type="string"`).
+        let told =
+            attribute(attrs, "string").is_some() || attribute(attrs, self.spec.type_attr).is_some();
         self.phase = if self.spec.value_open.is_empty() {
             Phase::ValueStart
         } else {
@@ -541,7 +556,10 @@ impl Xml {
             sink.repair(Repair::DuplicateKey);
             return Ok(());
         }
-        self.typed = self.json_value || sink.param_is_typed(&key);
+        // No schema declares the key: the value is typed by what it reads as.
+        self.untyped = !told && !sink.param_is_declared(&key);
+        self.sniff = self.untyped;
+        self.typed = self.json_value || self.untyped || sink.param_is_typed(&key);
         self.wrapper = self.first_param
             && WRAPPER_KEYS.contains(&key.as_str())
             && sink
@@ -551,6 +569,8 @@ impl Xml {
         if self.wrapper {
             // Written when the value ends: as the parameters it holds, or as itself.
             self.typed = true;
+            self.untyped = false;
+            self.sniff = false;
             self.raw.clear();
             self.keys.push(key.clone());
             self.key = key;

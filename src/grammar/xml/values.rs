@@ -36,6 +36,12 @@ impl Xml {
         if self.skip {
             return;
         }
+        if self.sniff && !super::is_blank(b) {
+            self.sniff = false;
+            if !may_begin_json(b) {
+                self.untyped_is_string();
+            }
+        }
         if self.typed {
             self.raw.push(b);
             return;
@@ -95,6 +101,12 @@ impl Xml {
             self.out
                 .extend_from_slice(json_of_raw(&raw, sink).as_bytes());
             self.typed = false;
+        } else if self.untyped {
+            self.untyped = false;
+            self.sniff = false;
+            self.typed = false;
+            let raw = String::from_utf8_lossy(&self.raw).into_owned();
+            self.out.extend_from_slice(untyped_json(&raw).as_bytes());
         } else if self.typed {
             let raw = String::from_utf8_lossy(&self.raw).into_owned();
             let (json, mut repairs) = sink.type_value(&self.key, &raw);
@@ -171,6 +183,11 @@ impl Xml {
                     }
                 } else if m == CDATA_OPEN {
                     self.tag.clear();
+                    if self.sniff {
+                        // Text by its wrapper's own word.
+                        self.sniff = false;
+                        self.untyped_is_string();
+                    }
                     if self.nl_held {
                         self.nl_held = false;
                         self.emit_content(b'\n');
@@ -192,6 +209,18 @@ impl Xml {
             Found::None => self.tag_is_content(),
         }
         Ok(())
+    }
+
+    /// An untyped value turned out not to be JSON: it streams as a string from here,
+    /// the blanks collected before it first.
+    fn untyped_is_string(&mut self) {
+        self.untyped = false;
+        self.typed = false;
+        self.out.push(b'"');
+        for &c in &self.raw {
+            escape_byte(c, &mut self.out);
+        }
+        self.raw.clear();
     }
 
     /// One byte of a CDATA section: content, up to `]]>`.
@@ -337,5 +366,23 @@ pub(super) fn json_of_raw(raw: &str, sink: &mut Sink<'_>) -> String {
             sink.repair(Repair::UnquotedString);
             serde_json::Value::String(raw.to_owned()).to_string()
         }
+    }
+}
+
+/// Whether a value whose first byte other than blanks is `b` may be JSON that is not a
+/// string.
+fn may_begin_json(b: u8) -> bool {
+    matches!(b, b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b'{' | b'[')
+}
+
+/// An untyped value: the JSON it is, as written, when it parses strictly as anything but
+/// a string (blanks around it trimmed); else the text as a string.
+fn untyped_json(raw: &str) -> String {
+    let text = raw.trim();
+    let json = serde_json::from_str::<&serde_json::value::RawValue>(text).is_ok();
+    if json && !text.starts_with('"') {
+        text.to_owned()
+    } else {
+        serde_json::Value::String(raw.to_owned()).to_string()
     }
 }
