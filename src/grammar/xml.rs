@@ -116,6 +116,9 @@ pub(crate) struct Xml {
     closer_in_value: bool,
     /// Bytes that may begin the spec's artifact, not yet passed on.
     af: Vec<u8>,
+    /// The value's own closing tag was read as content (what followed did not confirm
+    /// it): what came after it is withheld from the arguments until the value ends.
+    doubt: Option<Doubt>,
     /// An artifact was dropped and not yet reported.
     af_dropped: bool,
     skip: bool,
@@ -133,6 +136,19 @@ pub(crate) struct Xml {
     ended: Option<bool>,
     /// Bytes examined since the last [`take_work`](Self::take_work).
     work: u64,
+}
+
+/// A value's closing tag read as content, not yet confirmed either way. The stream may
+/// end with only text after it (`</arg_value>\nDone.`, the call's closers forgotten):
+/// then the value ended at the tag and the text is the model's, shown.
+struct Doubt {
+    /// Where the tag begins in `out` (what is not yet passed on) and in `raw`.
+    out: usize,
+    raw: usize,
+    /// The input after the tag, as it came.
+    text: Vec<u8>,
+    /// Another closing tag was read as content since: the text is not prose.
+    again: bool,
 }
 
 fn is_blank(b: u8) -> bool {
@@ -204,6 +220,7 @@ impl Xml {
             esc_replayed: false,
             pf: Vec::new(),
             af: Vec::new(),
+            doubt: None,
             closer_in_value: false,
             unknown_tag: None,
             af_dropped: false,
@@ -264,6 +281,9 @@ impl Xml {
                 b
             } else if i < input.len() {
                 let artifact = self.spec.artifact;
+                if let Some(doubt) = &mut self.doubt {
+                    doubt.text.push(input[i]);
+                }
                 if !self.spec.tag_prefix.is_empty()
                     || !self.af.is_empty()
                     || artifact.first() == Some(&input[i])
@@ -276,6 +296,7 @@ impl Xml {
                     && self.tag.is_empty()
                     && !self.typed
                     && self.utf8.is_empty()
+                    && self.doubt.is_none()
                 {
                     // A run of value text stops where an artifact may begin.
                     let end = match artifact.first() {
@@ -307,6 +328,18 @@ impl Xml {
     fn flush(&mut self, sink: &mut Sink<'_>) -> Result<(), Abort> {
         if std::mem::take(&mut self.af_dropped) {
             sink.repair(Repair::TokenizerArtifact);
+        }
+        if let Some(doubt) = &mut self.doubt {
+            // What follows the doubted tag waits for the value's end.
+            let held = self.out.split_off(doubt.out);
+            doubt.out = 0;
+            let r = if self.out.is_empty() {
+                Ok(())
+            } else {
+                sink.args(&self.out)
+            };
+            self.out = held;
+            return r;
         }
         if self.out.is_empty() {
             return Ok(());
@@ -622,6 +655,25 @@ impl Xml {
     /// Between parameters, every value closed (`...</arg_value>` and the end): close the
     /// arguments, as the missing closers would have.
     pub(crate) fn close_clean(&mut self, sink: &mut Sink<'_>) -> bool {
+        if let Some(doubt) = self.doubt.take() {
+            let in_value = matches!(self.phase, Phase::Value | Phase::CData(_));
+            if doubt.again || !in_value || self.esc || self.skip {
+                self.doubt = Some(doubt);
+                return false;
+            }
+            // Only text after the value's closing tag: the value ended there, and the
+            // text is given back to be shown.
+            self.out.truncate(doubt.out);
+            self.raw.truncate(doubt.raw);
+            self.utf8.clear();
+            self.tag.clear();
+            self.closer_in_value = false;
+            if self.end_value(sink).is_err() {
+                return false;
+            }
+            self.replay = doubt.text;
+            self.rpos = 0;
+        }
         if self.phase != Phase::Between || !self.tag.is_empty() || self.esc || self.keys.is_empty()
         {
             return false;

@@ -72,6 +72,8 @@ impl Xml {
     pub(super) fn end_value(&mut self, sink: &mut Sink<'_>) -> Result<(), Abort> {
         // The held newline before the closing tag was framing.
         self.nl_held = false;
+        // A closing tag read as content before: the value went on past it.
+        self.doubt = None;
         self.closer_in_value = false;
         if !self.utf8.is_empty() {
             self.utf8.clear();
@@ -328,10 +330,26 @@ impl Xml {
     }
 
     pub(super) fn reject_confirm(&mut self) {
+        let tail = std::mem::take(&mut self.tail);
         if self.phase == Phase::Confirm(Closing::Value) {
             self.closer_in_value = true;
+            match &mut self.doubt {
+                Some(doubt) => doubt.again = true,
+                None => {
+                    // The input not yet read past the tag: what follows it, held.
+                    let mut text = tail[self.tag_len..].to_vec();
+                    text.extend_from_slice(&self.replay[self.rpos..]);
+                    text.extend_from_slice(&self.pf);
+                    text.extend_from_slice(&self.af);
+                    self.doubt = Some(super::Doubt {
+                        out: self.out.len(),
+                        raw: self.raw.len(),
+                        text,
+                        again: false,
+                    });
+                }
+            }
         }
-        let tail = std::mem::take(&mut self.tail);
         self.phase = Phase::Value;
         if self.nl_held {
             self.nl_held = false;
