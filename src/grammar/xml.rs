@@ -331,14 +331,12 @@ impl Xml {
         }
         if let Some(doubt) = &mut self.doubt {
             // What follows the doubted tag waits for the value's end.
-            let held = self.out.split_off(doubt.out);
-            doubt.out = 0;
-            let r = if self.out.is_empty() {
-                Ok(())
-            } else {
-                sink.args(&self.out)
-            };
-            self.out = held;
+            let ready = std::mem::take(&mut doubt.out);
+            if ready == 0 {
+                return Ok(());
+            }
+            let r = sink.args(&self.out[..ready]);
+            self.out.drain(..ready);
             return r;
         }
         if self.out.is_empty() {
