@@ -2099,6 +2099,7 @@ impl Parser {
             python: false,
             tool_by_name,
             keyless_key,
+            log_repairs: envelope.is_some(),
         };
         let rep = Parser::rep(&mut self.rep);
         rep.reset();
@@ -2815,7 +2816,10 @@ impl Parser {
                         self.process(&leftover);
                     }
                     self.finish_mode();
-                } else if clean_stop && sink.calls.open_args_hold(form.closer) {
+                } else if clean_stop
+                    && (sink.calls.open_args_hold(form.closer)
+                        || grammar.open_string_holds(form.closer))
+                {
                     // The closer went into an open string: ended, not cut.
                     sink.abort(Abort::Unclosed);
                 } else {

@@ -8,7 +8,7 @@ use super::Step;
 use crate::calls::{Abort, Sink};
 use crate::dialect::EnvelopeSpec;
 use crate::json::repairer::{Nesting, Repairer, Status};
-use crate::repairs::Repair;
+use crate::repairs::{Repair, Repairs};
 use smallvec::SmallVec;
 
 mod readings;
@@ -85,6 +85,9 @@ pub(crate) struct Envelope {
     object_text: Option<Vec<u8>>,
     /// The call object has had its arguments value.
     args_seen: bool,
+    /// In an array body, where the repairer made its repairs in the output being
+    /// projected (`Repairer::take_log`): each call takes those made up to its end.
+    repair_log: Vec<(usize, Repairs)>,
 }
 
 impl Envelope {
@@ -112,6 +115,7 @@ impl Envelope {
             fork: readings::Fork(None),
             object_text: (!spec.name_is_key).then(Vec::new),
             args_seen: false,
+            repair_log: Vec::new(),
         }
     }
 
@@ -218,6 +222,7 @@ impl Envelope {
             return self.feed_parked(input, sink, rep);
         }
         let status = rep.feed(input, scratch);
+        self.log_repairs(rep, scratch);
         if let Status::Fork { consumed } = status {
             // The output so far is every reading's: project it, then fork.
             self.record(&input[..consumed], sink, rep);
@@ -225,7 +230,11 @@ impl Envelope {
             if let Err(why) = self.project(scratch, sink) {
                 return Step::Abort { why, consumed };
             }
-            self.fork_readings(rep, sink);
+            if !self.array_body {
+                // Readings compete over one call; an array's calls end inside the body,
+                // so there the look-ahead's verdicts stand (as they do with no fork).
+                self.fork_readings(rep, sink);
+            }
             return self
                 .feed_repaired(&input[consumed..], sink, rep, scratch)
                 .after(consumed);
@@ -286,10 +295,27 @@ impl Envelope {
             return self.finish_readings(sink, rep, scratch);
         }
         let status = rep.drain_at_eof(scratch);
+        self.log_repairs(rep, scratch);
         self.cut_from = cut_from(status, rep, scratch);
         let _ = self.project(scratch, sink);
         self.flush_name(sink);
         matches!(status, Status::Complete { .. } | Status::Terminated { .. })
+    }
+
+    /// Whether a string of the call object still open (its name, a key) holds
+    /// `marker`.
+    pub(crate) fn open_string_holds(&self, marker: &[u8]) -> bool {
+        let holds = |s: &[u8]| memchr::memmem::find(s, marker).is_some();
+        !marker.is_empty() && self.in_str && (holds(&self.buf) || holds(&self.key))
+    }
+
+    /// Take the repairer's log of the output just written (`out`), for the calls of an
+    /// array body; entries left from earlier output stand at its start.
+    fn log_repairs(&mut self, rep: &mut Repairer, out: &[u8]) {
+        for entry in &mut self.repair_log {
+            entry.0 = 0;
+        }
+        self.repair_log.extend(rep.take_log(out));
     }
 
     fn classify(&self) -> (Field, Option<Repair>) {
@@ -602,6 +628,13 @@ impl Envelope {
                     self.expect = Expect::Comma;
                 }
                 if self.array_body && self.depth == 1 {
+                    // The repairs made up to this call's end are its own.
+                    let mut repairs = Repairs::NONE;
+                    let upto = self.repair_log.partition_point(|&(at, _)| at <= i + 1);
+                    for (_, r) in self.repair_log.drain(..upto) {
+                        repairs = repairs.union(r);
+                    }
+                    sink.repairs(repairs);
                     sink.end();
                     self.expect = Expect::Key;
                 }

@@ -126,6 +126,7 @@ impl Harmony {
                         python: false,
                         tool_by_name: None,
                         keyless_key: b"",
+                        log_repairs: false,
                     });
                 }
             }

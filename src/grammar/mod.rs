@@ -158,6 +158,15 @@ impl Grammar {
         crate::dialect::dialect_of_body(body)
     }
 
+    /// Whether a string of the call object still open (its name, a key) holds
+    /// `marker`: the call's closer read into it, so the model ended the call there.
+    pub(crate) fn open_string_holds(&self, marker: &[u8]) -> bool {
+        match self {
+            Grammar::Envelope(e) => e.open_string_holds(marker),
+            _ => false,
+        }
+    }
+
     /// Bytes the grammar and the repairer examined since the last call.
     pub(crate) fn take_work(&mut self, rep: &mut Repairer) -> u64 {
         let own = match self {

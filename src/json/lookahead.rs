@@ -141,6 +141,9 @@ pub(crate) struct Lookahead {
     /// JSON never makes a `Close` so, and a reading that keeps the quote as content may
     /// be the better one.
     lenient: bool,
+    /// An object where a key of a JSON envelope's call object belongs is its arguments
+    /// without their key (`{"name": "f", {...}}`): set by the repairer.
+    pub(crate) keyless: bool,
 }
 
 /// A nested `"` string end that a look-ahead read on past until the string's
@@ -203,6 +206,7 @@ impl Lookahead {
             whole_ended: false,
             marker_in_str: false,
             lenient: false,
+            keyless: false,
         }
     }
 
@@ -989,6 +993,14 @@ impl Lookahead {
                 if matches!(b, b'}' | b']') {
                     // A trailing comma.
                     return self.close(b);
+                }
+                // (Not in an array body: there the repairer reads `{` at a key as the
+                // next call object, its `}` dropped.)
+                if b == b'{' && in_object && self.keyless && self.stack.as_slice() == b"{" {
+                    // The call's arguments without their key, as the repairer reads them.
+                    self.lenient = true;
+                    self.st = St::Value;
+                    return self.structural_token(b);
                 }
                 self.st = if in_object { St::Key } else { St::Value };
                 self.structural_token(b)

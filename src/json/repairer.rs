@@ -138,6 +138,9 @@ pub(crate) struct Options {
     /// A JSON envelope's arguments key: an object where a key of the call object
     /// belongs is the arguments, written without it. Empty elsewhere.
     pub keyless_key: &'static [u8],
+    /// Log where in the output each repair was made ([`Repairer::take_log`]), for a
+    /// body whose calls end inside it (a JSON envelope's array).
+    pub log_repairs: bool,
 }
 
 /// The tools to look a call's name up in, and the depth of its arguments object.
@@ -172,6 +175,7 @@ impl Default for Options {
             python: false,
             tool_by_name: None,
             keyless_key: b"",
+            log_repairs: false,
         }
     }
 }
@@ -250,6 +254,10 @@ pub(crate) struct Repairer {
     #[cfg(test)]
     closed_hits: usize,
     repairs: Repairs,
+    /// Repairs made since the last entry of `log` (with `Options::log_repairs`).
+    fresh: Repairs,
+    /// Where repairs were made: the output buffer's length right after, and which.
+    log: Vec<(usize, Repairs)>,
     stop: Option<Status>,
     started: bool,
     /// Which terminator ended the value (an id in `opts.terminators`).
@@ -332,6 +340,8 @@ impl Repairer {
             #[cfg(test)]
             closed_hits: 0,
             repairs: Repairs::NONE,
+            fresh: Repairs::NONE,
+            log: Vec::new(),
             stop: None,
             started: false,
             terminated_by: None,
@@ -434,6 +444,8 @@ impl Repairer {
         self.pos = 0;
         self.forget_memo();
         self.repairs = Repairs::NONE;
+        self.fresh = Repairs::NONE;
+        self.log.clear();
         self.stop = None;
         self.started = false;
         self.positional = 0;
@@ -520,6 +532,28 @@ impl Repairer {
 
     fn flag(&mut self, r: Repair) {
         self.repairs.insert(r);
+        // Only an array body's calls end inside it.
+        if self.opts.log_repairs && self.stack.first() == Some(&b'[') {
+            self.fresh.insert(r);
+        }
+    }
+
+    /// Log the repairs made since the last entry, at the output's length now.
+    #[inline]
+    fn note(&mut self, out: &[u8]) {
+        if !self.fresh.is_empty() {
+            let fresh = std::mem::take(&mut self.fresh);
+            self.log.push((out.len(), fresh));
+        }
+    }
+
+    /// Where repairs were made since the last call (with `Options::log_repairs`): the
+    /// length the output buffer had right after each, and which. Positions are in the
+    /// buffers `feed` and `drain_at_eof` wrote into, so the caller takes the log after
+    /// each (with that buffer), before it clears the buffer.
+    pub(crate) fn take_log(&mut self, out: &[u8]) -> std::vec::Drain<'_, (usize, Repairs)> {
+        self.note(out);
+        self.log.drain(..)
     }
 
     fn take_stop(&mut self, consumed: usize) -> Option<Status> {
@@ -653,6 +687,7 @@ impl Repairer {
             self.capture.from = Some(out.len());
         }
         let status = self.feed_bytes(input, out);
+        self.note(out);
         let consumed = match status {
             Status::NeedMore => input.len(),
             Status::Complete { consumed }
@@ -745,6 +780,7 @@ impl Repairer {
         }
         let mut i = 0;
         loop {
+            self.note(out);
             if let Some(stop) = self.take_stop(i) {
                 return stop;
             }
@@ -1838,6 +1874,7 @@ impl Repairer {
             }
             None => Box::new(Lookahead::new(&self.stack, self.opts.lookahead)),
         };
+        la.keyless = !self.opts.keyless_key.is_empty();
         if self.suspect {
             la.read_to_end();
         }
