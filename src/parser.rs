@@ -156,7 +156,26 @@ impl Tables {
         if !specs.iter().any(|s| s.dialect == dialect) {
             specs.push(dialect.spec());
         }
-        let tables: &'static Tables = Box::leak(Box::new(Tables::build(&specs, policy)));
+        let mut tables = Tables::build(&specs, policy);
+        // The other dialects' markup stays markup: what `auto` stripped before it
+        // locked, and their special tokens, are stripped after.
+        for spec in auto_specs()
+            .iter()
+            .filter(|s| !specs.iter().any(|t| std::ptr::eq(*t, **s)))
+        {
+            for &m in spec.strip {
+                tables.text.add(m, Action::Strip);
+            }
+            for form in spec.calls {
+                for m in [form.opener, form.closer] {
+                    if is_special_token(m) {
+                        tables.text.add(m, Action::Strip);
+                    }
+                }
+            }
+        }
+        tables.text.seal();
+        let tables: &'static Tables = Box::leak(Box::new(tables));
         cache.push((opener, dialect, policy, tables));
         tables
     }
@@ -2862,6 +2881,19 @@ impl Parser {
             Mode::Skip { .. } => {}
         }
     }
+}
+
+/// Whether `marker` is a special token (`<|python_tag|>`, `<｜tool▁sep｜>`,
+/// `[TOOL_CALLS]`), never prose, rather than a tag or a fence a text may hold.
+fn is_special_token(marker: &[u8]) -> bool {
+    let has = |needle: &[u8]| memchr::memmem::find(marker, needle).is_some();
+    let bracketed = marker.len() > 2
+        && marker[0] == b'['
+        && marker[marker.len() - 1] == b']'
+        && marker[1..marker.len() - 1]
+            .iter()
+            .all(|&b| b.is_ascii_uppercase() || b == b'_' || b == b'/');
+    has(b"<|") || has(b"|>") || has("｜".as_bytes()) || bracketed
 }
 
 /// Whether `text`, read after a JSON call object the model closed itself and before the

@@ -231,3 +231,34 @@ fn prose_after_a_call_marker_is_the_same_text_under_every_chunking() {
     assert_eq!(msg["tool_calls"], serde_json::json!([]), "{msg}");
     assert_eq!(msg["content"], "\n<b>bold</b>", "{msg}");
 }
+
+/// Invariant 5 after `auto` locks: another dialect's markup in the text (its special
+/// tokens, what `auto` strips before locking) is still markup, never shown; the prose
+/// around it stays.
+#[test]
+fn other_dialects_markup_after_auto_locks_is_not_shown() {
+    let cases = [
+        ("[TOOL_CALLS]</tool_call>", ""),
+        (
+            "<tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call> then [TOOL_CALLS] and <|python_tag|>",
+            " then  and ",
+        ),
+        (
+            "[TOOL_CALLS][{\"name\": \"a\", \"arguments\": {}}] <|tool_call_begin|>x<|im_end|>",
+            " x",
+        ),
+        (
+            "<tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call>ok<｜tool▁sep｜>done",
+            "okdone",
+        ),
+        // A bracketed word that is not a token stays text.
+        (
+            "<tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call> see [Note 1]",
+            " see [Note 1]",
+        ),
+    ];
+    for (raw, content) in cases {
+        let msg = auto_message(raw, None);
+        assert_eq!(msg["content"], content, "{raw:?}: {msg}");
+    }
+}
