@@ -1052,3 +1052,17 @@ fn a_call_ended_by_a_marker_then_text_is_not_cut_off() {
         "{events:?}"
     );
 }
+
+/// chunking: in an array body, a repair that writes nothing (a dropped redundant closer)
+/// right after a call object's `}` was given to that call when both came in one chunk
+/// and to none when split there, so the call's repairs depended on the chunking. A
+/// repair now stands where the step that made it began.
+#[test]
+fn array_call_repairs_do_not_depend_on_the_chunking() {
+    let raw = "Checking both. <|tools_prefix|>[{\"look<|im_end|> {\"order_id\": \"AP-2\"}}, \
+               \x07\0\0\0\0\0\0\0{\"open_issue\":g\"], \"extra\": {\"n\": [1, {\"k\": null}]}}}]\
+               <|t\u{3000}s_suffix|>";
+    let config = toolsift::Config::new(toolsift::Dialect::Auto);
+    support::check_all_chunkings(&config, raw.as_bytes(), toolsift::StopReason::Stop)
+        .unwrap_or_else(|e| panic!("{e}"));
+}

@@ -630,7 +630,7 @@ impl Envelope {
                 if self.array_body && self.depth == 1 {
                     // The repairs made up to this call's end are its own.
                     let mut repairs = Repairs::NONE;
-                    let upto = self.repair_log.partition_point(|&(at, _)| at <= i + 1);
+                    let upto = self.repair_log.partition_point(|&(at, _)| at <= i);
                     for (_, r) in self.repair_log.drain(..upto) {
                         repairs = repairs.union(r);
                     }

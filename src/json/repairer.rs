@@ -256,8 +256,11 @@ pub(crate) struct Repairer {
     repairs: Repairs,
     /// Repairs made since the last entry of `log` (with `Options::log_repairs`).
     fresh: Repairs,
-    /// Where repairs were made: the output buffer's length right after, and which.
+    /// Where repairs were made: the output buffer's length when the step that made
+    /// them began, and which.
     log: Vec<(usize, Repairs)>,
+    /// The output buffer's length when the current step began.
+    mark: usize,
     stop: Option<Status>,
     started: bool,
     /// Which terminator ended the value (an id in `opts.terminators`).
@@ -342,6 +345,7 @@ impl Repairer {
             repairs: Repairs::NONE,
             fresh: Repairs::NONE,
             log: Vec::new(),
+            mark: 0,
             stop: None,
             started: false,
             terminated_by: None,
@@ -538,17 +542,20 @@ impl Repairer {
         }
     }
 
-    /// Log the repairs made since the last entry, at the output's length now.
+    /// Log the repairs the step that ends now made, at the output's length when it
+    /// began (a repair that writes nothing, such as a dropped closer, stands where it
+    /// was read); the next step begins here.
     #[inline]
     fn note(&mut self, out: &[u8]) {
         if !self.fresh.is_empty() {
             let fresh = std::mem::take(&mut self.fresh);
-            self.log.push((out.len(), fresh));
+            self.log.push((self.mark, fresh));
         }
+        self.mark = out.len();
     }
 
     /// Where repairs were made since the last call (with `Options::log_repairs`): the
-    /// length the output buffer had right after each, and which. Positions are in the
+    /// length the output buffer had when the step that made each began, and which. Positions are in the
     /// buffers `feed` and `drain_at_eof` wrote into, so the caller takes the log after
     /// each (with that buffer), before it clears the buffer.
     pub(crate) fn take_log(&mut self, out: &[u8]) -> std::vec::Drain<'_, (usize, Repairs)> {
@@ -681,6 +688,11 @@ impl Repairer {
 
     /// Feed input; decided output is appended to `out`.
     pub(crate) fn feed(&mut self, input: &[u8], out: &mut Vec<u8>) -> Status {
+        if self.fresh.is_empty() {
+            // (Else repairs made before this feed, at the end of the stream, wait to be
+            // logged where they were made.)
+            self.mark = out.len();
+        }
         self.fed_at = self.stack.len();
         self.low = self.fed_at;
         if self.capture.active {
@@ -2411,6 +2423,7 @@ impl Repairer {
     /// closes, a partial marker is text) without closing anything. Returns `Complete`
     /// or `Terminated` when the value ended with what was held.
     pub(crate) fn drain_at_eof(&mut self, out: &mut Vec<u8>) -> Status {
+        self.mark = out.len();
         // No reading forks at the end: what is held is decided as it stands.
         self.policy.arm = false;
         if let Some(v) = self.decided.take() {
