@@ -85,9 +85,9 @@ pub(crate) struct Envelope {
     object_text: Option<Vec<u8>>,
     /// The call object has had its arguments value.
     args_seen: bool,
-    /// In an array body, where the repairer made its repairs in the output being
-    /// projected (`Repairer::take_log`): each call takes those made up to its end.
-    repair_log: Vec<(usize, Repairs)>,
+    /// In an array body, the repairs the repairer made in each call object, in order
+    /// (`Repairer::take_log`), not yet taken: each call takes its own at its end.
+    repair_log: std::collections::VecDeque<Repairs>,
 }
 
 impl Envelope {
@@ -115,7 +115,7 @@ impl Envelope {
             fork: readings::Fork(None),
             object_text: (!spec.name_is_key).then(Vec::new),
             args_seen: false,
-            repair_log: Vec::new(),
+            repair_log: std::collections::VecDeque::new(),
         }
     }
 
@@ -222,7 +222,9 @@ impl Envelope {
             return self.feed_parked(input, sink, rep);
         }
         let status = rep.feed(input, scratch);
-        self.log_repairs(rep, scratch);
+        if rep.logged() {
+            self.repair_log.extend(rep.take_log());
+        }
         if let Status::Fork { consumed } = status {
             // The output so far is every reading's: project it, then fork.
             self.record(&input[..consumed], sink, rep);
@@ -295,7 +297,9 @@ impl Envelope {
             return self.finish_readings(sink, rep, scratch);
         }
         let status = rep.drain_at_eof(scratch);
-        self.log_repairs(rep, scratch);
+        if rep.logged() {
+            self.repair_log.extend(rep.take_log());
+        }
         self.cut_from = cut_from(status, rep, scratch);
         let _ = self.project(scratch, sink);
         self.flush_name(sink);
@@ -307,15 +311,6 @@ impl Envelope {
     pub(crate) fn open_string_holds(&self, marker: &[u8]) -> bool {
         let holds = |s: &[u8]| memchr::memmem::find(s, marker).is_some();
         !marker.is_empty() && self.in_str && (holds(&self.buf) || holds(&self.key))
-    }
-
-    /// Take the repairer's log of the output just written (`out`), for the calls of an
-    /// array body; entries left from earlier output stand at its start.
-    fn log_repairs(&mut self, rep: &mut Repairer, out: &[u8]) {
-        for entry in &mut self.repair_log {
-            entry.0 = 0;
-        }
-        self.repair_log.extend(rep.take_log(out));
     }
 
     fn classify(&self) -> (Field, Option<Repair>) {
@@ -628,13 +623,10 @@ impl Envelope {
                     self.expect = Expect::Comma;
                 }
                 if self.array_body && self.depth == 1 {
-                    // The repairs made up to this call's end are its own.
-                    let mut repairs = Repairs::NONE;
-                    let upto = self.repair_log.partition_point(|&(at, _)| at <= i);
-                    for (_, r) in self.repair_log.drain(..upto) {
-                        repairs = repairs.union(r);
+                    // The repairs made in this call object are its own.
+                    if let Some(repairs) = self.repair_log.pop_front() {
+                        sink.repairs(repairs);
                     }
-                    sink.repairs(repairs);
                     sink.end();
                     self.expect = Expect::Key;
                 }

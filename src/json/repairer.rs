@@ -138,8 +138,9 @@ pub(crate) struct Options {
     /// A JSON envelope's arguments key: an object where a key of the call object
     /// belongs is the arguments, written without it. Empty elsewhere.
     pub keyless_key: &'static [u8],
-    /// Log where in the output each repair was made ([`Repairer::take_log`]), for a
-    /// body whose calls end inside it (a JSON envelope's array).
+    /// Log the repairs made in each object of a top-level array as it closes
+    /// ([`Repairer::take_log`]), for a body whose calls end inside it (a JSON
+    /// envelope's array).
     pub log_repairs: bool,
 }
 
@@ -256,11 +257,8 @@ pub(crate) struct Repairer {
     repairs: Repairs,
     /// Repairs made since the last entry of `log` (with `Options::log_repairs`).
     fresh: Repairs,
-    /// Where repairs were made: the output buffer's length when the step that made
-    /// them began, and which.
-    log: Vec<(usize, Repairs)>,
-    /// The output buffer's length when the current step began.
-    mark: usize,
+    /// The repairs made in each object of a top-level array, in the order they closed.
+    log: Vec<Repairs>,
     stop: Option<Status>,
     started: bool,
     /// Which terminator ended the value (an id in `opts.terminators`).
@@ -345,7 +343,6 @@ impl Repairer {
             repairs: Repairs::NONE,
             fresh: Repairs::NONE,
             log: Vec::new(),
-            mark: 0,
             stop: None,
             started: false,
             terminated_by: None,
@@ -542,25 +539,18 @@ impl Repairer {
         }
     }
 
-    /// Log the repairs the step that ends now made, at the output's length when it
-    /// began (a repair that writes nothing, such as a dropped closer, stands where it
-    /// was read); the next step begins here.
-    #[inline]
-    fn note(&mut self, out: &[u8]) {
-        if !self.fresh.is_empty() {
-            let fresh = std::mem::take(&mut self.fresh);
-            self.log.push((self.mark, fresh));
-        }
-        self.mark = out.len();
+    /// The repairs made in each object of a top-level array that closed since the last
+    /// call (with `Options::log_repairs`), in order: one entry per object closed. A
+    /// repair made after an object closed (a dropped closer after its `}`) is the
+    /// next one's, however the input was cut.
+    pub(crate) fn take_log(&mut self) -> std::vec::Drain<'_, Repairs> {
+        self.log.drain(..)
     }
 
-    /// Where repairs were made since the last call (with `Options::log_repairs`): the
-    /// length the output buffer had when the step that made each began, and which. Positions are in the
-    /// buffers `feed` and `drain_at_eof` wrote into, so the caller takes the log after
-    /// each (with that buffer), before it clears the buffer.
-    pub(crate) fn take_log(&mut self, out: &[u8]) -> std::vec::Drain<'_, (usize, Repairs)> {
-        self.note(out);
-        self.log.drain(..)
+    /// Whether [`take_log`](Self::take_log) has entries.
+    #[inline]
+    pub(crate) fn logged(&self) -> bool {
+        !self.log.is_empty()
     }
 
     fn take_stop(&mut self, consumed: usize) -> Option<Status> {
@@ -688,18 +678,12 @@ impl Repairer {
 
     /// Feed input; decided output is appended to `out`.
     pub(crate) fn feed(&mut self, input: &[u8], out: &mut Vec<u8>) -> Status {
-        if self.fresh.is_empty() {
-            // (Else repairs made before this feed, at the end of the stream, wait to be
-            // logged where they were made.)
-            self.mark = out.len();
-        }
         self.fed_at = self.stack.len();
         self.low = self.fed_at;
         if self.capture.active {
             self.capture.from = Some(out.len());
         }
         let status = self.feed_bytes(input, out);
-        self.note(out);
         let consumed = match status {
             Status::NeedMore => input.len(),
             Status::Complete { consumed }
@@ -792,7 +776,6 @@ impl Repairer {
         }
         let mut i = 0;
         loop {
-            self.note(out);
             if let Some(stop) = self.take_stop(i) {
                 return stop;
             }
@@ -1722,6 +1705,10 @@ impl Repairer {
     /// Close the innermost container (its closer is written with it, always).
     fn pop(&mut self) -> Option<u8> {
         let top = self.stack.pop();
+        if self.opts.log_repairs && top == Some(b'{') && self.stack.as_slice() == b"[" {
+            let fresh = std::mem::take(&mut self.fresh);
+            self.log.push(fresh);
+        }
         self.low = self.low.min(self.stack.len());
         top
     }
@@ -2423,7 +2410,6 @@ impl Repairer {
     /// closes, a partial marker is text) without closing anything. Returns `Complete`
     /// or `Terminated` when the value ended with what was held.
     pub(crate) fn drain_at_eof(&mut self, out: &mut Vec<u8>) -> Status {
-        self.mark = out.len();
         // No reading forks at the end: what is held is decided as it stands.
         self.policy.arm = false;
         if let Some(v) = self.decided.take() {
