@@ -1066,3 +1066,24 @@ fn array_call_repairs_do_not_depend_on_the_chunking() {
     support::check_all_chunkings(&config, raw.as_bytes(), toolsift::StopReason::Stop)
         .unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// chunking: a call object with no arguments key, under a tight `max_args_bytes`, was
+/// kept whole for reading its members when its output came in one piece, and dropped
+/// (past the limit) when it came in several, so the report of the call (not released:
+/// no name) depended on the chunking. The limit now applies to the object at its end.
+#[test]
+fn object_without_arguments_key_keeps_the_limit_however_cut() {
+    let raw: &[u8] = b"\x00\x01\x03\x07\x02\x05\x0b\x00\x00\x01\x00\x00\x00<tool_call>\x0a{\"\x00\x00\x01\x03\x07\x8e\xe38\x8e\xe3\x00t|><tool_call>{\"name\": beditb, a\x02+\"gumen\x05\x0b\x00\x00\x00ts\": {py\"}]}}</toco_";
+    let mut config = toolsift::Config::new(toolsift::Dialect::Hermes);
+    config.limits(toolsift::Limits {
+        max_args_bytes: 96,
+        max_depth: 4,
+        max_held_bytes: 24,
+        lookahead: 12,
+        max_calls: 2,
+        max_name_bytes: 12,
+    });
+    config.invalid(toolsift::Invalid::HoldBack);
+    support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+        .unwrap_or_else(|e| panic!("{e}"));
+}

@@ -690,7 +690,9 @@ impl Envelope {
         let Some(mut text) = self.object_text.take() else {
             return Ok(());
         };
-        if cut {
+        // Past the size limit, as `keep_object_text` would have found it had the
+        // object's output come in pieces.
+        if cut || text.len() + i + 1 > sink.config.limits.max_args_bytes {
             return Ok(());
         }
         // `text` holds the outputs before `out`: the object ends at `out[i]`.
