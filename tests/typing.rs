@@ -150,3 +150,46 @@ fn element_leaves_are_typed_without_a_schema() {
                "big": "123456789012345678901234567890", "o": {"flag": true}})
     );
 }
+
+/// A value no schema types is held only while it may still be JSON: one that cannot be
+/// (`from x import y`, `2024-01-01`, `nullable`) streams as a string from the byte that
+/// shows it, before its closing tag.
+#[test]
+fn untyped_text_streams_once_it_cannot_be_json() {
+    for (value, shown) in [
+        ("from x import y\nprint(1)", "\"fr"),
+        ("2024-01-01 is a date", "\"2024-"),
+        ("nullable", "\"nulla"),
+        ("trueish", "\"truei"),
+        ("12 monkeys", "\"12 m"),
+    ] {
+        let raw = qwen(value);
+        let mut p = toolsift::Parser::new(Dialect::Qwen3Coder);
+        let mut args = String::new();
+        // Up to the end of the value's text, before its closing tag.
+        let end = raw.find("\n</parameter>").unwrap();
+        for b in raw[..end].bytes() {
+            p.push(&[b]);
+            while let Some(ev) = p.next_event() {
+                if let toolsift::Event::ArgsDelta { fragment, .. } = ev {
+                    args.push_str(fragment);
+                }
+            }
+        }
+        assert!(args.contains(shown), "{value:?}: {args:?}");
+    }
+    // JSON is held to its closing tag.
+    let raw = qwen("[1, 2]");
+    let mut p = toolsift::Parser::new(Dialect::Qwen3Coder);
+    let end = raw.find("\n</parameter>").unwrap();
+    let mut args = String::new();
+    for b in raw[..end].bytes() {
+        p.push(&[b]);
+        while let Some(ev) = p.next_event() {
+            if let toolsift::Event::ArgsDelta { fragment, .. } = ev {
+                args.push_str(fragment);
+            }
+        }
+    }
+    assert_eq!(args, "{\"v\": ");
+}

@@ -90,9 +90,8 @@ pub(crate) struct Xml {
     /// `true`, `false`, `null`, an object or an array) and is that value when it parses
     /// as one, as vLLM and SGLang type such values; anything else streams as a string.
     untyped: bool,
-    /// An untyped value has shown only blanks so far: its first other byte decides
-    /// whether it may be JSON.
-    sniff: bool,
+    /// What the untyped value held so far may still be.
+    shape: values::Shape,
     /// The value is JSON by its tag's own attribute (`string="false"`).
     json_value: bool,
     /// A JSON element gave the arguments, closed already.
@@ -212,7 +211,7 @@ impl Xml {
             first_param: true,
             typed: false,
             untyped: false,
-            sniff: false,
+            shape: values::Shape::Blank,
             json_value: false,
             json_done: false,
             wrapper: false,
@@ -565,7 +564,6 @@ impl Xml {
         let (key, attrs) = split_attributes(raw.trim());
         let key = unescape_attribute(key);
         self.untyped = false;
-        self.sniff = false;
         self.json_value = attrs.replace(' ', "").contains("string=\"false\"")
             || attribute(attrs, self.spec.type_attr).is_some_and(|t| t != "string");
         // The tag itself says what the value is (`string="true"`, `type="string"`).
@@ -589,7 +587,7 @@ impl Xml {
         }
         // No schema declares the key: the value is typed by what it reads as.
         self.untyped = !told && !sink.param_is_declared(&key);
-        self.sniff = self.untyped;
+        self.shape = values::Shape::Blank;
         self.typed = self.json_value || self.untyped || sink.param_is_typed(&key);
         self.wrapper = self.first_param
             && WRAPPER_KEYS.contains(&key.as_str())
@@ -601,7 +599,6 @@ impl Xml {
             // Written when the value ends: as the parameters it holds, or as itself.
             self.typed = true;
             self.untyped = false;
-            self.sniff = false;
             self.raw.clear();
             self.keys.push(key.clone());
             self.key = key;

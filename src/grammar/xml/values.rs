@@ -36,11 +36,9 @@ impl Xml {
         if self.skip {
             return;
         }
-        if self.sniff && !super::is_blank(b) {
-            self.sniff = false;
-            if !may_begin_json(b) {
-                self.untyped_is_string();
-            }
+        if self.untyped && !self.shape.admits(b) {
+            // It cannot be JSON (`from x import y`, `2024-01-01`): a string, streamed.
+            self.untyped_is_string();
         }
         if self.typed {
             self.raw.push(b);
@@ -105,7 +103,6 @@ impl Xml {
             self.typed = false;
         } else if self.untyped {
             self.untyped = false;
-            self.sniff = false;
             self.typed = false;
             let raw = String::from_utf8_lossy(&self.raw).into_owned();
             self.out.extend_from_slice(untyped_json(&raw).as_bytes());
@@ -185,9 +182,8 @@ impl Xml {
                     }
                 } else if m == CDATA_OPEN {
                     self.tag.clear();
-                    if self.sniff {
+                    if self.untyped {
                         // Text by its wrapper's own word.
-                        self.sniff = false;
                         self.untyped_is_string();
                     }
                     if self.nl_held {
@@ -219,9 +215,12 @@ impl Xml {
         self.untyped = false;
         self.typed = false;
         self.out.push(b'"');
-        for &c in &self.raw {
-            escape_byte(c, &mut self.out);
+        // Through the string path, which checks what is not ASCII.
+        let raw = std::mem::take(&mut self.raw);
+        for &c in &raw {
+            self.emit_content(c);
         }
+        self.raw = raw;
         self.raw.clear();
     }
 
@@ -387,10 +386,66 @@ pub(super) fn json_of_raw(raw: &str, sink: &mut Sink<'_>) -> String {
     }
 }
 
-/// Whether a value whose first byte other than blanks is `b` may be JSON that is not a
-/// string.
-fn may_begin_json(b: u8) -> bool {
-    matches!(b, b'-' | b'0'..=b'9' | b't' | b'f' | b'n' | b'{' | b'[')
+/// What an untyped value held so far may still be, as JSON other than a string: read a
+/// byte at a time, so a value that cannot be (`from x import y`) streams as a string
+/// from the byte that shows it. An object or array is held to its closing tag.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Shape {
+    /// Only blanks so far.
+    Blank,
+    /// `{` or `[`.
+    Container,
+    /// A number; `ended` once blanks followed it.
+    Number { ended: bool },
+    /// `true`, `false` or `null`, `at` bytes of it read.
+    Literal { word: &'static [u8], at: u8 },
+}
+
+impl Shape {
+    /// Whether the value may still be JSON after `b`; updates the shape.
+    fn admits(&mut self, b: u8) -> bool {
+        let blank = super::is_blank(b);
+        match *self {
+            Shape::Blank => {
+                *self = match b {
+                    _ if blank => Shape::Blank,
+                    b'{' | b'[' => Shape::Container,
+                    b'-' | b'0'..=b'9' => Shape::Number { ended: false },
+                    b't' => Shape::Literal {
+                        word: b"true",
+                        at: 1,
+                    },
+                    b'f' => Shape::Literal {
+                        word: b"false",
+                        at: 1,
+                    },
+                    b'n' => Shape::Literal {
+                        word: b"null",
+                        at: 1,
+                    },
+                    _ => return false,
+                };
+                true
+            }
+            Shape::Container => true,
+            Shape::Number { ended } => {
+                if blank {
+                    *self = Shape::Number { ended: true };
+                    true
+                } else {
+                    !ended && matches!(b, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+                }
+            }
+            Shape::Literal { word, at } => match word.get(at as usize) {
+                Some(&c) if c == b => {
+                    *self = Shape::Literal { word, at: at + 1 };
+                    true
+                }
+                Some(_) => false,
+                None => blank,
+            },
+        }
+    }
 }
 
 /// An untyped value: the JSON it is, as written, when it parses strictly as anything but
