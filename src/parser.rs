@@ -301,6 +301,10 @@ struct CallWork {
     /// An identifier and the blanks after it, at the start of the output, held as the
     /// name of a call whose opener may follow (see [`Parser::hold_name`]).
     name: Vec<u8>,
+    /// Text given back by a call whose name came before its opener is being read
+    /// again: no name is held in it ([`Parser::names_after_text`]). (Here: an idle
+    /// parser stays within 512 bytes.)
+    names_paused: bool,
 }
 
 /// Which path [`Parser::feed`] or [`Parser::push`] may take a chunk by with one test.
@@ -1175,7 +1179,9 @@ impl Parser {
         let found = match self.mode {
             // Until visible text begins, start-only openers still count, and where a
             // name may be held every byte of text is looked at: slow path.
-            Mode::Text if !self.at_start && !self.name_spot() => (&self.tables.text, false),
+            Mode::Text if !self.at_start && !self.name_spot() && !self.names_after_text() => {
+                (&self.tables.text, false)
+            }
             Mode::Reasoning(i) => (&self.tables.reasoning[i as usize], true),
             _ => return None,
         };
@@ -1496,6 +1502,7 @@ impl Parser {
                 body: 0,
                 spare_grammar: None,
                 name: Vec::new(),
+                names_paused: false,
             })
         })
     }
@@ -1794,11 +1801,59 @@ impl Parser {
         if reasoning || !(self.tables.name_before || self.name_held()) {
             return self.emit_shown(bytes, reasoning);
         }
-        let rest = self.hold_name(bytes);
-        if !rest.is_empty() {
-            self.show_name();
-            self.emit_shown(rest, false);
+        let rest = self.hold_name(bytes, false);
+        if rest.is_empty() {
+            return;
         }
+        self.show_name();
+        let from = self.name_after_text(rest);
+        self.emit_shown(&rest[..from], false);
+        if from < rest.len() {
+            let left = self.hold_name(&rest[from..], true);
+            if !left.is_empty() {
+                self.show_name();
+                self.emit_shown(left, false);
+            }
+        }
+    }
+
+    /// Whether a call's name may also follow visible text (`Sure: get_weather[ARGS]{..}`,
+    /// the `[TOOL_CALLS]` swallowed): in a named dialect with an opener that follows its
+    /// tool name. Then every text byte takes the slow path, which holds the identifier
+    /// that ends the text until what follows shows whether it is a name.
+    fn names_after_text(&self) -> bool {
+        self.tables.name_before
+            && self.config.dialect != Dialect::Auto
+            && !self.finished
+            && !self.rep.as_ref().is_some_and(|w| w.names_paused)
+    }
+
+    /// Where the identifier (and the blanks after it) that ends `text` begins, when it
+    /// may be a call's name after visible text ([`names_after_text`]): it begins with a
+    /// letter or `_` after a byte that is not a name's. `text.len()` when none is.
+    ///
+    /// [`names_after_text`]: Self::names_after_text
+    fn name_after_text(&self, text: &[u8]) -> usize {
+        if !self.names_after_text() {
+            return text.len();
+        }
+        let end = text.trim_ascii_end().len();
+        let ident = text[..end]
+            .iter()
+            .rev()
+            .take_while(|&&b| crate::calls::is_name_byte(b))
+            .count();
+        let from = end - ident;
+        let before = if from > 0 {
+            text[from - 1]
+        } else {
+            self.last_text
+        };
+        let starts = |b: u8| b.is_ascii_alphabetic() || b == b'_';
+        if ident == 0 || crate::calls::is_name_byte(before) || !starts(text[from]) {
+            return text.len();
+        }
+        from
     }
 
     /// Whether an identifier of visible text may be held as the name of a call whose
@@ -1813,8 +1868,9 @@ impl Parser {
     /// decision is per byte, so it does not depend on how the text was cut. Under
     /// `auto` the identifier must begin a declared tool's name; it is bounded by
     /// `max_name_bytes`.
-    fn hold_name<'b>(&mut self, mut bytes: &'b [u8]) -> &'b [u8] {
-        if !self.holds_names() {
+    fn hold_name<'b>(&mut self, mut bytes: &'b [u8], after_text: bool) -> &'b [u8] {
+        let continued = self.name_held() && self.names_after_text();
+        if !self.holds_names() && !after_text && !continued {
             return bytes;
         }
         if !self.name_held() {
@@ -2317,7 +2373,9 @@ impl Parser {
             // opener reads as markup.
             self.at_start = false;
             self.calls_at_text = self.calls.next_index;
+            Parser::work(&mut self.rep).names_paused = true;
             self.process(&rejected);
+            Parser::work(&mut self.rep).names_paused = false;
             return;
         }
         let mut text: SmallVec<[u8; 64]> =

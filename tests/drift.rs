@@ -262,3 +262,38 @@ fn other_dialects_markup_after_auto_locks_is_not_shown() {
         assert_eq!(msg["content"], content, "{raw:?}: {msg}");
     }
 }
+
+/// Invariants 1 and 5: a well-formed call with no closer (Mistral) followed at once by
+/// text (`}.`, `})`) is released as written, and the text is shown. The quote before
+/// the `}` had been read as content, since text right after the whole value could not
+/// follow it, and the call was reported cut off with the text lost.
+#[test]
+fn text_right_after_a_closerless_call_is_text() {
+    for (raw, content) in [
+        (
+            r#"[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}. Done."#,
+            ". Done.",
+        ),
+        (
+            r#"[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}) and"#,
+            ") and",
+        ),
+        (
+            r#"[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}]!"#,
+            "!",
+        ),
+    ] {
+        let config = Config::new(Dialect::Mistral);
+        let events = support::check_all_chunkings(&config, raw.as_bytes(), StopReason::Stop)
+            .unwrap_or_else(|e| panic!("{raw:?}: {e}"));
+        let msg = support::message(&events);
+        let calls = msg["tool_calls"].as_array().unwrap();
+        assert_eq!(calls.len(), 1, "{raw:?}: {msg}");
+        assert_eq!(
+            calls[0]["arguments"], r#"{"city": "Paris"}"#,
+            "{raw:?}: {msg}"
+        );
+        assert_eq!(calls[0]["repairs"], serde_json::json!([]), "{raw:?}: {msg}");
+        assert_eq!(msg["content"], content, "{raw:?}: {msg}");
+    }
+}

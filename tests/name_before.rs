@@ -152,6 +152,14 @@ fn a_cut_call_is_truncated_with_its_name() {
 #[test]
 fn text_that_is_not_a_named_call_stays_text() {
     let cases: [(Dialect, Option<&str>, &str, &str); 10] = [
+        // Under a named dialect, a name after text is read (see below); a word that
+        // does not begin with a letter or `_` is none.
+        (
+            Dialect::Mistral,
+            None,
+            r#"Take 3get_weather[ARGS]{"city": "Paris"}"#,
+            r#"Take 3get_weather{"city": "Paris"}"#,
+        ),
         (Dialect::Mistral, None, "Hello world", "Hello world"),
         (Dialect::Mistral, None, "get_weather", "get_weather"),
         (
@@ -160,18 +168,13 @@ fn text_that_is_not_a_named_call_stays_text() {
             "get_weather[ARGS] not json at all",
             "get_weather not json at all",
         ),
+        (Dialect::Glm, None, "Hello world", "Hello world"),
+        // Under `auto`, a name after text is not read.
         (
-            Dialect::Mistral,
-            None,
+            Dialect::Auto,
+            Some(WEATHER),
             r#"Sure: get_weather[ARGS]{"city": "Paris"}"#,
             r#"Sure: get_weather{"city": "Paris"}"#,
-        ),
-        (Dialect::Glm, None, "Hello world", "Hello world"),
-        (
-            Dialect::Glm,
-            None,
-            "Sure, get_weather<arg_key>city</arg_key>",
-            "Sure, get_weathercity",
         ),
         // Under `auto`: only with tools declared, only a declared tool's name.
         (
@@ -252,4 +255,52 @@ fn inkling_names_written_before_the_call() {
     let msg = message(Dialect::Inkling, None, other, StopReason::Stop);
     assert_eq!(msg["tool_calls"], json!([]), "{msg}");
     assert_eq!(msg["incomplete_calls"][0]["reason"], "invalid", "{msg}");
+}
+
+/// Under a named dialect, a tool name after visible text (`Sure: get_weather[ARGS]`, the
+/// `[TOOL_CALLS]` swallowed mid-output) is read: the identifier that ends the text is
+/// held until what follows shows whether it is a name, never shown when it is, and
+/// shown as text when it is not. Every chunking gives the same message.
+#[test]
+fn a_name_after_visible_text_is_read_under_a_named_dialect() {
+    let cases: [(Dialect, &str, &str, &str); 5] = [
+        (
+            Dialect::Mistral,
+            r#"Sure: get_weather[ARGS]{"city": "Paris"}"#,
+            "Sure: ",
+            r#"{"city": "Paris"}"#,
+        ),
+        (
+            Dialect::Mistral,
+            "I will check.\nget_weather [ARGS]{\"city\": \"Paris\"} Done.",
+            "I will check.\n Done.",
+            r#"{"city": "Paris"}"#,
+        ),
+        (
+            Dialect::Mistral,
+            r#"Checking (get_weather[CALL_ID]abc123def[ARGS]{"city": "Paris"})."#,
+            "Checking ().",
+            r#"{"city": "Paris"}"#,
+        ),
+        (
+            Dialect::Glm,
+            "Sure, get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call> ok",
+            "Sure,  ok",
+            r#"{"city": "Paris"}"#,
+        ),
+        (
+            Dialect::Glm,
+            "Sure,\nget_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n</tool_call>",
+            "Sure,\n",
+            r#"{"city": "Paris"}"#,
+        ),
+    ];
+    for (dialect, raw, content, args) in cases {
+        let msg = message(dialect, None, raw, StopReason::Stop);
+        let calls = msg["tool_calls"].as_array().unwrap();
+        assert_eq!(calls.len(), 1, "{dialect} {raw:?}: {msg}");
+        assert_eq!(calls[0]["name"], "get_weather", "{raw:?}: {msg}");
+        assert_eq!(calls[0]["arguments"], args, "{raw:?}: {msg}");
+        assert_eq!(msg["content"], content, "{dialect} {raw:?}: {msg}");
+    }
 }

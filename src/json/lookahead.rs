@@ -889,6 +889,14 @@ impl Lookahead {
         if ctx.python {
             return self.python_token(b);
         }
+        if self.closed && self.stack.is_empty() && self.base > 0 && !ctx.suspect {
+            // The whole value ended in a clean string, and text follows it at once
+            // (`"Paris"}. Done.`, a call with no closer): valid JSON is never
+            // reinterpreted. (A redundant closer is still read as one.)
+            if !matches!(b, b'}' | b']') {
+                return self.strong_close();
+            }
+        }
         self.structural_token(b)
     }
 
