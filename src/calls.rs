@@ -801,8 +801,10 @@ impl Sink<'_> {
         {
             // A value that may have been misread, and members of the call object that
             // are not the call's (or an object read as its arguments without their
-            // key): text read as structure around the arguments.
+            // key): text read as structure around the arguments. Its members are
+            // reported only as far as they were sent: the rest is that reading's.
             let feedback = misread_feedback(&name, call.repairs);
+            only_sent(&mut call);
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
         }
@@ -816,6 +818,7 @@ impl Sink<'_> {
                     // fit the tool: the one reading there was is not what the model
                     // meant, whatever `Invalid` says.
                     let feedback = misread_feedback(&name, call.repairs);
+                    only_sent(&mut call);
                     self.not_released(call, NotReleasedReason::Invalid, feedback);
                     return;
                 }

@@ -1087,3 +1087,31 @@ fn object_without_arguments_key_keeps_the_limit_however_cut() {
     support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
         .unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// chunking: a call not released because its one reading may have misread a raw string
+/// reported as completed the members of that reading past the argument deltas it had
+/// sent, so a client's deltas and the report disagreed. It reports only what was sent.
+#[test]
+fn a_misread_call_reports_only_what_it_sent() {
+    let raw: &[u8] = b"\x00<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": 1}}\n</tool_call>\n<tool_call>\n{\"name\": \"g\", \"argumentsnk>\x00<\": \"g\", \"arguments\": {\"a\": \"x \": {\"a\": \"x \"y\" z\"}}\n</tool_call>";
+    let config = toolsift::Config::new(toolsift::Dialect::Qwen3Coder);
+    let cuts = [1, 79, 82, 89, 91];
+    let events = support::run_cuts(&config, raw, &cuts, toolsift::StopReason::Stop);
+    let mut sent = String::new();
+    for event in &events {
+        match event {
+            toolsift::OwnedEvent::ArgsDelta { index, fragment } if index.0 == 1 => {
+                sent.push_str(fragment)
+            }
+            toolsift::OwnedEvent::CallNotReleased { completed, .. } => {
+                assert!(
+                    sent.starts_with(completed.trim_end_matches('}')) || completed == "{}",
+                    "completed {completed:?}, sent {sent:?}"
+                );
+            }
+            _ => {}
+        }
+    }
+    support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+        .unwrap_or_else(|e| panic!("{e}"));
+}
