@@ -381,7 +381,7 @@ impl Sink<'_> {
     pub(crate) fn param_is_typed(&self, key: &str) -> bool {
         self.tool()
             .is_some_and(|t| t.param_type(key) != crate::schema::ParamType::String)
-            && self.tool().is_some_and(|t| t.declares(key) == Some(true))
+            && self.param_is_declared(key)
     }
 
     /// Whether the call's tool schema declares parameter `key` (no tool, or a tool

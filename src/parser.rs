@@ -131,7 +131,7 @@ impl Tables {
                 Dialect::Auto => auto_specs().to_vec(),
                 d => vec![d.spec()],
             };
-            Tables::build(&specs, policy)
+            Tables::build(&specs, &[], policy)
         })
     }
 
@@ -156,31 +156,22 @@ impl Tables {
         if !specs.iter().any(|s| s.dialect == dialect) {
             specs.push(dialect.spec());
         }
-        let mut tables = Tables::build(&specs, policy);
         // The other dialects' markup stays markup: what `auto` stripped before it
         // locked, and their special tokens, are stripped after.
-        for spec in auto_specs()
+        let others: Vec<&'static Spec> = auto_specs()
             .iter()
-            .filter(|s| !specs.iter().any(|t| std::ptr::eq(*t, **s)))
-        {
-            for &m in spec.strip {
-                tables.text.add(m, Action::Strip);
-            }
-            for form in spec.calls {
-                for m in [form.opener, form.closer] {
-                    if is_special_token(m) {
-                        tables.text.add(m, Action::Strip);
-                    }
-                }
-            }
-        }
-        tables.text.seal();
+            .copied()
+            .filter(|s| !specs.iter().any(|t| std::ptr::eq(*t, *s)))
+            .collect();
+        let tables = Tables::build(&specs, &others, policy);
         let tables: &'static Tables = Box::leak(Box::new(tables));
         cache.push((opener, dialect, policy, tables));
         tables
     }
 
-    fn build(specs: &[&'static Spec], policy: InReasoning) -> Tables {
+    /// The tables of `specs`, with the markup of `others` (what they strip, their
+    /// special tokens) stripped as text.
+    fn build(specs: &[&'static Spec], others: &[&'static Spec], policy: InReasoning) -> Tables {
         let mut t = Tables::default();
         let mut closers: Vec<&'static [u8]> = Vec::new();
         for spec in specs {
@@ -221,6 +212,18 @@ impl Tables {
         for spec in specs {
             for &m in spec.strip {
                 t.text.add(m, Action::Strip);
+            }
+        }
+        for spec in others {
+            for &m in spec.strip {
+                t.text.add(m, Action::Strip);
+            }
+            for form in spec.calls {
+                for m in [form.opener, form.closer] {
+                    if is_special_token(m) {
+                        t.text.add(m, Action::Strip);
+                    }
+                }
             }
         }
         t.text.seal();

@@ -264,9 +264,8 @@ fn other_dialects_markup_after_auto_locks_is_not_shown() {
 }
 
 /// Invariants 1 and 5: a well-formed call with no closer (Mistral) followed at once by
-/// text (`}.`, `})`) is released as written, and the text is shown. The quote before
-/// the `}` had been read as content, since text right after the whole value could not
-/// follow it, and the call was reported cut off with the text lost.
+/// text (`}.`, `})`) is released as written, and the text is shown: a clean string's
+/// quote that ends the whole value ends it, whatever text follows.
 #[test]
 fn text_right_after_a_closerless_call_is_text() {
     for (raw, content) in [

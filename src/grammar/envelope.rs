@@ -222,9 +222,7 @@ impl Envelope {
             return self.feed_parked(input, sink, rep);
         }
         let status = rep.feed(input, scratch);
-        if rep.logged() {
-            self.repair_log.extend(rep.take_log());
-        }
+        self.take_repair_log(rep);
         if let Status::Fork { consumed } = status {
             // The output so far is every reading's: project it, then fork.
             self.record(&input[..consumed], sink, rep);
@@ -297,13 +295,19 @@ impl Envelope {
             return self.finish_readings(sink, rep, scratch);
         }
         let status = rep.drain_at_eof(scratch);
-        if rep.logged() {
-            self.repair_log.extend(rep.take_log());
-        }
+        self.take_repair_log(rep);
         self.cut_from = cut_from(status, rep, scratch);
         let _ = self.project(scratch, sink);
         self.flush_name(sink);
         matches!(status, Status::Complete { .. } | Status::Terminated { .. })
+    }
+
+    /// Keep the repairs the repairer logged for the call objects of an array body that
+    /// closed in the output just written, for `project` to give each call its own.
+    fn take_repair_log(&mut self, rep: &mut Repairer) {
+        if rep.logged() {
+            self.repair_log.extend(rep.take_log());
+        }
     }
 
     /// Whether a string of the call object still open (its name, a key) holds
