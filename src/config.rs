@@ -72,6 +72,20 @@ pub enum Invalid {
 }
 
 /// The configuration a [`Parser`](crate::Parser) is built from.
+///
+/// The setters take and return the configuration by value, so one expression builds it:
+///
+/// ```
+/// use toolsift::{Config, Dialect, Invalid, Parser, Tools};
+///
+/// let tools = Tools::from_json(br#"[{"type": "function", "function": {"name": "get_weather",
+///     "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]"#)?;
+/// let parser = Parser::with_config(
+///     Config::new(Dialect::Mistral).tools(tools).invalid(Invalid::HoldBack),
+/// );
+/// assert_eq!(parser.dialect(), Dialect::Mistral);
+/// # Ok::<(), toolsift::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Config {
     /// The dialect (default [`Dialect::Auto`]).
@@ -123,43 +137,50 @@ impl Config {
     }
 
     /// Set the dialect.
-    pub fn dialect(&mut self, dialect: Dialect) -> &mut Config {
+    #[must_use]
+    pub fn dialect(mut self, dialect: Dialect) -> Config {
         self.dialect = dialect;
         self
     }
 
     /// Set the tool definitions.
-    pub fn tools(&mut self, tools: Tools) -> &mut Config {
+    #[must_use]
+    pub fn tools(mut self, tools: Tools) -> Config {
         self.tools = Arc::new(tools);
         self
     }
 
     /// Set the limits.
-    pub fn limits(&mut self, limits: Limits) -> &mut Config {
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> Config {
         self.limits = limits;
         self
     }
 
     /// Set the policy for calls inside reasoning.
-    pub fn in_reasoning(&mut self, policy: InReasoning) -> &mut Config {
+    #[must_use]
+    pub fn in_reasoning(mut self, policy: InReasoning) -> Config {
         self.in_reasoning = policy;
         self
     }
 
     /// Set the policy for unknown tool names.
-    pub fn unknown_tool(&mut self, policy: UnknownTool) -> &mut Config {
+    #[must_use]
+    pub fn unknown_tool(mut self, policy: UnknownTool) -> Config {
         self.unknown_tool = policy;
         self
     }
 
     /// Set the policy for calls that break their schema.
-    pub fn invalid(&mut self, policy: Invalid) -> &mut Config {
+    #[must_use]
+    pub fn invalid(mut self, policy: Invalid) -> Config {
         self.invalid = policy;
         self
     }
 
     /// Say that the prompt already opened a reasoning block.
-    pub fn reasoning_open(&mut self, open: bool) -> &mut Config {
+    #[must_use]
+    pub fn reasoning_open(mut self, open: bool) -> Config {
         self.reasoning_open = open;
         self
     }
@@ -173,7 +194,8 @@ impl Config {
     }
 
     /// Set the prefix of generated call ids.
-    pub fn id_prefix(&mut self, prefix: impl Into<String>) -> &mut Config {
+    #[must_use]
+    pub fn id_prefix(mut self, prefix: impl Into<String>) -> Config {
         self.id_prefix = prefix.into();
         self
     }

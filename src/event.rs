@@ -121,8 +121,9 @@ pub enum Event<'a> {
         arguments: &'a str,
         /// The repairs applied to this call.
         repairs: Repairs,
-        /// Schema validation errors left after repair (empty when valid or no schema).
-        validation: &'a str,
+        /// Schema validation errors left after repair: `None` when the arguments fit the
+        /// tool's schema or no schema was given.
+        validation: Option<&'a str>,
     },
     /// A call was not released.
     CallNotReleased {
@@ -185,8 +186,9 @@ pub enum OwnedEvent {
         arguments: String,
         /// The repairs applied.
         repairs: Repairs,
-        /// Schema validation errors left after repair.
-        validation: String,
+        /// Schema validation errors left after repair: `None` when the arguments fit the
+        /// tool's schema or no schema was given.
+        validation: Option<String>,
     },
     /// See [`Event::CallNotReleased`].
     CallNotReleased {
@@ -250,7 +252,7 @@ impl Event<'_> {
                 name: name.to_owned(),
                 arguments: arguments.to_owned(),
                 repairs,
-                validation: validation.to_owned(),
+                validation: validation.map(str::to_owned),
             },
             Event::CallNotReleased {
                 index,

@@ -366,7 +366,7 @@ impl Queue {
                 name: text(&a[name]),
                 arguments: text(args(index).get(arguments).unwrap_or_default()),
                 repairs,
-                validation: text(&a[validation]),
+                validation: Some(text(&a[validation])).filter(|v| !v.is_empty()),
             },
             Rec::NotReleased {
                 index,

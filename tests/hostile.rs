@@ -178,7 +178,7 @@ impl Out {
 
 fn config(dialect: Dialect, limits: Limits) -> Config {
     let mut c = Config::new(dialect);
-    c.limits(limits);
+    c = c.limits(limits);
     c
 }
 
@@ -372,7 +372,7 @@ fn a_million_levels_of_nesting() {
     // Nesting in an XML parameter declared as an array: typed at the end of the value,
     // it must not recurse a million deep.
     let mut c = Config::new(Dialect::Qwen3Coder);
-    c.tools(
+    c = c.tools(
         Tools::from_json(
             br#"[{"name": "f", "parameters": {"type": "object", "properties": {"a": {"type": "array"}}}}]"#,
         )

@@ -40,7 +40,7 @@ fn run(dialect: Dialect, raw: &str) -> (Vec<String>, Vec<String>) {
                 ..
             } => {
                 released.push(arguments);
-                feedback.push(validation);
+                feedback.push(validation.unwrap_or_default());
             }
             OwnedEvent::CallNotReleased { feedback: f, .. } => feedback.push(f),
             _ => {}

@@ -63,7 +63,7 @@ fn tools() -> serde_json::Value {
 
 fn config() -> Config {
     let mut config = Config::new(Dialect::Hermes);
-    config.tools(Tools::from_value(&tools()).unwrap());
+    config = config.tools(Tools::from_value(&tools()).unwrap());
     config
 }
 

@@ -388,7 +388,7 @@ fn envelope_array_past_the_call_limit() {
 #[test]
 fn auto_lock_inside_reasoning_keeps_the_block() {
     let mut config = toolsift::Config::new(toolsift::Dialect::Auto);
-    config.in_reasoning(toolsift::InReasoning::Extract);
+    config = config.in_reasoning(toolsift::InReasoning::Extract);
     let mut p = toolsift::Parser::with_config(config);
     p.push(b"<|channel>thought<tool_call>\n{\"name\": \"f\", \"arguments\": {\"x\": 0}}\n</tool_call>more<channel|>after");
     p.finish(toolsift::StopReason::Stop);
@@ -698,8 +698,8 @@ fn call_object_closed_by_its_closer_without_arguments_is_reported() {
 #[test]
 fn auto_lock_at_a_call_begun_inside_reasoning() {
     let mut config = toolsift::Config::new(toolsift::Dialect::Auto);
-    config.reasoning_open(true);
-    config.in_reasoning(toolsift::InReasoning::Extract);
+    config = config.reasoning_open(true);
+    config = config.in_reasoning(toolsift::InReasoning::Extract);
     for raw in [
         &b"<start_function_call>{}|"[..],
         b"x<start_function_call>call:f{}<end_function_call>y",
@@ -1075,7 +1075,7 @@ fn array_call_repairs_do_not_depend_on_the_chunking() {
 fn object_without_arguments_key_keeps_the_limit_however_cut() {
     let raw: &[u8] = b"\x00\x01\x03\x07\x02\x05\x0b\x00\x00\x01\x00\x00\x00<tool_call>\x0a{\"\x00\x00\x01\x03\x07\x8e\xe38\x8e\xe3\x00t|><tool_call>{\"name\": beditb, a\x02+\"gumen\x05\x0b\x00\x00\x00ts\": {py\"}]}}</toco_";
     let mut config = toolsift::Config::new(toolsift::Dialect::Hermes);
-    config.limits(toolsift::Limits {
+    config = config.limits(toolsift::Limits {
         max_args_bytes: 96,
         max_depth: 4,
         max_held_bytes: 24,
@@ -1083,7 +1083,7 @@ fn object_without_arguments_key_keeps_the_limit_however_cut() {
         max_calls: 2,
         max_name_bytes: 12,
     });
-    config.invalid(toolsift::Invalid::HoldBack);
+    config = config.invalid(toolsift::Invalid::HoldBack);
     support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
         .unwrap_or_else(|e| panic!("{e}"));
 }

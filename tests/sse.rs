@@ -283,7 +283,7 @@ fn sample_events() -> Vec<OwnedEvent> {
             name: "get_weather".into(),
             arguments: "{\"city\":\"Paris\"}".into(),
             repairs,
-            validation: String::new(),
+            validation: None,
         },
         OwnedEvent::CallStarted {
             index: CallIndex(1),
@@ -344,7 +344,7 @@ fn encoder_writes_calls_in_release_order() {
         name: "f".into(),
         arguments: r#"{"z":1,"a":2}"#.into(),
         repairs,
-        validation: validation.into(),
+        validation: Some(validation.into()),
     };
     let events = [
         finished(0, "call_b", "f: /z: bad"),
@@ -414,7 +414,7 @@ fn encoder_output_decodes_back_and_wire_indices_are_dense() {
             name: "f".into(),
             arguments: "{}".into(),
             repairs: Repairs::NONE,
-            validation: String::new(),
+            validation: None,
         },
         OwnedEvent::End {
             stop: StopReason::Stop,

@@ -226,7 +226,7 @@ impl Transform for OneCall {
             name: "get_weather".into(),
             arguments: "{\"city\":\"Paris\"}".into(),
             repairs: Repairs::NONE,
-            validation: String::new(),
+            validation: None,
         });
         out.push(OwnedEvent::End {
             stop,

@@ -36,7 +36,7 @@ fuzz_target!(|data: &[u8]| {
     let way = Way::ALL[usize::from(way) % 4];
     let raw = embed::output(way, "a.txt", text);
     let mut config = Config::new(Dialect::Hermes);
-    config.tools(
+    config = config.tools(
         Tools::from_value(&serde_json::json!([{"type": "function", "function": {
             "name": "write_file",
             "parameters": {"type": "object",

@@ -42,7 +42,7 @@ impl Outcome {
                     self.repairs
                         .insert(id.clone(), ordered::Value::Array(names));
                 }
-                if !validation.is_empty() {
+                if let Some(validation) = validation {
                     self.validation
                         .insert(id.clone(), ordered::Value::from(validation.as_str()));
                 }

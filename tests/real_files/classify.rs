@@ -55,7 +55,7 @@ pub fn classify(events: &[OwnedEvent], way: Way, path: &str, text: &str) -> Outc
                 name,
                 arguments,
                 repairs: repairs.names().collect(),
-                validation,
+                validation: validation.as_deref().unwrap_or_default(),
             }),
             OwnedEvent::CallNotReleased { reason, .. } => held.push(reason.as_str()),
             _ => {}
@@ -388,7 +388,7 @@ fn a_call_cut_short_and_shown_is_wrong() {
                 name: "write_file".into(),
                 arguments: args.into(),
                 repairs: Default::default(),
-                validation: String::new(),
+                validation: None,
             },
             OwnedEvent::End {
                 stop: toolsift::StopReason::Stop,

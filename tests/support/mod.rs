@@ -140,7 +140,7 @@ pub fn message(events: &[OwnedEvent]) -> Value {
             OwnedEvent::CallFinished { id, name, arguments, repairs, validation, .. } => {
                 let mut c = json!({"id": id, "name": name, "arguments": arguments,
                                    "repairs": repairs.names().collect::<Vec<_>>()});
-                if !validation.is_empty() {
+                if let Some(validation) = validation {
                     c["validation"] = json!(validation);
                 }
                 calls.push(c)

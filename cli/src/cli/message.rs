@@ -32,7 +32,7 @@ impl Message {
                     "function": {"name": name, "arguments": arguments},
                     "repairs": repairs.names().collect::<Vec<_>>(),
                 });
-                if !validation.is_empty() {
+                if let Some(validation) = validation {
                     call["validation"] = Value::from(validation.as_str());
                 }
                 self.calls.push(call);

@@ -465,7 +465,7 @@ mod tests {
                 name: "f".into(),
                 arguments: "{\"a\":1}".into(),
                 repairs: Repairs::NONE,
-                validation: String::new(),
+                validation: None,
             },
             OwnedEvent::End {
                 stop: StopReason::Stop,

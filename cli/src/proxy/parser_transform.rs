@@ -156,9 +156,7 @@ impl ParserTransforms {
         let mut config = Config::new(dialect);
         if let Some(tools) = request.get("tools").filter(|t| !t.is_null()) {
             match Tools::from_value(tools) {
-                Ok(tools) => {
-                    config.tools(tools);
-                }
+                Ok(tools) => config = config.tools(tools),
                 // The upstream will judge the request; the parser runs without schemas.
                 Err(err) => eprintln!("toolsift proxy: request tools ignored: {err}"),
             }
@@ -171,8 +169,7 @@ impl ParserTransforms {
                 self.options
                     .reasoning_open_for(request["model"].as_str().unwrap_or("")),
             )
-            .id_prefix(format!("call_{n}_{:08x}_", (self.salt >> 16) as u32));
-        config
+            .id_prefix(format!("call_{n}_{:08x}_", (self.salt >> 16) as u32))
     }
 
     /// The transform for one request body.

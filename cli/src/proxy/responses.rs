@@ -532,7 +532,7 @@ mod tests {
                 name: "f".into(),
                 arguments: "{}".into(),
                 repairs: Repairs::NONE,
-                validation: String::new(),
+                validation: None,
             },
             OwnedEvent::End {
                 stop: StopReason::Stop,

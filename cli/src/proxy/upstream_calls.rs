@@ -273,10 +273,9 @@ mod tests {
     fn config() -> Config {
         let tools = serde_json::json!([{"type": "function", "function": {"name": "get_weather", "parameters": {
             "type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}, "required": ["city"]}}}]);
-        let mut config = Config::new(Dialect::Auto);
-        config.tools(Tools::from_value(&tools).unwrap());
-        config.id_prefix("call_t_");
-        config
+        Config::new(Dialect::Auto)
+            .tools(Tools::from_value(&tools).unwrap())
+            .id_prefix("call_t_")
     }
 
     #[test]

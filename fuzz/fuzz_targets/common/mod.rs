@@ -56,12 +56,12 @@ impl Setup {
         let all = Setup::dialects();
         let mut config = Config::new(all[self.dialect as usize % all.len()]);
         let bit = |n: u8| self.flags & (1 << n) != 0;
-        config.reasoning_open(bit(0));
+        config = config.reasoning_open(bit(0));
         if bit(1) {
-            config.in_reasoning(InReasoning::Extract);
+            config = config.in_reasoning(InReasoning::Extract);
         }
         if bit(2) {
-            config.limits(Limits {
+            config = config.limits(Limits {
                 max_args_bytes: 96,
                 max_depth: 4,
                 max_held_bytes: 24,
@@ -74,10 +74,10 @@ impl Setup {
             config.tools = Arc::new(Tools::from_json(TOOLS.as_bytes()).expect("tools parse"));
         }
         if bit(4) {
-            config.unknown_tool(UnknownTool::Forward);
+            config = config.unknown_tool(UnknownTool::Forward);
         }
         if bit(5) {
-            config.invalid(Invalid::HoldBack);
+            config = config.invalid(Invalid::HoldBack);
         }
         config
     }
