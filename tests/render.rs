@@ -604,3 +604,123 @@ fn ratchet(runs: usize, failing: &BTreeMap<String, String>) {
         new.join("\n")
     );
 }
+
+/// The section of `docs/dialects.md` that shows what each dialect writes.
+const DOCS_BEGIN: &str = "<!-- Generated from Dialect::render by tests/render.rs; \
+                          TOOLSIFT_UPDATE_EXPECTED=1 cargo test --test render rewrites it. -->";
+const DOCS_END: &str = "<!-- End of the generated examples. -->";
+
+/// The examples, one per dialect and form: reasoning, text, two calls (one where the
+/// form writes one per turn) with ids, text after, the end-of-turn token, each where
+/// the form carries it.
+fn docs_examples() -> String {
+    let mut out = String::new();
+    out.push_str(DOCS_BEGIN);
+    out.push_str(
+        "\n\n## What each dialect writes\n\nEvery dialect both reads and writes its calls: \
+         `Dialect::render` writes a turn as the dialect's model writes it (`toolsift::render`). \
+         Below, for every form of every dialect, the same turn (reasoning, text, two calls \
+         with ids, text after them, the end-of-turn token), each part only where the form \
+         carries it. `tests/render.rs` checks that every form's output parses back exactly \
+         and that these examples are what the renderer writes.\n",
+    );
+    for &dialect in Dialect::ALL {
+        for form in dialect.forms() {
+            let mut turn = Turn::new()
+                .end_of_turn(true)
+                .call(Call::new("get_weather", r#"{"city": "Paris"}"#).id("a1b2c3d4e"));
+            let mut carries = vec![format!("arguments: {}", arguments_name(form.arguments()))];
+            if form.parallel() {
+                turn = turn.call(
+                    Call::new("get_weather", r#"{"city": "Tokyo", "days": 3}"#).id("f5g6h7i8j"),
+                );
+            } else {
+                carries.push("one call per turn".into());
+            }
+            match form.ids() {
+                CallIds::Given => carries.push("ids".into()),
+                CallIds::Own => carries.push("its own ids".into()),
+                _ => {}
+            }
+            if form.reasoning() {
+                turn = turn.reasoning("Paris and Tokyo, then compare.");
+                if form.prompt_opens_reasoning() {
+                    carries.push("reasoning (the prompt opens it)".into());
+                }
+            }
+            if form.text_before() {
+                turn = turn.text("Let me check both cities.");
+            } else {
+                carries.push("no text before the calls".into());
+            }
+            if form.text_after() {
+                turn = turn.text_after("One moment.");
+            }
+            match form.auto() {
+                InAuto::No => carries.push("not in `auto`".into()),
+                InAuto::Alone => carries.push("`auto`: as the whole output".into()),
+                _ => {}
+            }
+            let rendered = form_render(form, &turn);
+            let fence = if rendered.output.contains("```") {
+                "````"
+            } else {
+                "```"
+            };
+            out.push_str(&format!(
+                "\n### `{}`, form `{}`\n\n{} ({}).\n\n{fence}text\n{}\n{fence}\n",
+                dialect.name(),
+                form.name(),
+                form.note(),
+                carries.join(", "),
+                rendered.output
+            ));
+        }
+    }
+    out.push('\n');
+    out.push_str(DOCS_END);
+    out.push('\n');
+    out
+}
+
+fn arguments_name(arguments: Arguments) -> &'static str {
+    match arguments {
+        Arguments::Json => "JSON text",
+        Arguments::Delimited => "bare keys, delimited strings",
+        Arguments::Params { typed: true } => "XML parameters, typed by the tag",
+        Arguments::Params { typed: false } => "XML parameters",
+        Arguments::Elements => "XML elements",
+        Arguments::Python => "Python",
+        _ => "other",
+    }
+}
+
+#[test]
+fn the_dialect_docs_show_what_the_renderer_writes() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/dialects.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let want = docs_examples();
+    let (before, rest) = match doc.find(DOCS_BEGIN) {
+        Some(at) => doc.split_at(at),
+        None => (doc.as_str(), ""),
+    };
+    let after = rest
+        .find(DOCS_END)
+        .map_or("", |at| &rest[at + DOCS_END.len()..])
+        .trim_start_matches('\n');
+    let got = &rest[..rest.len() - after.len()];
+    if expected::updating() {
+        let mut text = before.trim_end().to_owned();
+        text.push_str("\n\n");
+        text.push_str(&want);
+        text.push_str(after);
+        std::fs::write(&path, text).unwrap();
+        return;
+    }
+    assert!(
+        got == want,
+        "docs/dialects.md: the generated examples differ from what Dialect::render writes; \
+         rewrite them with {}=1 cargo test --test render",
+        expected::UPDATE
+    );
+}
