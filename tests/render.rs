@@ -593,7 +593,7 @@ fn ratchet(runs: usize, failing: &BTreeMap<String, String>) {
     if expected::updating() {
         let header = "Round trips that fail today (tests/render.rs): dialect form case mode, \
                       then the first failure.\nTarget: none. Written by \
-                      TOOLSIFT_UPDATE_EXPECTED=1 cargo test --test render.";
+                      TOOLSIFT_UPDATE_EXPECTED=1 cargo test --test render -- --nocapture.";
         expected::save(FILE, header, failing, &listed);
         return;
     }

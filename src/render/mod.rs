@@ -234,7 +234,13 @@ pub struct Rendered {
     pub arguments: Vec<String>,
 }
 
-/// How a form writes arguments.
+/// How a form writes arguments, and what it cannot carry.
+///
+/// Every form writes tool names of letters, digits, `_`, `-` and `.` (a Python call's
+/// name is an identifier) and ids of those and `:`. Forms that write values raw (all but
+/// [`Json`](Arguments::Json) and [`Python`](Arguments::Python)) cannot tell a value
+/// holding their own closing markup from the value's end: that is what
+/// [`Style::markup`] writes, to see how a parser copes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Arguments {
@@ -244,10 +250,13 @@ pub enum Arguments {
     /// Gemma's syntax: bare identifier keys (at every level), strings between a
     /// delimiter (`<|"|>`, `<escape>`) and raw, other values as JSON.
     Delimited,
-    /// One XML parameter per top-level member; strings raw, other values as JSON (or
-    /// Python, MiniCPM5). Unless `typed` (the tag says the type: DeepSeek DSML,
-    /// Kimi K3), a string that reads as JSON (`42`, `true`, `[1]`) is read back as that
-    /// JSON without a schema declaring it a string.
+    /// One XML parameter per top-level member, keys without markup or line breaks;
+    /// strings raw (MiniCPM5: in CDATA when they hold `<`, `&` or a line break), other
+    /// values as JSON (MiniCPM5: as Python prints them). Qwen3-Coder's framing newlines
+    /// are added, so a value's own leading and trailing newlines are kept. Unless `typed`
+    /// (the tag says the type: DeepSeek DSML, Kimi K3), a string that reads as JSON
+    /// (`42`, `true`, `[1]`) is read back as that JSON without a schema declaring it a
+    /// string.
     Params {
         /// The tag carries each value's type.
         typed: bool,
