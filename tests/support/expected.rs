@@ -13,9 +13,20 @@ use std::path::PathBuf;
 /// The environment variable that selects update mode.
 pub const UPDATE: &str = "TOOLSIFT_UPDATE_EXPECTED";
 
-/// Whether this run rewrites the expectation files.
+/// Whether this run rewrites the expectation files. Never under CI: a run that rewrites
+/// what it compares with checks nothing.
 pub fn updating() -> bool {
-    std::env::var(UPDATE).is_ok_and(|v| v == "1")
+    let update = std::env::var(UPDATE).is_ok_and(|v| v == "1");
+    assert!(
+        !(update && in_ci()),
+        "{UPDATE}=1 under CI=true: update mode rewrites the expectations instead of checking them"
+    );
+    update
+}
+
+/// Whether this is a CI run (`CI=true`).
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
 }
 
 /// `tests/expected/NAME`.
