@@ -4,7 +4,8 @@
 //! calls (one call; every JSON type with unicode, quotes, backslashes and line breaks;
 //! several calls with ids; reasoning, text before and after, the end-of-turn token; no
 //! arguments) are rendered with only what the form carries, and parsed back under the
-//! named dialect and under `auto` (where the dialect takes part in it): whole, in
+//! named dialect with the calls' tools declared, without tools (where the arguments
+//! carry their types), and under `auto` (where the dialect takes part in it): whole, in
 //! seeded random chunks of 1 to 8 bytes, and one byte at a time. Each run must release
 //! exactly the calls written (name, arguments by value, and byte for byte where the form
 //! carries JSON text; the given ids), report no repair and hold nothing back, show
@@ -154,12 +155,24 @@ fn markup_inserted_into_a_value_is_part_of_what_is_meant() {
         .is_err());
 }
 
-/// One round trip: a dialect's form, a case, and whether it is parsed under `auto`.
+/// How a trip is parsed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Under the named dialect, the calls' tools declared (typed by the arguments).
+    Named,
+    /// Under `auto`, the tools declared.
+    Auto,
+    /// Under the named dialect with no tools: for forms whose arguments carry their
+    /// types (JSON, Python, Gemma, XML tags that name the type).
+    NoTools,
+}
+
+/// One round trip: a dialect's form, a case, and how it is parsed.
 struct Trip {
     dialect: Dialect,
     form: Form,
     case: &'static str,
-    auto: bool,
+    mode: Mode,
 }
 
 impl Trip {
@@ -169,7 +182,11 @@ impl Trip {
             self.dialect.name(),
             self.form.name(),
             self.case,
-            if self.auto { "auto" } else { "named" }
+            match self.mode {
+                Mode::Named => "named",
+                Mode::Auto => "auto",
+                Mode::NoTools => "no_tools",
+            }
         )
     }
 }
@@ -248,6 +265,15 @@ fn cases(form: Form) -> Vec<Case> {
         Case {
             name: "nested",
             calls: vec![call("write_file", nested)],
+            ..Case::default()
+        },
+        // An object in an array in an object, then a member: `}]` then `,`.
+        Case {
+            name: "objects_in_arrays",
+            calls: vec![call(
+                "write_file",
+                r#"{"a": "x", "obj": {"deep": [{"y": "z"}], "b": 1}}"#,
+            )],
             ..Case::default()
         },
         Case {
@@ -389,7 +415,10 @@ fn check_run(
         let same = serde_json::from_str::<Value>(arguments).ok()
             == serde_json::from_str::<Value>(want).ok();
         if !same {
-            return Err(format!("call {i} arguments {}", differ(arguments, want)));
+            return Err(format!(
+                "RELEASED WRONG: call {i} arguments {}",
+                differ(arguments, want)
+            ));
         }
         if trip.form.arguments() == Arguments::Json && arguments != want {
             return Err(format!(
@@ -477,12 +506,14 @@ fn run_trip(trip: &Trip, case: &Case) -> Result<(), String> {
         .zip(&rendered.arguments)
         .map(|(c, a)| (c.0.to_owned(), serde_json::from_str(a).unwrap()))
         .collect();
-    let mut config = Config::new(if trip.auto {
+    let mut config = Config::new(if trip.mode == Mode::Auto {
         Dialect::Auto
     } else {
         trip.dialect
-    })
-    .tools(tools_for(&args));
+    });
+    if trip.mode != Mode::NoTools {
+        config = config.tools(tools_for(&args));
+    }
     if trip.form.prompt_opens_reasoning() && case.reasoning.is_some() {
         config = config.reasoning_open(true);
     }
@@ -516,15 +547,24 @@ fn rendered_calls_parse_back_exactly() {
     for &dialect in Dialect::ALL {
         for form in dialect.forms() {
             for case in cases(form) {
-                for auto in [false, true] {
-                    if auto && !auto_reads(form, &case) {
-                        continue;
+                for mode in [Mode::Named, Mode::Auto, Mode::NoTools] {
+                    let typed = matches!(
+                        form.arguments(),
+                        Arguments::Json
+                            | Arguments::Python
+                            | Arguments::Delimited
+                            | Arguments::Params { typed: true }
+                    );
+                    match mode {
+                        Mode::Auto if !auto_reads(form, &case) => continue,
+                        Mode::NoTools if !typed => continue,
+                        _ => {}
                     }
                     let trip = Trip {
                         dialect,
                         form,
                         case: case.name,
-                        auto,
+                        mode,
                     };
                     runs += 1;
                     if let Err(e) = run_trip(&trip, &case) {
