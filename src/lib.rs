@@ -16,6 +16,7 @@ mod json;
 mod ordered;
 mod parser;
 mod queue;
+pub mod render;
 mod repairs;
 mod scan;
 pub mod schema;
