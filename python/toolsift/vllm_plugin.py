@@ -14,7 +14,9 @@ the stream. What reaches the client, per event:
 - a call -> a ``DeltaToolCall`` with its id and name as soon as the name is complete,
   then argument fragments as they are decided; the fragments so far never end in the
   ``}`` that would close them until the call is released, so a call that is not released
-  never reaches the client with arguments that parse;
+  never reaches the client with arguments that parse. With ``TOOLSIFT_CALLS=hold`` a
+  call is sent whole once released instead, and one not released never reaches the
+  client as a call (wire indexes then count released calls);
 - a call not released -> logged with its reason, and its feedback (written for the
   model) in ``content`` as a paragraph of its own: vLLM's response has no other place
   for it.
@@ -94,8 +96,9 @@ def _options() -> Dict[str, Any]:
 
 
 def _max_tokens(request: Any) -> Optional[int]:
+    fields = getattr(request, "__dict__", {})  # not getattr: max_tokens warns it is deprecated
     for key in ("max_completion_tokens", "max_tokens", "max_output_tokens"):
-        value = getattr(request, key, None)
+        value = fields.get(key)
         if isinstance(value, int) and value > 0:
             return value
     return None
@@ -138,6 +141,13 @@ class ToolsiftToolParser(ToolParser):
         # Per call index: arguments sent, and a held closing brace.
         self._sent: Dict[int, int] = {}
         self._held: Dict[int, str] = {}
+        # Whether calls are sent whole once released (TOOLSIFT_CALLS=hold), and how many
+        # were: held calls are indexed densely on the wire.
+        mode = os.environ.get("TOOLSIFT_CALLS", "stream")
+        if mode not in ("stream", "hold"):
+            raise ValueError(f"TOOLSIFT_CALLS must be 'stream' or 'hold', not {mode!r}")
+        self._hold = mode == "hold"
+        self._released = 0
 
     # -- the engine ---------------------------------------------------------------------
 
@@ -230,12 +240,14 @@ class ToolsiftToolParser(ToolParser):
             if kind is Text:
                 content = event.text if content is None else content + event.text
             elif kind is ArgsDelta:
+                if self._hold:
+                    continue
                 fragment = self._held.pop(event.index, "") + event.fragment
                 if fragment.endswith("}"):
                     self._held[event.index] = "}"
                     fragment = fragment[:-1]
                 if fragment:
-                    self._sent[event.index] = self._sent.get(event.index, 0) + len(fragment)
+                    self._sent[event.index] += len(fragment)
                     calls.append(
                         DeltaToolCall(
                             index=event.index,
@@ -245,6 +257,8 @@ class ToolsiftToolParser(ToolParser):
                         )
                     )
             elif kind is CallStarted:
+                if self._hold:
+                    continue
                 self._sent[event.index] = 0
                 calls.append(
                     DeltaToolCall(
@@ -258,29 +272,30 @@ class ToolsiftToolParser(ToolParser):
                 )
             elif kind is CallFinished:
                 self._held.pop(event.index, None)
-                rest = event.arguments[self._sent.get(event.index, 0) :]
-                if event.index not in self._sent:
-                    # Released whole, never started (a call named at its end).
+                sent = self._sent.get(event.index)
+                if sent is None:
+                    # Held, or never started (a call named at its end): sent whole.
                     calls.append(
                         DeltaToolCall(
-                            index=event.index,
+                            index=self._released if self._hold else event.index,
                             id=event.id,
                             type="function",
                             function=DeltaFunctionCall(
-                                name=event.name, arguments=rest
+                                name=event.name, arguments=event.arguments
                             ).model_dump(exclude_none=True),
                         )
                     )
-                elif rest:
+                elif len(event.arguments) > sent:
                     calls.append(
                         DeltaToolCall(
                             index=event.index,
-                            function=DeltaFunctionCall(arguments=rest).model_dump(
-                                exclude_none=True
-                            ),
+                            function=DeltaFunctionCall(
+                                arguments=event.arguments[sent:]
+                            ).model_dump(exclude_none=True),
                         )
                     )
                 self._sent[event.index] = len(event.arguments)
+                self._released += 1
             elif kind is CallNotReleased:
                 self._held.pop(event.index, None)
                 _log_not_released(event)
