@@ -6,7 +6,7 @@
 
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
-use pyo3::types::{PyList, PyString};
+use pyo3::types::{PyList, PyString, PyTuple};
 use toolsift::{Event, OwnedEvent, Repairs};
 
 /// A chunk of model output as Python gives it: `str` or `bytes`.
@@ -82,8 +82,8 @@ macro_rules! event_class {
         #[pymethods]
         impl $rust {
             #[classattr]
-            fn __match_args__() -> Vec<&'static str> {
-                vec![$(stringify!($field)),*]
+            fn __match_args__(py: Python<'_>) -> PyResult<Bound<'_, PyTuple>> {
+                PyTuple::new(py, [$(stringify!($field)),*])
             }
 
             fn __repr__(&self) -> String {
