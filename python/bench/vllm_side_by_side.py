@@ -79,7 +79,9 @@ class Stream:
                  content: str, calls: List[Tuple[str, Dict[str, Any]]]) -> None:
         toks = serving.tokens(text, "auto")
         self.name = name
-        self.deltas = ["".join(toks[i : i + per_delta]) for i in range(0, len(toks), per_delta)]
+        groups = [toks[i : i + per_delta] for i in range(0, len(toks), per_delta)]
+        self.deltas = ["".join(g) for g in groups]
+        self.ids = [[serving.TOKENIZER.id(t) for t in g] for g in groups]
         self.tools = tools
         self.content = content
         self.calls = calls
@@ -96,8 +98,7 @@ def drive(parser_name: str, stream: Stream, cap: float) -> Dict[str, Any]:
     done = 0
     n = len(stream.deltas)
     clock = time.perf_counter
-    for i, delta in enumerate(stream.deltas):
-        ids = [1] * max(1, delta.count(" "))
+    for i, (delta, ids) in enumerate(zip(stream.deltas, stream.ids)):
         start = clock()
         msg = parser.parse_delta(delta, ids, req, [1], finished=i == n - 1)
         total += clock() - start

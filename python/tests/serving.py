@@ -45,6 +45,14 @@ class Tokenizer:
     def encode(self, text: str, add_special_tokens: bool = False) -> List[int]:
         return [self.id(t) for t in tokens(text, "auto")]
 
+    def decode(self, ids: Sequence[int], skip_special_tokens: bool = False) -> str:
+        texts = {i: t for t, i in self.ids.items()}
+        return "".join(texts.get(i, "") for i in ids)
+
+    def convert_ids_to_tokens(self, ids: Sequence[int]) -> List[str]:
+        texts = {i: t for t, i in self.ids.items()}
+        return [texts.get(i, "") for i in ids]
+
     def __bool__(self) -> bool:
         return True
 

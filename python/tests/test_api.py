@@ -178,7 +178,7 @@ def test_errors() -> None:
     with pytest.raises(ValueError, match='unknown dialect "nope"'):
         Parser("nope")
     with pytest.raises(ValueError, match="unknown_tool must be one of reject, forward"):
-        Parser(unknown_tool="maybe")
+        Parser(unknown_tool="maybe")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="max_depth must be at least 1"):
         Parser(max_depth=0)
     with pytest.raises(toolsift.ToolsError):

@@ -3,6 +3,7 @@
 from typing import Any, ClassVar, Dict, List, Literal, Optional, Tuple, Union, final
 
 __version__: str
+__all__ = ['ArgsDelta', 'CallFinished', 'CallNotReleased', 'CallStarted', 'End', 'Error', 'Parser', 'Reasoning', 'RepairError', 'Repaired', 'Text', 'ToolsError', '__version__', 'dialect_name', 'dialects', 'markers', 'repair', 'repair_names']
 
 class Error(ValueError):
     """The base of toolsift's errors (a ``ValueError``)."""
@@ -70,7 +71,7 @@ class CallFinished:
     @property
     def validation(self) -> Optional[str]: ...
 
-NotReleasedReason = Literal[
+_NotReleasedReason = Literal[
     "truncated", "invalid", "limit_exceeded", "unknown_tool", "schema_violation", "not_a_call"
 ]
 
@@ -84,7 +85,7 @@ class CallNotReleased:
     @property
     def name(self) -> Optional[str]: ...
     @property
-    def reason(self) -> NotReleasedReason: ...
+    def reason(self) -> _NotReleasedReason: ...
     @property
     def feedback(self) -> str: ...
     @property
@@ -92,7 +93,7 @@ class CallNotReleased:
     @property
     def repairs(self) -> List[str]: ...
 
-StopName = Literal["stop", "length", "disconnected"]
+_StopName = Literal["stop", "length", "disconnected"]
 
 @final
 class End:
@@ -100,7 +101,7 @@ class End:
 
     __match_args__: ClassVar[Tuple[str, str]]
     @property
-    def stop(self) -> StopName: ...
+    def stop(self) -> _StopName: ...
     @property
     def truncated(self) -> bool: ...
 
@@ -110,8 +111,8 @@ _Event = Union[Text, Reasoning, CallStarted, ArgsDelta, CallFinished, CallNotRel
 class Parser:
     """A streaming tool-call parser for one response at a time."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         dialect: str = "auto",
         tools: Optional[Any] = None,
         *,
@@ -126,7 +127,7 @@ class Parser:
         lookahead: Optional[int] = None,
         max_calls: Optional[int] = None,
         max_name_bytes: Optional[int] = None,
-    ) -> None: ...
+    ) -> "Parser": ...
     def push(self, text: Union[str, bytes]) -> List[_Event]: ...
     def finish(self, stop: str = "stop") -> List[_Event]: ...
     def reset(self) -> None: ...

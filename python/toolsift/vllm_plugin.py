@@ -251,9 +251,7 @@ class ToolsiftToolParser(ToolParser):
                     calls.append(
                         DeltaToolCall(
                             index=event.index,
-                            function=DeltaFunctionCall(arguments=fragment).model_dump(
-                                exclude_none=True
-                            ),
+                            function=DeltaFunctionCall(arguments=fragment),
                         )
                     )
             elif kind is CallStarted:
@@ -265,9 +263,7 @@ class ToolsiftToolParser(ToolParser):
                         index=event.index,
                         id=event.id,
                         type="function",
-                        function=DeltaFunctionCall(name=event.name, arguments="").model_dump(
-                            exclude_none=True
-                        ),
+                        function=DeltaFunctionCall(name=event.name, arguments=""),
                     )
                 )
             elif kind is CallFinished:
@@ -282,7 +278,7 @@ class ToolsiftToolParser(ToolParser):
                             type="function",
                             function=DeltaFunctionCall(
                                 name=event.name, arguments=event.arguments
-                            ).model_dump(exclude_none=True),
+                            ),
                         )
                     )
                 elif len(event.arguments) > sent:
@@ -291,7 +287,7 @@ class ToolsiftToolParser(ToolParser):
                             index=event.index,
                             function=DeltaFunctionCall(
                                 arguments=event.arguments[sent:]
-                            ).model_dump(exclude_none=True),
+                            ),
                         )
                     )
                 self._sent[event.index] = len(event.arguments)
