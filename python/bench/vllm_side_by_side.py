@@ -165,7 +165,7 @@ def main() -> int:
     weather = [(c.name, json.loads(c.arguments)) for c in toolsift.parse(parallel_text, "hermes").calls]
     assert len(weather) == 100
     hermes_streams = [
-        Stream(f"prose {len(prose) // 1024} KiB, 4-token deltas", prose, 4, [WRITE_FILE], prose, []),
+        Stream(f"prose {len(prose.encode()) // 1024} KiB, 4-token deltas", prose, 4, [WRITE_FILE], prose, []),
         Stream("write_file 19 KB valid", (d / "write_file_19k_valid.txt").read_text(), 1, [WRITE_FILE], "", write),
         Stream("write_file 19 KB malformed", (d / "write_file_19k_malformed.txt").read_text(), 1, [WRITE_FILE], "", write),
         Stream("100 calls", parallel_text, 1, [GET_WEATHER], "", weather),
