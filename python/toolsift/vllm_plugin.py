@@ -232,6 +232,9 @@ class ToolsiftToolParser(ToolParser):
     def _delta(self, events: List[Any]) -> Optional[DeltaMessage]:
         if not events:
             return None
+        if len(events) == 1 and type(events[0]) is Text:  # most deltas of prose
+            self._content_shown = True
+            return DeltaMessage(content=events[0].text)
         content: Optional[str] = None
         reasoning: Optional[str] = None
         calls: List[DeltaToolCall] = []
