@@ -90,13 +90,15 @@ def expected(
     streaming: bool,
     hold: bool = False,
     reasoning: str = "",
+    blank_if_calls: bool = True,
 ) -> Result:
     """The engine's own result on the whole text, in the shape the plugins document:
     each call not released adds its feedback to the content as a paragraph; streamed
     calls (unless held) that started and were not released stay PARTIAL. Reasoning goes
     (`reasoning`) to the `field` (vLLM streaming, the default there), `front` of the
     content between `<think>` and `</think>` (vLLM non-streaming), or `inline`: each run
-    of it between `<think>` and `</think>` where it stands (SGLang)."""
+    of it between `<think>` and `</think>` where it stands (SGLang). vLLM's non-streaming
+    path drops content of blanks beside calls (`blank_if_calls`); SGLang's keeps it."""
     if not reasoning:
         reasoning = "field" if streaming else "front"
     parser = toolsift.Parser(dialect, tools)
@@ -132,7 +134,7 @@ def expected(
     if reasoning == "front" and thought:
         content = f"<think>{thought}</think>{content}"
         thought = ""
-    if not streaming and calls and not content.strip():
+    if not streaming and blank_if_calls and calls and not content.strip():
         content = ""
     return Result(content=content, reasoning=thought, calls=calls)
 

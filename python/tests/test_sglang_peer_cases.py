@@ -109,7 +109,7 @@ def test_case_through_the_detector(case: Dict[str, Any], mode: str) -> None:
         for e in probe.push(raw) + probe.finish()
     )
     if has_call:
-        want = engine.expected(dialect, tool_dicts, raw, streaming=False, reasoning="inline")
+        want = engine.expected(dialect, tool_dicts, raw, streaming=False, reasoning="inline", blank_if_calls=False)
     else:
         want = engine.Result(content=raw)
     assert same(whole(name, tools, raw), want), "non-streaming"
