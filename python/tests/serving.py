@@ -121,9 +121,13 @@ def stream(
     return result
 
 
-def whole(name: str, req: ChatCompletionRequest, text: str) -> Result:
+def whole(
+    name: str, req: ChatCompletionRequest, text: str, reasoning_parser: Optional[str] = None
+) -> Result:
     """The text through vLLM's non-streaming path."""
-    cls = parser_class(name)
+    cls = ParserManager.get_parser(
+        tool_parser_name=name, reasoning_parser_name=reasoning_parser, enable_auto_tools=True
+    )
     parser = cls(TOKENIZER, req.tools, chat_template_kwargs={}, model_config=None)
     reasoning, content, tool_calls = parser.parse(text, req, enable_auto_tools=True)
     fields = assemble_chat_message_fields(

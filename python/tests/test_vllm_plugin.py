@@ -107,6 +107,19 @@ def test_reasoning_with_vllms_reasoning_parser_is_taken_once() -> None:
     assert got.reasoning == "Paris, two days." and got.content.strip() == "Sure."
 
 
+@pytest.mark.parametrize("reasoning_parser", [None, "qwen3", "deepseek_r1"])
+def test_a_call_not_released_leaves_no_markup_in_a_whole_response(reasoning_parser: str) -> None:
+    """Whatever reasoning parser runs first (vLLM's qwen3 is driven as an engine,
+    deepseek_r1 is not), a call not released reaches the client as its feedback."""
+    text = "<think>hm</think>Let me see.\n" + '<tool_call>{"name": "nope", "arguments": {}}</tool_call>'
+    got = serving.whole("toolsift_hermes", serving.request(WEATHER), text, reasoning_parser)
+    assert got.calls == []
+    assert "<tool_call>" not in got.content and "Let me see." in got.content
+    assert "nope" in got.content
+    if reasoning_parser:
+        assert got.reasoning == "hm"
+
+
 def test_ids_are_unique_across_requests_and_in_vllms_shape() -> None:
     ids: List[str] = []
     for _ in range(3):

@@ -132,9 +132,6 @@ class ToolsiftToolParser(ToolParser):
         super().__init__(tokenizer, tools)
         self._tools = tools or None
         self._parser: Optional[toolsift.Parser] = None
-        # Set by vLLM when no reasoning parser is configured (then reasoning markup
-        # reaches this parser); reasoning found is sent as `reasoning` either way.
-        self.skip_reasoning_parsing = False
         self._tokens = 0
         self._limit: Optional[int] = None
         self._content_shown = False
@@ -177,6 +174,7 @@ class ToolsiftToolParser(ToolParser):
         content: List[str] = []
         reasoning: List[str] = []
         calls: List[ToolCall] = []
+        attempted = False
         for event in events:
             if isinstance(event, Text):
                 content.append(event.text)
@@ -191,13 +189,17 @@ class ToolsiftToolParser(ToolParser):
                     )
                 )
             elif isinstance(event, CallNotReleased):
+                attempted = True
                 _log_not_released(event)
                 content.append(_paragraph(any(content), event.feedback))
         text = "".join(content)
         if reasoning:
             text = f"{_THINK_OPEN}{''.join(reasoning)}{_THINK_CLOSE}{text}"
+        # `tools_called` when the model wrote a call, released or not: vLLM then takes
+        # this content, where for a parser not driven as an engine (with a reasoning
+        # parser that is not one) it would otherwise return the raw text, markup and all.
         return ExtractedToolCallInformation(
-            tools_called=bool(calls), tool_calls=calls, content=text or None
+            tools_called=bool(calls) or attempted, tool_calls=calls, content=text or None
         )
 
     # -- streaming ----------------------------------------------------------------------
