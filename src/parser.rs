@@ -2655,8 +2655,13 @@ impl Parser {
             true => None,
             false => memchr::memmem::find(&state.held[from..], marker).map(|at| from + at),
         };
-        let (closer, opener) = (find(form.closer), find(form.opener));
-        let over = state.held.len() > self.config.limits.max_args_bytes;
+        // The limit is met at the byte that passes it, wherever the chunk ends: a marker
+        // counts only if it is complete by then (one byte past the limit).
+        let max = self.config.limits.max_args_bytes;
+        let ends_in_time = |marker: &[u8], at: usize| at + marker.len() <= max + 1;
+        let closer = find(form.closer).filter(|&c| ends_in_time(form.closer, c));
+        let opener = find(form.opener).filter(|&o| ends_in_time(form.opener, o));
+        let over = state.held.len() > max;
         let back = within.map_or(Mode::Text, Mode::Reasoning);
         // Where each marker ends or begins in `input`: what follows is the main loop's
         // to read (never read here, so a run of calls does not nest).

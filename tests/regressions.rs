@@ -1115,3 +1115,64 @@ fn a_misread_call_reports_only_what_it_sent() {
     support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
         .unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// chunking (`../shared/fuzz-findings/chunking-08df6fb1`): text after a call's body,
+/// held while the closer may still come, is bounded by `max_args_bytes`. The bound was
+/// judged at the end of each chunk and a marker found in the same chunk won, so a
+/// closer (or the next call's opener) completed past the bound ended the held text in
+/// the input pushed whole and not in a chunking that ended past the bound. The bound
+/// is met at the byte that passes it: a marker counts only if it is complete by then.
+#[test]
+fn held_text_after_a_body_meets_the_size_limit_at_the_same_byte_however_cut() {
+    use toolsift::{Config, Dialect, InReasoning, Limits, OwnedEvent, StopReason};
+    let max = 96;
+    // The body ends at `-` (`>` cannot go on a bare value); from `>` on the text is held.
+    let opener = "<tool_call>-";
+    let closer = "</tool_call>";
+    let next_call = "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>";
+    for dialect in [Dialect::Hermes, Dialect::Xlam, Dialect::Auto] {
+        for in_reasoning in [false, true] {
+            let mut config = Config::new(dialect).limits(Limits {
+                max_args_bytes: max,
+                ..Limits::default()
+            });
+            if in_reasoning {
+                config = config
+                    .reasoning_open(true)
+                    .in_reasoning(InReasoning::Extract);
+            }
+            for filler in (max - 14..max - 8).chain([max + 8]) {
+                for (after, marker) in [(closer, closer), (next_call, "<tool_call>")] {
+                    let raw = format!("{opener}>{}{after}", "a".repeat(filler));
+                    let events =
+                        support::check_all_chunkings(&config, raw.as_bytes(), StopReason::Stop)
+                            .unwrap_or_else(|e| {
+                                panic!("{dialect}, reasoning {in_reasoning}, {raw:?}: {e}")
+                            });
+                    // The held text is `>`, the filler, then the marker: in time when it
+                    // is complete at most one byte past the bound.
+                    let in_time = 1 + filler + marker.len() <= max + 1;
+                    let shown: String = events
+                        .iter()
+                        .filter_map(|e| match e {
+                            OwnedEvent::Text(t) | OwnedEvent::Reasoning(t) => Some(t.as_str()),
+                            _ => None,
+                        })
+                        .collect();
+                    if in_reasoning && after == closer {
+                        // In reasoning a closer read as text stays (nothing strips it).
+                        assert_eq!(
+                            shown.contains(closer),
+                            !in_time,
+                            "{dialect}, filler {filler}: {shown:?}"
+                        );
+                    }
+                    assert!(
+                        shown.starts_with('>') && shown.contains(&"a".repeat(filler)),
+                        "{dialect}, reasoning {in_reasoning}, filler {filler}: {shown:?}"
+                    );
+                }
+            }
+        }
+    }
+}
