@@ -2286,6 +2286,9 @@ impl Parser {
             sink.stats.examined(grammar.take_work(rep));
             step
         };
+        // A sniffed body chosen in this step may also have ended in it (inside the bytes
+        // held while sniffing), its grammar then gone: what it was still counts.
+        let chose_envelope = matches!(chosen, Some(Body::Envelope(_)));
         if let Some(body) = chosen {
             let Mode::Call { form, .. } = &self.mode else {
                 unreachable!()
@@ -2313,7 +2316,7 @@ impl Parser {
                     // The body was cut, not finished: no `{}` for missing arguments.
                     self.sink().0.cut();
                 }
-                let mut leftover = self.end_body(closer_seen && other.is_empty());
+                let mut leftover = self.end_body(closer_seen && other.is_empty(), chose_envelope);
                 leftover.splice(0..0, other.iter().copied());
                 if !leftover.is_empty() {
                     self.process(&leftover);
@@ -2437,8 +2440,10 @@ impl Parser {
     }
 
     /// The body ended: collect the repairer's repairs, then release or wait for the
-    /// closer. Returns bytes read past the body, to be read again.
-    fn end_body(&mut self, closer_seen: bool) -> Vec<u8> {
+    /// closer. Returns bytes read past the body, to be read again. `enveloped`: the
+    /// body was a JSON call object whose grammar is gone (a sniffed body that ended in
+    /// the step that chose it).
+    fn end_body(&mut self, closer_seen: bool, enveloped: bool) -> Vec<u8> {
         let mode = std::mem::replace(&mut self.mode, Mode::Text);
         let Mode::Call {
             form,
@@ -2454,7 +2459,7 @@ impl Parser {
         let repairs = self.rep_repairs(&grammar, native);
         // A JSON call object the model closed itself may have gone on past a `"}}` in a
         // raw string; one a marker ended did not.
-        let may_go_on = matches!(*grammar, Grammar::Envelope(_))
+        let may_go_on = (enveloped || matches!(*grammar, Grammar::Envelope(_)))
             && self
                 .rep
                 .as_ref()

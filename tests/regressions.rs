@@ -1176,3 +1176,37 @@ fn held_text_after_a_body_meets_the_size_limit_at_the_same_byte_however_cut() {
         }
     }
 }
+
+/// chunking (found by the 10-minute run of this round): a call body chosen by sniffing
+/// (`<tool_call>` then JSON or XML) that ended inside the bytes held while sniffing
+/// left no JSON grammar behind, so the text after it was not held as a body that may
+/// have gone on: the call got `missing_closer` in one chunking and not in another. A
+/// JSON call object is judged one, however its bytes were split.
+#[test]
+fn a_sniffed_json_body_ending_where_it_was_chosen_may_go_on_like_any_other() {
+    use toolsift::Dialect::{Auto, Hermes, Qwen3Coder};
+    let cases: [(&[u8], &[toolsift::Dialect]); 4] = [
+        // The finding, then the form it was minimized to (XML markup in them is text
+        // under Hermes).
+        (
+            b"<tool_call>\n<function}Glob>\n<parameter=pattern>\n/Users/david/mlx-soak/(uns/whisperer_model_code.json\n</parameter>\n</function>\n</tool_call>",
+            &[Qwen3Coder, Auto],
+        ),
+        (b"<tool_call><<parameter=</tool_call>", &[Qwen3Coder, Auto]),
+        (
+            b"<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}} tail\"}}</tool_call>",
+            &[Hermes, Qwen3Coder, Auto],
+        ),
+        (
+            b"<tool_call>[{\"name\": \"f\", \"arguments\": {}}]x\"}}</tool_call> after",
+            &[Hermes, Qwen3Coder, Auto],
+        ),
+    ];
+    for (raw, dialects) in cases {
+        for &dialect in dialects {
+            let config = toolsift::Config::new(dialect);
+            support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+                .unwrap_or_else(|e| panic!("{dialect} {:?}: {e}", String::from_utf8_lossy(raw)));
+        }
+    }
+}
