@@ -9,8 +9,9 @@
 //! - `TOOLSIFT_REAL_FILES=full`: 300 registry files, and also one byte at a time (a
 //!   number: that many files; unset: 40);
 //! - `TOOLSIFT_REAL_FILES_GATE=1`: fail on any wrong release, any chunking-dependent
-//!   result, any broken invariant, and on exact plus escape-ambiguous below 98% in any
-//!   way;
+//!   result, any broken invariant, on exact plus escape-ambiguous below 98% in any way,
+//!   and on fewer than 250 registry files checked (`TOOLSIFT_REAL_FILES_ONLY` is refused
+//!   with it);
 //! - `TOOLSIFT_REAL_FILES_REPORT=PATH`: write the report there as Markdown;
 //! - `TOOLSIFT_REAL_FILES_ONLY=TEXT`: run only the selected files whose name contains it;
 //! - `TOOLSIFT_REAL_FILES_DUMP=DIR`: write the model output of every file and way that
@@ -18,7 +19,8 @@
 //!   --tools DIR/tools.json FILE`.
 //!
 //! Without the gate the test asserts what holds today: no broken invariant, no
-//! chunking-dependent result, ways 1 and 2 all exact.
+//! chunking-dependent result, ways 1 and 2 all exact; and every run fails when it
+//! checked fewer files than it selected (with a filter: none at all).
 
 #[path = "real_files/classify.rs"]
 mod classify;
@@ -40,6 +42,8 @@ const DEFAULT_FILES: usize = 40;
 const FULL_FILES: usize = 300;
 /// The gate's floor for exact plus escape-ambiguous, in every way.
 const GATE_SHARE: f64 = 0.98;
+/// The fewest registry files the gate accepts (a full run selects `FULL_FILES`).
+const GATE_MIN_REGISTRY_FILES: usize = 250;
 
 /// The request's tools: `write_file` with two required strings and nothing else.
 fn tools() -> serde_json::Value {
@@ -98,7 +102,11 @@ fn real_files_are_released_exactly_or_held() {
             true,
         ),
     };
-    let gate = std::env::var("TOOLSIFT_REAL_FILES_GATE").is_ok_and(|v| v == "1");
+    let gate = match std::env::var("TOOLSIFT_REAL_FILES_GATE") {
+        Err(std::env::VarError::NotPresent) => false,
+        Ok(v) if v == "1" => true,
+        other => panic!("TOOLSIFT_REAL_FILES_GATE={other:?}: `1` turns the gate on"),
+    };
     let registry = select::registry(want);
     // Every build machine has the registry; a full run without it measures nothing.
     if registry.files.is_empty() && (full || std::env::var("CI").is_ok_and(|v| v == "true")) {
@@ -123,15 +131,22 @@ fn real_files_are_released_exactly_or_held() {
     };
     let config = config();
     let only = std::env::var("TOOLSIFT_REAL_FILES_ONLY").unwrap_or_default();
+    // The gate judges the whole selection: a filter would let it pass on what it skipped.
+    assert!(
+        !(gate && !only.is_empty()),
+        "TOOLSIFT_REAL_FILES_ONLY={only:?} with the gate on: the gate checks every selected file"
+    );
     let dump = std::env::var_os("TOOLSIFT_REAL_FILES_DUMP").map(std::path::PathBuf::from);
     if let Some(dir) = &dump {
         std::fs::create_dir_all(dir).unwrap();
         std::fs::write(dir.join("tools.json"), tools().to_string()).unwrap();
     }
+    let mut checked = 0;
     for file in registry.files.iter().chain(&own) {
         if !file.name.contains(&only) {
             continue;
         }
+        checked += 1;
         for way in Way::ALL {
             let class = run_file(&config, file, way, full, &mut report);
             if let (Some(dir), false) = (&dump, class == Class::Exact) {
@@ -147,6 +162,18 @@ fn real_files_are_released_exactly_or_held() {
     if let Ok(path) = std::env::var("TOOLSIFT_REAL_FILES_REPORT") {
         std::fs::write(&path, &table).unwrap_or_else(|e| panic!("{path}: {e}"));
     }
+    // A run that checked nothing passed nothing: with a filter at least one file, without
+    // one every selected file; the gate at least its floor of registry files.
+    let floor = match (only.is_empty(), gate) {
+        (false, _) => 1,
+        (true, false) => registry.files.len() + own.len(),
+        (true, true) => GATE_MIN_REGISTRY_FILES.max(registry.files.len()) + own.len(),
+    };
+    assert!(
+        checked >= floor && !own.is_empty(),
+        "{checked} files checked ({} of the project's own), fewer than the floor of {floor}",
+        own.len()
+    );
     // What holds today, gate or not: every run keeps the invariants support::check
     // reads, no result depends on the chunking, and the two ways with one reading (every
     // backslash and quote escaped) come out exact.
