@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Fuzz every target (fuzz/Cargo.toml's list, `readings` included) for FUZZ_SECONDS each,
+# one at a time, from a corpus kept between runs, and fail on any finding, printing its
+# input. `.ci/run` runs it; a long run by hand is the same script with more seconds:
+#
+#   scripts/fuzz.sh                       # every target, FUZZ_SECONDS (90) each
+#   FUZZ_SECONDS=600 scripts/fuzz.sh readings chunking
+#
+# Before fuzzing, every input in $SHARED/fuzz-findings/ (named TARGET-...) is replayed on
+# its target: a finding that still breaks an invariant fails at once, whatever the
+# fuzzer does next. The corpus (FUZZ_CORPUS, default $CARGO_TARGET_DIR/fuzz-corpus, the
+# cache CI keeps) is seeded by fuzz/seed.py (fixtures; with $SHARED also real traffic,
+# peer-suite inputs and every finding) and grows run by run. Findings are written to
+# $CARGO_TARGET_DIR/fuzz-artifacts/TARGET/; replay one with
+# `cargo +nightly fuzz run --fuzz-dir fuzz TARGET FILE`.
+#
+# Floors: under CI=true FUZZ_SECONDS below 60 is refused, and a target that ran fewer
+# than FUZZ_MIN_RUNS (100) inputs, or whose corpus is empty, fails: a run that did
+# nothing is not a pass. Without the nightly toolchain it fails under CI=true and
+# reports NOT RUN elsewhere.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SECONDS_EACH=${FUZZ_SECONDS:-90}
+MIN_SECONDS=60
+MIN_RUNS=${FUZZ_MIN_RUNS:-100}
+SHARED=${SHARED:-../shared}
+IN_CI=false
+[ "${CI:-}" = true ] && IN_CI=true
+
+fail() {
+    echo "fuzz: FAILED: $*" >&2
+    exit 1
+}
+
+case "$SECONDS_EACH" in '' | *[!0-9]*) fail "FUZZ_SECONDS=$SECONDS_EACH is not a number of seconds" ;; esac
+if $IN_CI && [ "$SECONDS_EACH" -lt "$MIN_SECONDS" ]; then
+    fail "FUZZ_SECONDS=$SECONDS_EACH is below the CI floor of $MIN_SECONDS s per target"
+fi
+if $IN_CI && [ "$MIN_RUNS" -lt 100 ]; then
+    fail "FUZZ_MIN_RUNS=$MIN_RUNS is below the CI floor of 100"
+fi
+
+if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+    $IN_CI && fail "no nightly toolchain (rustup toolchain install nightly)"
+    echo "fuzz: NOT RUN (no nightly toolchain; cargo-fuzz needs one)"
+    exit 0
+fi
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+    echo "fuzz: installing cargo-fuzz"
+    cargo install --locked cargo-fuzz
+fi
+
+TARGET_DIR=$(cargo metadata --format-version 1 --no-deps |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+CORPUS=${FUZZ_CORPUS:-$TARGET_DIR/fuzz-corpus}
+ARTIFACTS=$TARGET_DIR/fuzz-artifacts
+BUILD=$TARGET_DIR/fuzz
+mapfile -t ALL < <(sed -n '/^\[\[bin\]\]/,/^name/s/^name = "\(.*\)"$/\1/p' fuzz/Cargo.toml)
+[ ${#ALL[@]} -gt 0 ] || fail "no targets found in fuzz/Cargo.toml"
+if [ $# -gt 0 ]; then
+    TARGETS=("$@")
+    for t in "${TARGETS[@]}"; do
+        printf '%s\n' "${ALL[@]}" | grep -qx "$t" || fail "no fuzz target $t (targets: ${ALL[*]})"
+    done
+else
+    TARGETS=("${ALL[@]}")
+fi
+
+fuzz() {
+    nice -n 10 cargo +nightly fuzz "$@"
+}
+
+# show_finding LOG: the panic, the input (hex and base64) and how to replay it.
+show_finding() {
+    local log=$1 target=$2 unit
+    grep -E "panicked|assertion|left:|right:|ERROR|SUMMARY|Base64" "$log" | head -30 >&2 || true
+    unit=$(grep -o 'Test unit written to [^ ]*' "$log" | tail -1 | sed 's/^Test unit written to //')
+    if [ -n "$unit" ] && [ -f "$unit" ]; then
+        echo "fuzz: $target: the input ($(wc -c <"$unit") bytes), $unit:" >&2
+        od -A d -c "$unit" | head -40 >&2
+        echo "fuzz: replay: cargo +nightly fuzz run --fuzz-dir fuzz --target-dir $BUILD $target $unit" >&2
+    fi
+}
+
+echo "fuzz: building the targets (into $BUILD)"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+fuzz build --fuzz-dir fuzz --target-dir "$BUILD" >"$log" 2>&1 || { cat "$log" >&2; fail "the targets do not build"; }
+
+# Every recorded finding, on its target: it must pass now.
+if [ -d "$SHARED/fuzz-findings" ]; then
+    replayed=0
+    for f in "$SHARED"/fuzz-findings/*; do
+        name=$(basename "$f")
+        [ "$name" = README.md ] && continue
+        target=""
+        for t in "${ALL[@]}"; do
+            case "$name" in "$t"-*) target=$t ;; esac
+        done
+        [ -n "$target" ] || fail "$f: the name does not begin with a target's (${ALL[*]})"
+        mkdir -p "$ARTIFACTS/$target"
+        if ! fuzz run --fuzz-dir fuzz --target-dir "$BUILD" "$target" "$f" -- -runs=1 \
+            -artifact_prefix="$ARTIFACTS/$target/" >"$log" 2>&1; then
+            echo "fuzz: FAILED: the recorded finding $f still breaks $target:" >&2
+            grep -E "panicked|assertion|left:|right:|ERROR" "$log" | head -20 >&2 || true
+            od -A d -c "$f" | head -40 >&2
+            exit 1
+        fi
+        replayed=$((replayed + 1))
+    done
+    echo "fuzz: $replayed recorded findings in $SHARED/fuzz-findings pass"
+elif $IN_CI; then
+    fail "$SHARED/fuzz-findings not found (required under CI=true)"
+else
+    echo "fuzz: $SHARED/fuzz-findings not found: recorded findings not replayed"
+fi
+
+extra=()
+[ -d "$SHARED/corpus" ] && extra=(--extra "$SHARED")
+python3 fuzz/seed.py --out "$CORPUS" "${extra[@]}" >/dev/null
+
+failed=0
+for t in "${TARGETS[@]}"; do
+    mkdir -p "$CORPUS/$t" "$ARTIFACTS/$t"
+    before=$(find "$CORPUS/$t" -type f | wc -l)
+    [ "$before" -gt 0 ] || fail "$t: empty corpus at $CORPUS/$t"
+    start=$SECONDS
+    if fuzz run --fuzz-dir fuzz --target-dir "$BUILD" "$t" "$CORPUS/$t" -- \
+        -max_total_time="$SECONDS_EACH" -timeout=10 -dict=fuzz/dict/markers.dict \
+        -artifact_prefix="$ARTIFACTS/$t/" -print_final_stats=1 >"$log" 2>&1; then
+        runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+        seed=$(sed -n 's/.*Seed: \([0-9]*\).*/\1/p' "$log" | head -1)
+        after=$(find "$CORPUS/$t" -type f | wc -l)
+        echo "fuzz: $t: $((SECONDS - start)) s, ${runs:-0} runs, corpus $before -> $after, no finding (seed $seed)"
+        if [ "${runs:-0}" -lt "$MIN_RUNS" ]; then
+            echo "fuzz: FAILED: $t ran ${runs:-0} inputs, fewer than the floor of $MIN_RUNS" >&2
+            failed=1
+        fi
+    else
+        echo "fuzz: FAILED: $t found an input that breaks it ($((SECONDS - start)) s):" >&2
+        show_finding "$log" "$t"
+        failed=1
+    fi
+done
+exit "$failed"
