@@ -10,7 +10,7 @@ that are not strict JSON), results that differ by chunking, released arguments t
 
 `corpus_expected.json` beside this script holds every record's outcome (keyed by a hash of
 its tools and raw output): the calls released, by name, and the calls not released, by
-reason, with a hash of the released arguments:
+reason, with a hash of their arguments and the released calls' repairs:
 
     "KEY": "released read_file,write_file; held truncated ~1a2b3c4d"
     "KEY": {"outcome": ..., "fails": WHAT, "because": WHY, "fix": HOW}
@@ -107,7 +107,7 @@ def broken(i, msg):
 def outcome(msg):
     names = ",".join(c["function"]["name"] for c in msg["tool_calls"]) or "-"
     held = ",".join(c["reason"] for c in msg["incomplete_calls"]) or "-"
-    calls = [[c["function"]["name"], c["function"]["arguments"]] for c in msg["tool_calls"]]
+    calls = [[c["function"]["name"], c["function"]["arguments"], c["repairs"]] for c in msg["tool_calls"]]
     calls += [[c["name"], c["reason"], c["arguments"]] for c in msg["incomplete_calls"]]
     return f"released {names}; held {held} ~{hashlib.sha1(json.dumps(calls).encode()).hexdigest()[:8]}"
 
