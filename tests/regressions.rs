@@ -1210,3 +1210,29 @@ fn a_sniffed_json_body_ending_where_it_was_chosen_may_go_on_like_any_other() {
         }
     }
 }
+
+/// chunking (found by the 10-minute run of this round; a KNOWN FAILURE, ignored): a
+/// call whose competing readings forked (a weak quote) ends its primary reading, then a
+/// closing tag follows (`</n>`, a misspelled closer). The closer misspelled is the
+/// call's closer unless the real one follows it; the readings decide that on the bytes
+/// read so far (`follow` in src/grammar/envelope/readings.rs), so a chunk that ends
+/// right after the tag takes it for the closer and the input pushed whole does not:
+/// repairs and visible text differ with the split. Waiting for the real closer instead
+/// makes both inputs pass, but then text after a misspelled closer waits for the end of
+/// the stream and, past `max_args_bytes`, is skipped with the call: the readings need
+/// the held-text rule of `Parser::held_text` (release as text at the limit). The
+/// `engine` branch rewrites the readings (issue 35); un-ignore this test there.
+#[test]
+#[ignore = "known failure: the forked readings judge a misspelled closer on the bytes of the chunk (issue 35)"]
+fn a_misspelled_closer_after_a_forked_body_is_judged_by_what_follows_however_cut() {
+    let cases: [&[u8]; 2] = [
+        b"<tool_call>{r>\n{s\"\n\"}}</n></tool_call>",
+        // The finding as found (Hermes, default settings).
+        b"<tool_call>\n{\"name\"\x02\x00\x01\x03\x07\x02\x05\x0b\x00\x00\x00\x00\x00\x00Now I can use the Edit tool with the exact strings in the file to modify the three occurrences.\n\n<tool_call>\n<function=Edit>\n<parameter=file_path>\n/Users/david/flags.js\n</parameter>\n<par: \"f\", \"arguments\": {\"s\": \"write </tool_callameter=old_string>\n  debug: false,\n</parameter>\n<parameter=new_string>\n  debug: true,\n</parameter>\xff\xe2\x8e8\xe3\x8e8\xe3ion>\n</tool_call>\n<tool_call>\n<function=Edit>\n<parameter=file_path>\n/Users/david/flags.js\n</parameter>\n<parameter=new_string>\nfuturespires: 7\n</parameter>\n<par: \"f\", \"arguments\": {\"s\": \"write </tool_callameter=old_string>\n  debug: false,\n</parameter>\n<parameter=new_string>\n  debug: true,\n</parameter>\xff\xe2\x8e8\xe3\x8e8\xe3ion>\n</tool_call>\n<tool_call>\n<function=Edit>\n<parameter=file_path>\n/Users/david/flags.js\n</parameter>\n<parameter=new_string>\nfuturespires: 7\n</parameter>\n<parameter=old_string>\nfulayout: 42\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=Edit>\n<parameter=file_path>\n/Users/david/flags.js\n</parameter>\n<parameter=new_string>\nfallback: 'none',\n</parameter>\n<parameter=old_> here\"}}\n</tool_castring>\nfallback: null,\n</parameter>\n</function>\n\n<parameter=old_string>\nfulayout: 42\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=Edit>\n<parameter=file_path>\n/Users/david/flags.js\n</parameter>\n<parameter=new_string>\nfallback: 'none',\n</parameter>\n<parameter=old_> here\"}}\n</tool_castring>\nfallback: null,\n</parameter>\n</function>\n</tool_llcall>>",
+    ];
+    let config = toolsift::Config::new(toolsift::Dialect::Hermes);
+    for raw in cases {
+        support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+            .unwrap_or_else(|e| panic!("{:?}: {e}", String::from_utf8_lossy(raw)));
+    }
+}
