@@ -1236,3 +1236,49 @@ fn a_misspelled_closer_after_a_forked_body_is_judged_by_what_follows_however_cut
             .unwrap_or_else(|e| panic!("{:?}: {e}", String::from_utf8_lossy(raw)));
     }
 }
+
+/// readings (found by the 10-minute run of this round): a file written into a call with
+/// its backslashes raw holds `\ud800` as text; read as an escape it is a lone surrogate,
+/// no character, and was replaced by U+FFFD: the call was released with content the
+/// file does not have. A lone surrogate escape keeps its backslash, as an invalid escape
+/// does, so the text comes back as written, wherever it stands in the string.
+#[test]
+fn a_lone_surrogate_escape_is_the_text_as_written() {
+    use toolsift::{Config, Dialect, OwnedEvent, StopReason};
+    for (written, meant) in [
+        (
+            r"light an\ud800, no framework",
+            r"light an\ud800, no framework",
+        ),
+        (r"low \udc00 half", r"low \udc00 half"),
+        (r"high \ud83d then \u0041", r"high \ud83d then A"),
+        (r"a pair \ud83d\ude00 stays", "a pair \u{1f600} stays"),
+    ] {
+        let raw = format!(
+            "<tool_call>{{\"name\": \"write_file\", \"arguments\": {{\"path\": \"a.css\", \"content\": \"/* {written} */\\n:root {{}}\"}}}}</tool_call>"
+        );
+        for dialect in [Dialect::Hermes, Dialect::Auto] {
+            let events = support::check_all_chunkings(
+                &Config::new(dialect),
+                raw.as_bytes(),
+                StopReason::Stop,
+            )
+            .unwrap_or_else(|e| panic!("{raw:?}: {e}"));
+            let content = events.iter().find_map(|e| match e {
+                OwnedEvent::CallFinished { arguments, .. } => {
+                    let v: serde_json::Value = serde_json::from_str(arguments).unwrap();
+                    Some(v["content"].as_str().unwrap().to_owned())
+                }
+                _ => None,
+            });
+            assert_eq!(
+                content.as_deref(),
+                Some(format!("/* {meant} */\n:root {{}}").as_str()),
+                "{dialect} {raw:?}"
+            );
+        }
+    }
+    let fixed = toolsift::repair(br#"["\ud800"]"#).unwrap();
+    assert_eq!(fixed.json, r#"["\\ud800"]"#);
+    assert!(fixed.repairs.contains(toolsift::Repair::LoneSurrogate));
+}
