@@ -858,7 +858,13 @@ impl Sink<'_> {
         let Some(mut call) = self.calls.current.take() else {
             return;
         };
-        if why == Abort::Ambiguous {
+        if matches!(
+            why,
+            Abort::Ambiguous | Abort::TooLarge | Abort::TooDeep | Abort::HeldTooLong
+        ) {
+            // Cut short mid-stream (or no reading could be told): what the deltas held
+            // back was still undecided (a quote that may or may not end its string), so
+            // the members are reported only as far as they were sent.
             only_sent(&mut call);
         }
         if call.name.is_none() && !call.bad_name {

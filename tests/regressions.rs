@@ -1282,3 +1282,35 @@ fn a_lone_surrogate_escape_is_the_text_as_written() {
     assert_eq!(fixed.json, r#"["\\ud800"]"#);
     assert!(fixed.repairs.contains(toolsift::Repair::LoneSurrogate));
 }
+
+/// push (found by the 10-minute run of this round): a call cut mid-stream by a limit
+/// (`max_args_bytes`; also the depth and held-bytes limits) reported as completed a
+/// member whose closing quote its deltas still held back, undecided (the quote may
+/// not end the string): the report said more than the deltas and more than was known.
+/// It reports its members only as far as it sent them, as an ambiguous call does.
+#[test]
+fn a_call_cut_by_a_limit_reports_its_members_only_as_far_as_it_sent_them() {
+    use toolsift::{Config, Dialect, Invalid, Limits, StopReason, Tools, UnknownTool};
+    // The fuzz target's tight limits and tools, unknown tools forwarded, invalid calls
+    // held back; `auto`.
+    let tools = r#"[{"type":"function","function":{"name":"write_file","parameters":{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}}},
+        {"type":"function","function":{"name":"read_file","parameters":{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer"},"recursive":{"type":"boolean"},"tags":{"type":"array","items":{"type":"string"}}},"required":["path"]}}}]"#;
+    let raw: &[u8] = b"[g\x00\x00\x00\x00\x00\x00\x00\x00<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": \"\\vb'evb'v\x02\"q\\\"\"}}</toot_weather(cil_call>ty='San Francisco', met and afteric='cel='rSan F";
+    for open in [false, true] {
+        let config = Config::new(Dialect::Auto)
+            .reasoning_open(open)
+            .limits(Limits {
+                max_args_bytes: 96,
+                max_depth: 4,
+                max_held_bytes: 24,
+                lookahead: 12,
+                max_calls: 2,
+                max_name_bytes: 12,
+            })
+            .tools(Tools::from_json(tools.as_bytes()).unwrap())
+            .unknown_tool(UnknownTool::Forward)
+            .invalid(Invalid::HoldBack);
+        support::check_all_chunkings(&config, raw, StopReason::Stop)
+            .unwrap_or_else(|e| panic!("reasoning open {open}: {e}"));
+    }
+}
