@@ -10,20 +10,29 @@
 # its target: a finding that still breaks an invariant fails at once, whatever the
 # fuzzer does next. The corpus (FUZZ_CORPUS, default $CARGO_TARGET_DIR/fuzz-corpus, the
 # cache CI keeps) is seeded by fuzz/seed.py (fixtures; with $SHARED also real traffic,
-# peer-suite inputs and every finding) and grows run by run. Findings are written to
-# $CARGO_TARGET_DIR/fuzz-artifacts/TARGET/; replay one with
-# `cargo +nightly fuzz run --fuzz-dir fuzz TARGET FILE`.
+# peer-suite inputs and every finding) and grows run by run. Each run starts from a
+# random sample of FUZZ_SAMPLE (400) of its inputs plus every recorded finding, so the
+# time libFuzzer spends running the corpus once before it fuzzes stays bounded as the
+# corpus grows (`push` runs each input through 82 configurations); what the run finds
+# joins the kept corpus (at most FUZZ_KEEP, 20000, inputs a target). Findings are written to $CARGO_TARGET_DIR/fuzz-artifacts/TARGET/;
+# replay one with the command the failure prints. The targets are built without a
+# sanitizer (the crate forbids unsafe code; the oracles are the invariants) and with
+# debug assertions, as `cargo fuzz` builds them by default.
 #
-# Floors: under CI=true FUZZ_SECONDS below 60 is refused, and a target that ran fewer
-# than FUZZ_MIN_RUNS (100) inputs, or whose corpus is empty, fails: a run that did
-# nothing is not a pass. Without the nightly toolchain it fails under CI=true and
-# reports NOT RUN elsewhere.
+# Floors: under CI=true FUZZ_SECONDS below 60 and FUZZ_SAMPLE below 100 are refused, and
+# a target that ran fewer than FUZZ_MIN_RUNS (100) inputs, or whose corpus is empty,
+# fails: a run that did nothing is not a pass. Without the nightly toolchain it fails
+# under CI=true and reports NOT RUN elsewhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SECONDS_EACH=${FUZZ_SECONDS:-90}
 MIN_SECONDS=60
 MIN_RUNS=${FUZZ_MIN_RUNS:-100}
+SAMPLE=${FUZZ_SAMPLE:-400}
+# The most inputs kept per target: past it, random ones go (the seeds come back with the
+# next run's seeding), so the cache does not grow without bound.
+KEEP=${FUZZ_KEEP:-20000}
 SHARED=${SHARED:-../shared}
 IN_CI=false
 [ "${CI:-}" = true ] && IN_CI=true
@@ -39,6 +48,10 @@ if $IN_CI && [ "$SECONDS_EACH" -lt "$MIN_SECONDS" ]; then
 fi
 if $IN_CI && [ "$MIN_RUNS" -lt 100 ]; then
     fail "FUZZ_MIN_RUNS=$MIN_RUNS is below the CI floor of 100"
+fi
+case "$SAMPLE" in '' | *[!0-9]*) fail "FUZZ_SAMPLE=$SAMPLE is not a number of inputs" ;; esac
+if $IN_CI && [ "$SAMPLE" -lt 100 ]; then
+    fail "FUZZ_SAMPLE=$SAMPLE is below the CI floor of 100"
 fi
 
 if ! rustup run nightly rustc --version >/dev/null 2>&1; then
@@ -68,7 +81,9 @@ else
 fi
 
 fuzz() {
-    nice -n 10 cargo +nightly fuzz "$@"
+    local cmd=$1
+    shift
+    nice -n 10 cargo +nightly fuzz "$cmd" --sanitizer none "$@"
 }
 
 # show_finding LOG: the panic, the input (hex and base64) and how to replay it.
@@ -121,17 +136,30 @@ extra=()
 python3 fuzz/seed.py --out "$CORPUS" "${extra[@]}" >/dev/null
 
 failed=0
+work=$(mktemp -d)
+trap 'rm -f "$log"; rm -rf "$work"' EXIT
 for t in "${TARGETS[@]}"; do
     mkdir -p "$CORPUS/$t" "$ARTIFACTS/$t"
     before=$(find "$CORPUS/$t" -type f | wc -l)
     [ "$before" -gt 0 ] || fail "$t: empty corpus at $CORPUS/$t"
+    # This run's corpus: a sample of the kept one, and every recorded finding.
+    rm -rf "${work:?}/$t" && mkdir -p "$work/$t"
+    find "$CORPUS/$t" -type f | shuf -n "$SAMPLE" | xargs -r cp -t "$work/$t"
+    if [ -d "$SHARED/fuzz-findings" ]; then
+        find "$SHARED/fuzz-findings" -type f ! -name README.md -exec cp -t "$work/$t" {} +
+    fi
     start=$SECONDS
-    if fuzz run --fuzz-dir fuzz --target-dir "$BUILD" "$t" "$CORPUS/$t" -- \
+    if fuzz run --fuzz-dir fuzz --target-dir "$BUILD" "$t" "$work/$t" -- \
         -max_total_time="$SECONDS_EACH" -timeout=10 -dict=fuzz/dict/markers.dict \
         -artifact_prefix="$ARTIFACTS/$t/" -print_final_stats=1 >"$log" 2>&1; then
         runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
         seed=$(sed -n 's/.*Seed: \([0-9]*\).*/\1/p' "$log" | head -1)
+        cp -n "$work/$t"/* "$CORPUS/$t/" 2>/dev/null || true
         after=$(find "$CORPUS/$t" -type f | wc -l)
+        if [ "$after" -gt "$KEEP" ]; then
+            find "$CORPUS/$t" -type f | shuf -n "$((after - KEEP))" | xargs -r rm -f
+            after=$KEEP
+        fi
         echo "fuzz: $t: $((SECONDS - start)) s, ${runs:-0} runs, corpus $before -> $after, no finding (seed $seed)"
         if [ "${runs:-0}" -lt "$MIN_RUNS" ]; then
             echo "fuzz: FAILED: $t ran ${runs:-0} inputs, fewer than the floor of $MIN_RUNS" >&2
