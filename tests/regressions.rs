@@ -1314,3 +1314,51 @@ fn a_call_cut_by_a_limit_reports_its_members_only_as_far_as_it_sent_them() {
             .unwrap_or_else(|e| panic!("reasoning open {open}: {e}"));
     }
 }
+
+/// chunking (found by the 10-minute run of this round): the same for a call cut by the
+/// end of the stream (`length`): bytes the deltas held back were decided only by the
+/// end, after the call had stopped, and the report counted them as completed members
+/// the client never saw. Checked here on the finding, whole, byte at a time and in the
+/// chunking that found it.
+#[test]
+fn a_call_cut_by_the_end_of_the_stream_reports_its_members_only_as_far_as_it_sent_them() {
+    use toolsift::{Config, Dialect, InReasoning, Invalid, OwnedEvent, StopReason, UnknownTool};
+    let raw: &[u8] = b"\xff\xff\x01\x00\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xba\xff\xff\xff\xff\xff\xff\xff\xff\xd7\xff\xff\xff\xff\xff\x03\x00\x01\x03\x07\x02\x05\x0b\x00\x00\x00\x00\x00\x00<|tool_call>call:write{con\xff\xff\xff\xff\xff\x00\x00\x01\x03\x07\x02\x05\x0b\x00\x00\x00\xb3\x00\x00\x00<\xef\xbd\x9cDS\xe2\x80\x82ML\xef\xbd\x9cfunc[ion_calls>\n<\xef\xbd\x9cDSML\xef\xbd\x9cinvoke name=\"wri\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x0b\x00\x00\x00\x00\x06\x00\x00<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": [[[[[[[[[[[\"city\": \"Paris\"}}\n</tool_call>\n<tool_call>\n[\"name\": \"get_weather\", \"arguments\": {\"city\": ML\xef\xbd\x9cpara|meter na]]]]]]]]]]]]]]]]]me=\x02c]]]]\x00ntent\" string=]]]]]]]]]]>\"true\"]]}}\n</tool_ca>ll>abc";
+    let config = Config::new(Dialect::Qwen3Coder)
+        .in_reasoning(InReasoning::Extract)
+        .unknown_tool(UnknownTool::Forward)
+        .invalid(Invalid::HoldBack);
+    let found = [117usize, 101, 1, 0, 1, 3];
+    let mut cuts = Vec::new();
+    let (mut at, mut i) = (0, 0);
+    while at < raw.len() {
+        at += (found[i % 6] % 65).min(raw.len() - at);
+        if at < raw.len() && found[i % 6] % 65 > 0 {
+            cuts.push(at);
+        }
+        i += 1;
+    }
+    for cuts in [Vec::new(), (1..raw.len()).collect(), cuts] {
+        let events = support::run_cuts(&config, raw, &cuts, StopReason::Length);
+        let mut sent = std::collections::BTreeMap::<u32, String>::new();
+        for event in &events {
+            match event {
+                OwnedEvent::ArgsDelta { index, fragment } => {
+                    sent.entry(index.0).or_default().push_str(fragment)
+                }
+                OwnedEvent::CallNotReleased {
+                    index, completed, ..
+                } => {
+                    let sent = sent.get(&index.0).map_or("", String::as_str);
+                    assert!(
+                        sent.is_empty()
+                            || completed == "{}"
+                            || sent.starts_with(completed.trim_end_matches('}')),
+                        "completed {completed:?}, sent {sent:?}"
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+}
