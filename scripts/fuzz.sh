@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Fuzz every target (fuzz/Cargo.toml's list, `readings` included) for FUZZ_SECONDS each,
 # one at a time, from a corpus kept between runs, and fail on any finding, printing its
-# input. `.ci/run` runs it; a long run by hand is the same script with more seconds:
+# input. A finding does not stop the run (libFuzzer's fork mode): each is replayed after
+# it and judged against fuzz/known_failures.json, the committed list of known failure
+# classes (each with why, what will fix it, and the ignored regression test that holds
+# one); a finding of a listed class is counted and printed, any other fails the run.
+# `.ci/run` runs it; a long run by hand is the same script with more seconds:
 #
 #   scripts/fuzz.sh                       # every target, FUZZ_SECONDS (90) each
 #   FUZZ_SECONDS=600 scripts/fuzz.sh readings chunking
@@ -86,18 +90,6 @@ fuzz() {
     nice -n 10 cargo +nightly fuzz "$cmd" --sanitizer none "$@"
 }
 
-# show_finding LOG: the panic, the input (hex and base64) and how to replay it.
-show_finding() {
-    local log=$1 target=$2 unit
-    grep -E "panicked|assertion|left:|right:|ERROR|SUMMARY|Base64" "$log" | head -30 >&2 || true
-    unit=$(grep -o 'Test unit written to [^ ]*' "$log" | tail -1 | sed 's/^Test unit written to //')
-    if [ -n "$unit" ] && [ -f "$unit" ]; then
-        echo "fuzz: $target: the input ($(wc -c <"$unit") bytes), $unit:" >&2
-        od -A d -c "$unit" | head -40 >&2
-        echo "fuzz: replay: cargo +nightly fuzz run --fuzz-dir fuzz --target-dir $BUILD $target $unit" >&2
-    fi
-}
-
 echo "fuzz: building the targets (into $BUILD)"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
@@ -138,36 +130,81 @@ python3 fuzz/seed.py --out "$CORPUS" "${extra[@]}" >/dev/null
 failed=0
 work=$(mktemp -d)
 trap 'rm -f "$log"; rm -rf "$work"' EXIT
+
+# known_class TARGET < PANIC_TEXT: the id of the entry of fuzz/known_failures.json the
+# finding belongs to, or nothing.
+known_class() {
+    python3 -c '
+import json, sys
+target, text = sys.argv[1], sys.stdin.read()
+for k in json.load(open("fuzz/known_failures.json")):
+    if (target in k["targets"] and all(s in text for s in k["all_of"])
+            and any(s in text for s in k["any_of"])):
+        print(k["id"])
+        break
+' "$1"
+}
+
 for t in "${TARGETS[@]}"; do
-    mkdir -p "$CORPUS/$t" "$ARTIFACTS/$t"
+    mkdir -p "$CORPUS/$t" "$ARTIFACTS/$t/known"
     before=$(find "$CORPUS/$t" -type f | wc -l)
     [ "$before" -gt 0 ] || fail "$t: empty corpus at $CORPUS/$t"
     # This run's corpus: a sample of the kept one, and every recorded finding.
-    rm -rf "${work:?}/$t" && mkdir -p "$work/$t"
+    rm -rf "${work:?}/$t" "$work/$t-found" && mkdir -p "$work/$t" "$work/$t-found"
     find "$CORPUS/$t" -type f | shuf -n "$SAMPLE" | xargs -r cp -t "$work/$t"
     if [ -d "$SHARED/fuzz-findings" ]; then
         find "$SHARED/fuzz-findings" -type f ! -name README.md -exec cp -t "$work/$t" {} +
     fi
     start=$SECONDS
-    if fuzz run --fuzz-dir fuzz --target-dir "$BUILD" "$t" "$work/$t" -- \
+    # Fork mode: a finding does not end the run; every one is kept and judged below.
+    status=0
+    fuzz run --fuzz-dir fuzz --target-dir "$BUILD" "$t" "$work/$t" -- \
+        -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
         -max_total_time="$SECONDS_EACH" -timeout=10 -dict=fuzz/dict/markers.dict \
-        -artifact_prefix="$ARTIFACTS/$t/" -print_final_stats=1 >"$log" 2>&1; then
-        runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-        seed=$(sed -n 's/.*Seed: \([0-9]*\).*/\1/p' "$log" | head -1)
-        cp -n "$work/$t"/* "$CORPUS/$t/" 2>/dev/null || true
-        after=$(find "$CORPUS/$t" -type f | wc -l)
-        if [ "$after" -gt "$KEEP" ]; then
-            find "$CORPUS/$t" -type f | shuf -n "$((after - KEEP))" | xargs -r rm -f
-            after=$KEEP
-        fi
-        echo "fuzz: $t: $((SECONDS - start)) s, ${runs:-0} runs, corpus $before -> $after, no finding (seed $seed)"
-        if [ "${runs:-0}" -lt "$MIN_RUNS" ]; then
-            echo "fuzz: FAILED: $t ran ${runs:-0} inputs, fewer than the floor of $MIN_RUNS" >&2
+        -artifact_prefix="$work/$t-found/" >"$log" 2>&1 || status=$?
+    runs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#')
+    cp -n "$work/$t"/* "$CORPUS/$t/" 2>/dev/null || true
+    after=$(find "$CORPUS/$t" -type f | wc -l)
+    if [ "$after" -gt "$KEEP" ]; then
+        find "$CORPUS/$t" -type f | shuf -n "$((after - KEEP))" | xargs -r rm -f
+        after=$KEEP
+    fi
+    new=0
+    declare -A known=()
+    for f in "$work/$t-found"/*; do
+        [ -e "$f" ] || continue
+        text=$("$BUILD/x86_64-unknown-linux-gnu/release/$t" -runs=1 "$f" 2>&1 || true)
+        class=$(known_class "$t" <<<"$text")
+        name=$(basename "$f")
+        if [ -n "$class" ]; then
+            known[$class]=$((${known[$class]:-0} + 1))
+            mv "$f" "$ARTIFACTS/$t/known/$name"
+        else
+            new=$((new + 1))
+            mv "$f" "$ARTIFACTS/$t/$name"
+            echo "fuzz: FAILED: $t found an input that breaks it:" >&2
+            grep -E "panicked|assertion|left:|right:|ERROR|timeout|out-of-memory" <<<"$text" | head -20 >&2 || true
+            echo "fuzz: $t: the input ($(wc -c <"$ARTIFACTS/$t/$name") bytes), $ARTIFACTS/$t/$name, base64:" >&2
+            base64 -w0 "$ARTIFACTS/$t/$name" >&2
+            echo >&2
+            od -A d -c "$ARTIFACTS/$t/$name" | head -40 >&2
+            echo "fuzz: replay: cargo +nightly fuzz run --sanitizer none --fuzz-dir fuzz --target-dir $BUILD $t $ARTIFACTS/$t/$name" >&2
             failed=1
         fi
-    else
-        echo "fuzz: FAILED: $t found an input that breaks it ($((SECONDS - start)) s):" >&2
-        show_finding "$log" "$t"
+    done
+    summary=""
+    for class in "${!known[@]}"; do
+        summary+=", ${known[$class]} known ($class, fuzz/known_failures.json)"
+    done
+    unset known
+    echo "fuzz: $t: $((SECONDS - start)) s, ${runs:-0} runs, corpus $before -> $after, $new new findings$summary"
+    if [ "$status" -ne 0 ] && [ "$new" -eq 0 ] && [ -z "$summary" ]; then
+        tail -20 "$log" >&2
+        echo "fuzz: FAILED: $t: libFuzzer exited with $status and left no finding" >&2
+        failed=1
+    fi
+    if [ "${runs:-0}" -lt "$MIN_RUNS" ]; then
+        echo "fuzz: FAILED: $t ran ${runs:-0} inputs, fewer than the floor of $MIN_RUNS" >&2
         failed=1
     fi
 done
