@@ -2286,6 +2286,9 @@ impl Parser {
             sink.stats.examined(grammar.take_work(rep));
             step
         };
+        // A sniffed body chosen in this step may also have ended in it (inside the bytes
+        // held while sniffing), its grammar then gone: what it was still counts.
+        let chose_envelope = matches!(chosen, Some(Body::Envelope(_)));
         if let Some(body) = chosen {
             let Mode::Call { form, .. } = &self.mode else {
                 unreachable!()
@@ -2313,7 +2316,7 @@ impl Parser {
                     // The body was cut, not finished: no `{}` for missing arguments.
                     self.sink().0.cut();
                 }
-                let mut leftover = self.end_body(closer_seen && other.is_empty());
+                let mut leftover = self.end_body(closer_seen && other.is_empty(), chose_envelope);
                 leftover.splice(0..0, other.iter().copied());
                 if !leftover.is_empty() {
                     self.process(&leftover);
@@ -2437,8 +2440,10 @@ impl Parser {
     }
 
     /// The body ended: collect the repairer's repairs, then release or wait for the
-    /// closer. Returns bytes read past the body, to be read again.
-    fn end_body(&mut self, closer_seen: bool) -> Vec<u8> {
+    /// closer. Returns bytes read past the body, to be read again. `enveloped`: the
+    /// body was a JSON call object whose grammar is gone (a sniffed body that ended in
+    /// the step that chose it).
+    fn end_body(&mut self, closer_seen: bool, enveloped: bool) -> Vec<u8> {
         let mode = std::mem::replace(&mut self.mode, Mode::Text);
         let Mode::Call {
             form,
@@ -2454,7 +2459,7 @@ impl Parser {
         let repairs = self.rep_repairs(&grammar, native);
         // A JSON call object the model closed itself may have gone on past a `"}}` in a
         // raw string; one a marker ended did not.
-        let may_go_on = matches!(*grammar, Grammar::Envelope(_))
+        let may_go_on = (enveloped || matches!(*grammar, Grammar::Envelope(_)))
             && self
                 .rep
                 .as_ref()
@@ -2655,8 +2660,13 @@ impl Parser {
             true => None,
             false => memchr::memmem::find(&state.held[from..], marker).map(|at| from + at),
         };
-        let (closer, opener) = (find(form.closer), find(form.opener));
-        let over = state.held.len() > self.config.limits.max_args_bytes;
+        // The limit is met at the byte that passes it, wherever the chunk ends: a marker
+        // counts only if it is complete by then (one byte past the limit).
+        let max = self.config.limits.max_args_bytes;
+        let ends_in_time = |marker: &[u8], at: usize| at + marker.len() <= max + 1;
+        let closer = find(form.closer).filter(|&c| ends_in_time(form.closer, c));
+        let opener = find(form.opener).filter(|&o| ends_in_time(form.opener, o));
+        let over = state.held.len() > max;
         let back = within.map_or(Mode::Text, Mode::Reasoning);
         // Where each marker ends or begins in `input`: what follows is the main loop's
         // to read (never read here, so a run of calls does not nest).

@@ -154,9 +154,15 @@ fn json_looking_content_stays_in_the_string() {
 #[test]
 fn escapes_and_unicode() {
     t!(r#"["\u12"]"#, r#"["\\u12"]"#, ["invalid_escape"]);
-    t!(r#"["\ud83d"]"#, r#"["\ufffd"]"#, ["lone_surrogate"]);
-    t!(r#"["\ud83dx"]"#, r#"["\ufffdx"]"#, ["lone_surrogate"]);
-    t!(r#"["\ude00"]"#, r#"["\ufffd"]"#, ["lone_surrogate"]);
+    // A lone surrogate is no character: the escape is the text as written.
+    t!(r#"["\ud83d"]"#, r#"["\\ud83d"]"#, ["lone_surrogate"]);
+    t!(r#"["\ud83dx"]"#, r#"["\\ud83dx"]"#, ["lone_surrogate"]);
+    t!(r#"["\ude00"]"#, r#"["\\ude00"]"#, ["lone_surrogate"]);
+    t!(
+        r#"["\ud83d\u0041"]"#,
+        r#"["\\ud83d\u0041"]"#,
+        ["lone_surrogate"]
+    );
     t!("[\"a\u{1}b\"]", r#"["a\u0001b"]"#, ["control_character"]);
     // A tab inside an unquoted word is escaped like any control byte in a string.
     t!("abc\tdef", r#""abc\tdef""#, ["unquoted_string"]);

@@ -2081,10 +2081,11 @@ impl Repairer {
                 out.extend_from_slice(b"\\\\");
                 self.requeue(&seq[1..]);
             } else {
-                // A high surrogate without its low half.
+                // A high surrogate without its low half: no character, so not an escape;
+                // the text as written (a file's own `\ud800` comes back exact).
                 self.flag(Repair::LoneSurrogate);
-                out.extend_from_slice(b"\\ufffd");
-                self.requeue(&seq[6..]);
+                out.extend_from_slice(b"\\\\");
+                self.requeue(&seq[1..]);
             }
             return;
         }
@@ -2099,9 +2100,10 @@ impl Repairer {
                     self.requeue(&seq[1..]);
                 }
                 0xdc00..=0xdfff => {
+                    let seq = take_held(&mut self.esc);
                     self.flag(Repair::LoneSurrogate);
-                    out.extend_from_slice(b"\\ufffd");
-                    self.esc.clear();
+                    out.extend_from_slice(b"\\\\");
+                    self.requeue(&seq[1..]);
                 }
                 _ => {
                     out.extend_from_slice(&self.esc);
@@ -2121,8 +2123,8 @@ impl Repairer {
             } else {
                 let seq = take_held(&mut self.esc);
                 self.flag(Repair::LoneSurrogate);
-                out.extend_from_slice(b"\\ufffd");
-                self.requeue(&seq[6..]);
+                out.extend_from_slice(b"\\\\");
+                self.requeue(&seq[1..]);
             }
         }
     }
