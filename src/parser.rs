@@ -24,7 +24,7 @@ use crate::config::{Config, InReasoning};
 use crate::dialect::{auto_specs, Body, CallForm, Dialect, Spec};
 use crate::event::{Event, StopReason};
 use crate::feed::{FedAs, Feed};
-use crate::grammar::{Grammar, Step};
+use crate::grammar::{Grammar, StepKind};
 use crate::json::lookahead::KeyCheck;
 use crate::json::readings::Policy;
 use crate::json::repairer::{Options, Repairer, ToolByName};
@@ -395,11 +395,10 @@ pub struct Parser {
     /// How many calls had begun when visible text other than blanks was last shown: a
     /// call begun since means a name may follow it (see [`Parser::holds_names`]).
     calls_at_text: u32,
-    finished: bool,
-    /// How generation ended (set by `finish`): a call left open is truncated only when
-    /// it was cut, not when the model closed it in a way we could not read; at a clean
-    /// stop, a call missing only its closing markers is complete.
-    stop_reason: StopReason,
+    /// How generation ended, once `finish` was called: a call left open is truncated
+    /// only when it was cut, not when the model closed it in a way we could not read;
+    /// at a clean stop, a call missing only its closing markers is complete.
+    stop: Option<StopReason>,
     /// The text path's table while it may be taken (see [`Parser::plain_table`]);
     /// updated after every push that leaves it.
     plain: Option<&'static Table>,
@@ -449,8 +448,7 @@ impl Parser {
             last_text: b'\n',
             at_start: true,
             calls_at_text: 0,
-            finished: false,
-            stop_reason: StopReason::Stop,
+            stop: None,
             plain: None,
             plain_reasoning: false,
             fast: FastLane::Off,
@@ -490,7 +488,7 @@ impl Parser {
         self.shown = 0;
         self.text_tail = None;
         self.utf8.clear();
-        self.finished = false;
+        self.stop = None;
         self.byte_held = None;
         self.in_string_arg = false;
         self.last_text = b'\n';
@@ -570,7 +568,7 @@ impl Parser {
         if self.fast != FastLane::Off {
             self.fast = FastLane::Off;
         }
-        if self.finished {
+        if self.finished() {
             return;
         }
         self.queue.begin(&mut self.calls.spare);
@@ -673,7 +671,7 @@ impl Parser {
         match (&self.mode, &self.rep) {
             (Mode::Call { grammar, .. }, Some(work)) => {
                 work.rep.looking_ahead()
-                    && !self.finished
+                    && !self.finished()
                     && self.plain.is_none()
                     && self.utf8.is_empty()
                     && self.byte_held.is_none()
@@ -1188,7 +1186,7 @@ impl Parser {
             Mode::Reasoning(i) => (&self.tables.reasoning[i as usize], true),
             _ => return None,
         };
-        (!self.finished && self.text_tail.is_none()).then_some(found)
+        (!self.finished() && self.text_tail.is_none()).then_some(found)
     }
 
     fn update_plain(&mut self) {
@@ -1462,14 +1460,13 @@ impl Parser {
     /// End the stream. Open calls are reported as truncated; an `End` event follows.
     pub fn finish(&mut self, stop: StopReason) {
         self.fast = FastLane::Off;
-        if self.finished {
+        if self.finished() {
             return;
         }
         if let Some(held) = self.byte_held.take() {
             self.process(&[held]);
         }
-        self.finished = true;
-        self.stop_reason = stop;
+        self.stop = Some(stop);
         self.plain = None;
         self.queue.begin(&mut self.calls.spare);
         self.finish_mode();
@@ -1481,6 +1478,16 @@ impl Parser {
         }
         let truncated = self.calls.truncated;
         self.queue.end(stop, truncated);
+    }
+
+    /// Whether `finish` was called.
+    fn finished(&self) -> bool {
+        self.stop.is_some()
+    }
+
+    /// Whether the stream ended cut (by the token limit, ...) rather than stopped.
+    fn cut_off(&self) -> bool {
+        self.stop.is_some_and(|s| s.is_cut())
     }
 
     fn sink(&mut self) -> (Sink<'_>, &mut Mode) {
@@ -1827,7 +1834,7 @@ impl Parser {
     fn names_after_text(&self) -> bool {
         self.tables.name_before
             && self.config.dialect != Dialect::Auto
-            && !self.finished
+            && !self.finished()
             && !self.rep.as_ref().is_some_and(|w| w.names_paused)
     }
 
@@ -1862,7 +1869,7 @@ impl Parser {
     /// Whether an identifier of visible text may be held as the name of a call whose
     /// opener follows it (see [`Parser::name_spot`]), before the end of the stream.
     fn holds_names(&self) -> bool {
-        self.name_spot() && !self.finished
+        self.name_spot() && !self.finished()
     }
 
     /// Hold what of `bytes` may still be a call's name (an identifier, then blanks) and
@@ -2293,12 +2300,10 @@ impl Parser {
             let form = *form;
             self.lock(body, form);
         }
-        match step {
-            Step::NeedMore => input.len(),
-            Step::Ended {
-                consumed,
-                closer_seen,
-            } => {
+        let consumed = step.consumed;
+        match step.kind {
+            StepKind::NeedMore => input.len(),
+            StepKind::Ended { closer_seen } => {
                 let form = match &self.mode {
                     Mode::Call { form, .. } => *form,
                     _ => unreachable!(),
@@ -2320,15 +2325,12 @@ impl Parser {
                 }
                 consumed
             }
-            Step::Reject { consumed } => {
+            StepKind::Reject => {
                 self.give_back();
                 consumed
             }
-            Step::Abort { why, consumed } => self.abort_to_skip(why, consumed),
-            Step::Switch {
-                consumed,
-                reasoning,
-            } => {
+            StepKind::Abort(why) => self.abort_to_skip(why, consumed),
+            StepKind::Switch { reasoning } => {
                 self.calls.pending_implies = None;
                 let close = match &self.mode {
                     Mode::Call { form, .. } => match &form.body {
@@ -2384,7 +2386,7 @@ impl Parser {
         let mut text: SmallVec<[u8; 64]> =
             SmallVec::from_slice(&form.opener[..form.opener.len() - form.body_prefix.len()]);
         text.extend_from_slice(&rejected);
-        if form.start_only && !self.finished {
+        if form.start_only && !self.finished() {
             // Past the start it cannot begin again: the bytes are read as text whole,
             // so markup in them still joins and acts (`[TOOL_CALLS</parameter>]`).
             self.at_start = false;
@@ -2807,7 +2809,7 @@ impl Parser {
                 native,
                 ..
             } => {
-                let clean_stop = !self.stop_reason.is_cut();
+                let clean_stop = !self.cut_off();
                 let complete = {
                     let Parser {
                         calls,
@@ -2908,7 +2910,7 @@ impl Parser {
             }
             Mode::AfterCall(state) if state.holding => {
                 let back = state.within.map_or(Mode::Text, Mode::Reasoning);
-                if self.stop_reason.is_cut() {
+                if self.cut_off() {
                     // Cut before the closer told whether the text was the body's: the
                     // call did not finish. The text is shown.
                     self.mode = back;

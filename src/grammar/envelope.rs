@@ -4,7 +4,7 @@
 //! (strict) text and picks out the name, the id and the arguments value, whose bytes
 //! stream to the sink as they are decided.
 
-use super::Step;
+use super::{Step, StepKind};
 use crate::calls::{Abort, Sink};
 use crate::dialect::EnvelopeSpec;
 use crate::json::repairer::{Nesting, Repairer, Status};
@@ -156,10 +156,10 @@ impl Envelope {
             if n > 0 {
                 self.record(&input[..n], sink, rep);
                 if let Err(why) = sink.string_args(scratch) {
-                    return Step::Abort { why, consumed: n };
+                    return Step::abort(why, n);
                 }
                 if n == input.len() {
-                    return Step::NeedMore;
+                    return Step::more(n);
                 }
                 return self.feed(&input[n..], sink, rep, scratch).after(n);
             }
@@ -171,7 +171,7 @@ impl Envelope {
             if matches!(input.get(blanks), Some(b'{' | b'[')) {
                 if blanks > 0 {
                     let step = self.feed_repaired(&input[..blanks], sink, rep, scratch);
-                    if !matches!(step, Step::NeedMore) {
+                    if !step.goes_on() {
                         return step;
                     }
                 }
@@ -181,10 +181,7 @@ impl Envelope {
                     // The model closed it: nothing in it was supplied by a marker.
                     self.cut_from = usize::MAX;
                     if let Err(why) = self.project(value, sink) {
-                        return Step::Abort {
-                            why,
-                            consumed: blanks + n,
-                        };
+                        return Step::abort(why, blanks + n);
                     }
                     let rest = &input[blanks + n..];
                     return self
@@ -228,7 +225,7 @@ impl Envelope {
             self.record(&input[..consumed], sink, rep);
             self.cut_from = usize::MAX;
             if let Err(why) = self.project(scratch, sink) {
-                return Step::Abort { why, consumed };
+                return Step::abort(why, consumed);
             }
             if !self.array_body {
                 // Readings compete over one call; an array's calls end inside the body,
@@ -253,32 +250,20 @@ impl Envelope {
                 Status::Complete { consumed } | Status::Terminated { consumed, .. } => consumed,
                 _ => input.len(),
             };
-            return Step::Abort { why, consumed };
+            return Step::abort(why, consumed);
         }
         match status {
-            Status::NeedMore => Step::NeedMore,
+            Status::NeedMore => Step::more(input.len()),
             Status::Complete { consumed } if self.forked() => self
                 .primary_ended(&input[consumed..], false, sink, rep)
                 .after(consumed),
             Status::Terminated { consumed, .. } if self.forked() => self
                 .primary_ended(&input[consumed..], true, sink, rep)
                 .after(consumed),
-            Status::Complete { consumed } => Step::Ended {
-                consumed,
-                closer_seen: false,
-            },
-            Status::Terminated { consumed, .. } => Step::Ended {
-                consumed,
-                closer_seen: true,
-            },
-            Status::TooDeep { consumed } => Step::Abort {
-                why: Abort::TooDeep,
-                consumed,
-            },
-            Status::HeldOverflow { consumed } => Step::Abort {
-                why: Abort::HeldTooLong,
-                consumed,
-            },
+            Status::Complete { consumed } => Step::ended(consumed, false),
+            Status::Terminated { consumed, .. } => Step::ended(consumed, true),
+            Status::TooDeep { consumed } => Step::abort(Abort::TooDeep, consumed),
+            Status::HeldOverflow { consumed } => Step::abort(Abort::HeldTooLong, consumed),
             Status::Fork { .. } => unreachable!("handled above"),
         }
     }

@@ -74,18 +74,15 @@ impl Harmony {
             let limit = sink.config.limits.max_name_bytes * 4;
             loop {
                 let Some(&b) = input.get(i) else {
-                    return Step::NeedMore;
+                    return Step::more(input.len());
                 };
                 if b == b'\n' && !self.header.is_empty() {
                     // A header is one line: this was markup followed by text, not a header
                     // (after a weak opener, all of it is text).
                     if self.weak {
-                        return Step::Reject { consumed: i };
+                        return Step::reject(i);
                     }
-                    return Step::Switch {
-                        consumed: i,
-                        reasoning: false,
-                    };
+                    return Step::switch(i, false);
                 }
                 i += 1;
                 self.header.push(b);
@@ -95,22 +92,14 @@ impl Harmony {
                 if self.header.len() > limit {
                     // Too long for a header: not one; what follows is text.
                     if self.weak {
-                        return Step::Reject { consumed: i };
+                        return Step::reject(i);
                     }
-                    return Step::Switch {
-                        consumed: i,
-                        reasoning: false,
-                    };
+                    return Step::switch(i, false);
                 }
             }
             let text = &self.header[..self.header.len() - MESSAGE.len()];
             match read_header(text, self.spec, sink) {
-                Header::Switch { reasoning } => {
-                    return Step::Switch {
-                        consumed: i,
-                        reasoning,
-                    }
-                }
+                Header::Switch { reasoning } => return Step::switch(i, reasoning),
                 Header::Call(name) => {
                     sink.name(&name);
                     self.in_args = true;
@@ -134,33 +123,18 @@ impl Harmony {
         scratch.clear();
         let status = rep.feed(&input[i..], scratch);
         if let Err(why) = sink.args(scratch) {
-            return Step::Abort {
-                why,
-                consumed: input.len(),
-            };
+            return Step::abort(why, input.len());
         }
         match status {
-            Status::NeedMore => Step::NeedMore,
-            Status::Complete { consumed } => Step::Ended {
-                consumed: i + consumed,
-                closer_seen: false,
-            },
+            Status::NeedMore => Step::more(input.len()),
+            Status::Complete { consumed } => Step::ended(i + consumed, false),
             Status::Terminated { consumed, marker } => {
                 // The end marker is read again: stripped, or the next message's opener.
                 self.leftover = ENDS[marker].to_vec();
-                Step::Ended {
-                    consumed: i + consumed,
-                    closer_seen: false,
-                }
+                Step::ended(i + consumed, false)
             }
-            Status::TooDeep { consumed } => Step::Abort {
-                why: Abort::TooDeep,
-                consumed: i + consumed,
-            },
-            Status::HeldOverflow { consumed } => Step::Abort {
-                why: Abort::HeldTooLong,
-                consumed: i + consumed,
-            },
+            Status::TooDeep { consumed } => Step::abort(Abort::TooDeep, i + consumed),
+            Status::HeldOverflow { consumed } => Step::abort(Abort::HeldTooLong, i + consumed),
             Status::Fork { .. } => unreachable!("readings fork only in an envelope"),
         }
     }

@@ -16,79 +16,91 @@ pub(crate) use name_args::NameArgs;
 pub(crate) use pythonic::{python_native, Python};
 pub(crate) use xml::Xml;
 
-/// What feeding a grammar came to.
+/// What feeding a grammar came to: how many input bytes it used, and what then.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Step {
+pub(crate) struct Step {
+    /// Input bytes used (all of them for [`StepKind::NeedMore`]).
+    pub consumed: usize,
+    pub kind: StepKind,
+}
+
+/// What a grammar stopped on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum StepKind {
     /// All input was used; the body goes on.
     NeedMore,
-    /// The body ended after `consumed` bytes (the grammar's leftover comes first).
+    /// The body ended (the grammar's leftover comes before the unused input).
     /// `closer_seen`: the call's closing marker was consumed too.
-    Ended { consumed: usize, closer_seen: bool },
+    Ended { closer_seen: bool },
     /// The call must end early.
-    Abort { why: Abort, consumed: usize },
-    /// What followed a weak opener is not a call: the opener and the first `consumed`
-    /// bytes are text (see [`Grammar::take_rejected`]).
-    Reject { consumed: usize },
-    /// A header that is not a call ended after `consumed` bytes: it is dropped, and
-    /// what follows is reasoning or text.
-    Switch { consumed: usize, reasoning: bool },
+    Abort(Abort),
+    /// What followed a weak opener is not a call: the opener and the bytes used are
+    /// text (see [`Grammar::take_rejected`]).
+    Reject,
+    /// A header that is not a call ended: it is dropped, and what follows is
+    /// reasoning or text.
+    Switch { reasoning: bool },
 }
 
 impl Step {
+    /// All of `len` input bytes used; the body goes on.
+    pub(crate) fn more(len: usize) -> Step {
+        Step {
+            consumed: len,
+            kind: StepKind::NeedMore,
+        }
+    }
+
+    /// The body ended after `consumed` bytes.
+    pub(crate) fn ended(consumed: usize, closer_seen: bool) -> Step {
+        Step {
+            consumed,
+            kind: StepKind::Ended { closer_seen },
+        }
+    }
+
+    /// The call ends early, after `consumed` bytes.
+    pub(crate) fn abort(why: Abort, consumed: usize) -> Step {
+        Step {
+            consumed,
+            kind: StepKind::Abort(why),
+        }
+    }
+
+    /// Not a call: the first `consumed` bytes are text.
+    pub(crate) fn reject(consumed: usize) -> Step {
+        Step {
+            consumed,
+            kind: StepKind::Reject,
+        }
+    }
+
+    /// A header that is not a call ended after `consumed` bytes.
+    pub(crate) fn switch(consumed: usize, reasoning: bool) -> Step {
+        Step {
+            consumed,
+            kind: StepKind::Switch { reasoning },
+        }
+    }
+
+    /// Whether the body goes on.
+    pub(crate) fn goes_on(self) -> bool {
+        self.kind == StepKind::NeedMore
+    }
+
     /// The step of input that began with `n` bytes given before (and counted then).
     pub(crate) fn shifted_back(self, n: usize) -> Step {
-        let back = |c: usize| c.saturating_sub(n);
-        match self {
-            Step::NeedMore => Step::NeedMore,
-            Step::Ended {
-                consumed,
-                closer_seen,
-            } => Step::Ended {
-                consumed: back(consumed),
-                closer_seen,
-            },
-            Step::Abort { why, consumed } => Step::Abort {
-                why,
-                consumed: back(consumed),
-            },
-            Step::Reject { consumed } => Step::Reject {
-                consumed: back(consumed),
-            },
-            Step::Switch {
-                consumed,
-                reasoning,
-            } => Step::Switch {
-                consumed: back(consumed),
-                reasoning,
-            },
+        Step {
+            consumed: self.consumed.saturating_sub(n),
+            ..self
         }
     }
 
     /// The step of the input that followed `n` bytes already used.
     pub(crate) fn after(self, n: usize) -> Step {
-        match self {
-            Step::NeedMore => Step::NeedMore,
-            Step::Ended {
-                consumed,
-                closer_seen,
-            } => Step::Ended {
-                consumed: n + consumed,
-                closer_seen,
-            },
-            Step::Abort { why, consumed } => Step::Abort {
-                why,
-                consumed: n + consumed,
-            },
-            Step::Reject { consumed } => Step::Reject {
-                consumed: n + consumed,
-            },
-            Step::Switch {
-                consumed,
-                reasoning,
-            } => Step::Switch {
-                consumed: n + consumed,
-                reasoning,
-            },
+        Step {
+            consumed: n + self.consumed,
+            ..self
         }
     }
 }
@@ -105,7 +117,7 @@ pub(crate) fn sliced(input: &[u8], mut feed: impl FnMut(&[u8]) -> Step) -> Step 
     loop {
         let end = input.len().min(at + SLICE);
         let step = feed(&input[at..end]);
-        if !matches!(step, Step::NeedMore) || end == input.len() {
+        if !step.goes_on() || end == input.len() {
             return step.after(at);
         }
         at = end;
@@ -163,7 +175,13 @@ impl Grammar {
     pub(crate) fn open_string_holds(&self, marker: &[u8]) -> bool {
         match self {
             Grammar::Envelope(e) => e.open_string_holds(marker),
-            _ => false,
+            // Their names and keys end at a tag or a separator, not a quote.
+            Grammar::Xml(_)
+            | Grammar::NameArgs(_)
+            | Grammar::Harmony(_)
+            | Grammar::Python(_)
+            | Grammar::Sniff { .. }
+            | Grammar::Gate { .. } => false,
         }
     }
 
@@ -171,7 +189,13 @@ impl Grammar {
     pub(crate) fn take_work(&mut self, rep: &mut Repairer) -> u64 {
         let own = match self {
             Grammar::Xml(x) => x.take_work(),
-            _ => 0,
+            // The others' work is the repairer's, or a few header bytes.
+            Grammar::Envelope(_)
+            | Grammar::NameArgs(_)
+            | Grammar::Harmony(_)
+            | Grammar::Python(_)
+            | Grammar::Sniff { .. }
+            | Grammar::Gate { .. } => 0,
         };
         own + rep.take_work()
     }
@@ -204,7 +228,7 @@ impl Grammar {
                     held.push(b);
                     match gate(spec, held, &sink.config.tools) {
                         None => {}
-                        Some(false) => return Step::Reject { consumed: n + 1 },
+                        Some(false) => return Step::reject(n + 1),
                         Some(true) => {
                             // A call: the envelope reads it from its first byte.
                             let mut again = std::mem::take(held);
@@ -216,7 +240,7 @@ impl Grammar {
                         }
                     }
                 }
-                Step::NeedMore
+                Step::more(input.len())
             }
             Grammar::Xml(x) => x.feed(input, sink),
             Grammar::NameArgs(n) => sliced(input, |piece| n.feed(piece, sink, rep, scratch)),
@@ -236,7 +260,7 @@ impl Grammar {
                     }
                 }
                 let Some(body) = decided else {
-                    return Step::NeedMore;
+                    return Step::more(input.len());
                 };
                 let held = std::mem::take(held);
                 if held.trim_ascii_start().starts_with(closer) && !closer.is_empty() {
@@ -253,46 +277,40 @@ impl Grammar {
                     // (a well-formed call pushed whole takes the strict fast path).
                     return self.feed(input, sink, rep, scratch, closer, chosen);
                 }
-                match self.feed(&held, sink, rep, scratch, closer, chosen) {
-                    Step::NeedMore => self
+                let step = self.feed(&held, sink, rep, scratch, closer, chosen);
+                match step.kind {
+                    StepKind::NeedMore => self
                         .feed(&input[used..], sink, rep, scratch, closer, chosen)
                         .after(used),
-                    Step::Ended {
-                        consumed,
-                        closer_seen,
-                    } => {
+                    StepKind::Ended { .. } => {
                         // The body ended inside the held bytes: the rest comes back.
                         let mut rest = self.take_leftover(rep);
-                        rest.extend_from_slice(&held[consumed..]);
+                        rest.extend_from_slice(&held[step.consumed..]);
                         *self = Grammar::Sniff {
                             bodies: &[],
                             held: rest,
                             weak: false,
                         };
-                        Step::Ended {
+                        Step {
                             consumed: used,
-                            closer_seen,
+                            ..step
                         }
                     }
-                    Step::Abort { why, .. } => Step::Abort {
-                        why,
-                        consumed: used,
-                    },
-                    Step::Reject { consumed } => {
+                    StepKind::Reject => {
                         // Not a call: what the body read is text again, and so are the
                         // held bytes it did not read.
                         let mut back = self.take_rejected();
-                        back.extend_from_slice(&held[consumed.min(held.len())..]);
+                        back.extend_from_slice(&held[step.consumed.min(held.len())..]);
                         *self = Grammar::Sniff {
                             bodies: &[],
                             held: back,
                             weak: false,
                         };
-                        Step::Reject { consumed: used }
+                        Step::reject(used)
                     }
-                    Step::Switch { reasoning, .. } => Step::Switch {
+                    StepKind::Abort(_) | StepKind::Switch { .. } => Step {
                         consumed: used,
-                        reasoning,
+                        ..step
                     },
                 }
             }
@@ -304,7 +322,13 @@ impl Grammar {
     pub(crate) fn close_clean(&mut self, sink: &mut Sink<'_>) -> bool {
         match self {
             Grammar::Xml(x) => x.close_clean(sink),
-            _ => false,
+            // A JSON value missing its closers was cut; its closers are the repairer's.
+            Grammar::Envelope(_)
+            | Grammar::NameArgs(_)
+            | Grammar::Harmony(_)
+            | Grammar::Python(_)
+            | Grammar::Sniff { .. }
+            | Grammar::Gate { .. } => false,
         }
     }
 
@@ -317,7 +341,7 @@ impl Grammar {
             Grammar::Python(p) => p.undecided(),
             Grammar::Harmony(h) => h.undecided(),
             Grammar::NameArgs(n) => n.undecided(),
-            _ => false,
+            Grammar::Envelope(_) | Grammar::Xml(_) => false,
         }
     }
 
@@ -328,7 +352,8 @@ impl Grammar {
             Grammar::Harmony(h) => h.take_rejected(),
             Grammar::NameArgs(n) => n.take_rejected(),
             Grammar::Python(p) => p.take_rejected(),
-            _ => Vec::new(),
+            // Bodies a marker opened: never rejected.
+            Grammar::Envelope(_) | Grammar::Xml(_) => Vec::new(),
         }
     }
 

@@ -108,7 +108,7 @@ impl NameArgs {
         let mut i = 0;
         while self.phase != Phase::Args {
             let Some(&b) = input.get(i) else {
-                return Step::NeedMore;
+                return Step::more(input.len());
             };
             i += 1;
             if self.weak && self.spec.identifier_name {
@@ -140,9 +140,10 @@ impl NameArgs {
                     self.phase = Phase::Name;
                     let mut again = held;
                     again.extend_from_slice(&input[i..]);
-                    return match self.feed(&again, sink, rep, scratch) {
-                        Step::NeedMore => Step::NeedMore,
-                        step => shift(step, i, last + 1),
+                    let step = self.feed(&again, sink, rep, scratch);
+                    return match step.goes_on() {
+                        true => Step::more(input.len()),
+                        false => shift(step, i, last + 1),
                     };
                 }
                 Phase::Name => {
@@ -150,13 +151,13 @@ impl NameArgs {
                     if self.weak && !is_name_byte(b) && !opens_args && !self.in_separator(b) {
                         // Not a call after all: the opener and the name read so far are text.
                         self.rejected = std::mem::take(&mut self.buf);
-                        return Step::Reject { consumed: i - 1 };
+                        return Step::reject(i - 1);
                     }
                     if self.spec.identifier_name && !self.weak && self.not_a_name(b) {
                         // Prose after the marker: no call; the marker is dropped and the
                         // bytes read so far are text.
                         self.rejected = std::mem::take(&mut self.buf);
-                        return Step::Reject { consumed: i - 1 };
+                        return Step::reject(i - 1);
                     }
                     if self.dropped_separator(b) {
                         // `NAME{`: the separator was dropped; the `{` starts the arguments.
@@ -178,10 +179,7 @@ impl NameArgs {
                         }
                     }
                     if self.buf.len() > sink.config.limits.max_name_bytes {
-                        return Step::Abort {
-                            why: Abort::TooLarge,
-                            consumed: i,
-                        };
+                        return Step::abort(Abort::TooLarge, i);
                     }
                 }
                 Phase::Id => {
@@ -196,10 +194,7 @@ impl NameArgs {
                         }
                         self.phase = Phase::Args;
                     } else if self.buf.len() > sink.config.limits.max_name_bytes {
-                        return Step::Abort {
-                            why: Abort::TooLarge,
-                            consumed: i,
-                        };
+                        return Step::abort(Abort::TooLarge, i);
                     }
                 }
                 Phase::Args => unreachable!(),
@@ -211,13 +206,13 @@ impl NameArgs {
                 i += 1;
             }
             let Some(&b) = input.get(i) else {
-                return Step::NeedMore;
+                return Step::more(input.len());
             };
             if !matches!(b, b'{' | b'"') {
                 // After a weak opener, prose where the arguments belong: no call; the
                 // name, the separator and the blanks are text again.
                 self.rejected = std::mem::take(&mut self.read);
-                return Step::Reject { consumed: i };
+                return Step::reject(i);
             }
             self.read = Vec::new();
             if let Some(name) = self.deferred.take() {
@@ -249,29 +244,14 @@ impl NameArgs {
         scratch.clear();
         let status = rep.feed(&input[i..], scratch);
         if let Err(why) = self.args(scratch, sink, status != Status::NeedMore) {
-            return Step::Abort {
-                why,
-                consumed: input.len(),
-            };
+            return Step::abort(why, input.len());
         }
         match status {
-            Status::NeedMore => Step::NeedMore,
-            Status::Complete { consumed } => Step::Ended {
-                consumed: i + consumed,
-                closer_seen: false,
-            },
-            Status::Terminated { consumed, .. } => Step::Ended {
-                consumed: i + consumed,
-                closer_seen: true,
-            },
-            Status::TooDeep { consumed } => Step::Abort {
-                why: Abort::TooDeep,
-                consumed: i + consumed,
-            },
-            Status::HeldOverflow { consumed } => Step::Abort {
-                why: Abort::HeldTooLong,
-                consumed: i + consumed,
-            },
+            Status::NeedMore => Step::more(input.len()),
+            Status::Complete { consumed } => Step::ended(i + consumed, false),
+            Status::Terminated { consumed, .. } => Step::ended(i + consumed, true),
+            Status::TooDeep { consumed } => Step::abort(Abort::TooDeep, i + consumed),
+            Status::HeldOverflow { consumed } => Step::abort(Abort::HeldTooLong, i + consumed),
             Status::Fork { .. } => unreachable!("readings fork only in an envelope"),
         }
     }
@@ -459,29 +439,8 @@ fn index_misplaced(id: &str) -> bool {
 /// Map a step over `again` (which began with `held` bytes already counted in `i`) back
 /// to the caller's input.
 fn shift(step: Step, i: usize, held: usize) -> Step {
-    let map = |c: usize| (i + c).saturating_sub(held);
-    match step {
-        Step::NeedMore => Step::NeedMore,
-        Step::Ended {
-            consumed,
-            closer_seen,
-        } => Step::Ended {
-            consumed: map(consumed),
-            closer_seen,
-        },
-        Step::Abort { why, consumed } => Step::Abort {
-            why,
-            consumed: map(consumed),
-        },
-        Step::Reject { consumed } => Step::Reject {
-            consumed: map(consumed),
-        },
-        Step::Switch {
-            consumed,
-            reasoning,
-        } => Step::Switch {
-            consumed: map(consumed),
-            reasoning,
-        },
+    Step {
+        consumed: (i + step.consumed).saturating_sub(held),
+        ..step
     }
 }

@@ -129,34 +129,21 @@ impl Python {
                     }
                     Run::End { used, closer_seen } => {
                         self.leftover = back[used..].to_vec();
-                        return Step::Ended {
-                            consumed: i,
-                            closer_seen,
-                        };
+                        return Step::ended(i, closer_seen);
                     }
                     // Nothing is read back before a call has begun.
-                    Run::Reject { .. } => return Step::Reject { consumed: i },
-                    Run::Abort(why, _) => return Step::Abort { why, consumed: i },
+                    Run::Reject { .. } => return Step::reject(i),
+                    Run::Abort(why, _) => return Step::abort(why, i),
                 }
             }
             if i >= input.len() {
-                return Step::NeedMore;
+                return Step::more(input.len());
             }
             match self.run(&input[i..], sink, rep, scratch) {
                 Run::Used(n) => i += n,
-                Run::End { used, closer_seen } => {
-                    return Step::Ended {
-                        consumed: i + used,
-                        closer_seen,
-                    }
-                }
-                Run::Reject { used } => return Step::Reject { consumed: i + used },
-                Run::Abort(why, used) => {
-                    return Step::Abort {
-                        why,
-                        consumed: i + used,
-                    }
-                }
+                Run::End { used, closer_seen } => return Step::ended(i + used, closer_seen),
+                Run::Reject { used } => return Step::reject(i + used),
+                Run::Abort(why, used) => return Step::abort(why, i + used),
             }
         }
     }

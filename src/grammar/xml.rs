@@ -263,12 +263,9 @@ impl Xml {
         loop {
             if let Some(closer_seen) = self.ended.take() {
                 if let Err(why) = self.flush(sink) {
-                    return Step::Abort { why, consumed: i };
+                    return Step::abort(why, i);
                 }
-                return Step::Ended {
-                    consumed: i,
-                    closer_seen,
-                };
+                return Step::ended(i, closer_seen);
             }
             let b = if self.rpos < self.replay.len() {
                 let b = self.replay[self.rpos];
@@ -315,12 +312,12 @@ impl Xml {
             };
             if let Err(why) = self.step(b, sink) {
                 let _ = self.flush(sink);
-                return Step::Abort { why, consumed: i };
+                return Step::abort(why, i);
             }
         }
         match self.flush(sink) {
-            Ok(()) => Step::NeedMore,
-            Err(why) => Step::Abort { why, consumed: i },
+            Ok(()) => Step::more(input.len()),
+            Err(why) => Step::abort(why, i),
         }
     }
 

@@ -15,7 +15,7 @@
 //! read again by the parser. Argument deltas stop at the fork (every reading agrees on
 //! what was sent before it) and resume from the reading taken.
 
-use super::{Envelope, Step};
+use super::{Envelope, Step, StepKind};
 use crate::calls::{Abort, Calls, Sink};
 use crate::config::Config;
 use crate::json::cost;
@@ -105,14 +105,11 @@ impl Reading {
         let step = self
             .env
             .feed(bytes, &mut sink, &mut self.rep, &mut self.scratch);
-        self.state = match step {
-            Step::NeedMore if cost::of(self.rep.repairs()) > CAP => State::Out,
-            Step::NeedMore => State::Live,
-            Step::Ended {
-                consumed,
-                closer_seen,
-            } => State::Ended(End {
-                at: pos + consumed,
+        self.state = match step.kind {
+            StepKind::NeedMore if cost::of(self.rep.repairs()) > CAP => State::Out,
+            StepKind::NeedMore => State::Live,
+            StepKind::Ended { closer_seen } => State::Ended(End {
+                at: pos + step.consumed,
                 closer_seen,
             }),
             _ => State::Out,
@@ -350,10 +347,7 @@ impl Envelope {
         rep: &mut Repairer,
     ) -> Step {
         let Some(fork) = self.fork.0.as_mut() else {
-            return Step::Ended {
-                consumed: 0,
-                closer_seen,
-            };
+            return Step::ended(0, closer_seen);
         };
         fork.primary = Some(End {
             at: fork.since.len(),
@@ -373,24 +367,18 @@ impl Envelope {
         rep: &mut Repairer,
     ) -> Step {
         let Some(fork) = self.fork.0.as_mut() else {
-            return Step::NeedMore;
+            return Step::more(input.len());
         };
         fork.read(input, sink.config, rep.parted());
         sink.stats.examined(fork.take_work());
         if !fork.settled(rep, false) {
-            return Step::NeedMore;
+            return Step::more(input.len());
         }
         let fork = self.fork.0.take().expect("checked");
         match decide_call(*fork, sink, rep, false) {
-            Some(Taken::Ended { closer_seen, .. }) => Step::Ended {
-                consumed: input.len(),
-                closer_seen,
-            },
-            Some(Taken::Skip) => Step::Abort {
-                why: Abort::Ambiguous,
-                consumed: input.len(),
-            },
-            None => Step::NeedMore,
+            Some(Taken::Ended { closer_seen, .. }) => Step::ended(input.len(), closer_seen),
+            Some(Taken::Skip) => Step::abort(Abort::Ambiguous, input.len()),
+            None => Step::more(input.len()),
         }
     }
 
