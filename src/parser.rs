@@ -19,6 +19,8 @@
 //! and the [`Sink`] streams them. `docs/design.md` explains each state.
 
 use crate::ascii::TextStops;
+use crate::call::args::ArgsReader;
+use crate::call::CallState;
 use crate::calls::{Abort, Calls, Sink};
 use crate::config::{Config, InReasoning};
 use crate::dialect::{auto_specs, Body, CallForm, Dialect, Spec};
@@ -26,8 +28,7 @@ use crate::event::{Event, StopReason};
 use crate::feed::{FedAs, Feed};
 use crate::grammar::{Grammar, StepKind};
 use crate::json::lookahead::KeyCheck;
-use crate::json::readings::Policy;
-use crate::json::repairer::{Options, Repairer, ToolByName};
+use crate::json::repairer::{Options, ToolByName};
 use crate::queue::Queue;
 use crate::repairs::{Repair, Repairs};
 use crate::scan::{Found, MarkerSet};
@@ -238,14 +239,9 @@ enum Mode {
     Text,
     /// The index of the reasoning table (u16: keeps `Mode` small).
     Reasoning(u16),
-    Call {
-        form: &'static CallForm,
-        /// Boxed: the grammars are large, and an idle parser should not carry one.
-        grammar: Box<Grammar>,
-        /// The reasoning block the call was written in, to return to.
-        within: Option<u16>,
-        native: Repairs,
-    },
+    /// A call's body is read. Boxed: a call's state is large, and an idle parser
+    /// should not carry one.
+    Call(Box<CallState>),
     /// The body ended; the call waits for its closer (or anything else) to be released.
     /// Boxed: only a call needs it, and an idle parser should stay small.
     AfterCall(Box<AfterCall>),
@@ -293,14 +289,9 @@ impl Utf8Tail {
 
 /// What only calls need, boxed so that a parser that sees only text stays small.
 struct CallWork {
-    rep: Repairer,
-    /// The repairer's output for the grammar, reused across chunks.
-    scratch: Vec<u8>,
-    /// Raw body bytes of the open call read so far, for the arguments size limit.
-    /// (Here rather than in `Mode::Call`: an idle parser stays within 512 bytes.)
-    body: usize,
-    /// The last call's grammar box, for the next call's: a call allocates none.
-    spare_grammar: Option<Box<Grammar>>,
+    /// The last call's state, for the next call's: a call allocates none, and its
+    /// value reader keeps its tables (`Repairer::set_call_options`).
+    spare: Option<Box<CallState>>,
     /// An identifier and the blanks after it, at the start of the output, held as the
     /// name of a call whose opener may follow (see [`Parser::hold_name`]).
     name: Vec<u8>,
@@ -366,8 +357,8 @@ pub struct Parser {
     queue: Queue,
     calls: Calls,
     stats: Stats,
-    /// Built at the first call: a parser that only sees text holds no repairer.
-    rep: Option<Box<CallWork>>,
+    /// Built at the first call (or name held): a parser that only sees text holds none.
+    work: Option<Box<CallWork>>,
     mode: Mode,
     tables: &'static Tables,
     locked: Option<Dialect>,
@@ -410,13 +401,6 @@ pub struct Parser {
     fast: FastLane,
     /// How to read the events of the chunk `feed_rest` took last (see `feed`).
     pub(crate) fed_as: FedAs,
-    /// A backslash or a quote that ended the last chunk inside a string of the
-    /// arguments, not read yet (see [`Parser::args_string`]).
-    byte_held: Option<u8>,
-    /// The last string run found the parser inside a string of the arguments with
-    /// nothing held, and nothing but string runs read since: the next run need not
-    /// check again. Only `process` can leave the string, so it clears this.
-    in_string_arg: bool,
     /// Tests: never take the look-ahead path (to compare with it), and how often it took
     /// a chunk.
     #[cfg(test)]
@@ -433,7 +417,7 @@ impl Parser {
     pub fn with_config(config: Config) -> Parser {
         let tables = Tables::shared(config.dialect, config.in_reasoning);
         let mut p = Parser {
-            rep: None,
+            work: None,
             config,
             queue: Queue::default(),
             calls: Calls::default(),
@@ -453,8 +437,6 @@ impl Parser {
             plain_reasoning: false,
             fast: FastLane::Off,
             fed_as: FedAs::default(),
-            byte_held: None,
-            in_string_arg: false,
             #[cfg(test)]
             lookahead_pass: (true, 0),
         };
@@ -481,20 +463,21 @@ impl Parser {
     pub fn reset(&mut self) {
         self.queue.clear(&mut self.calls.spare);
         self.calls.reset();
-        if let Some(work) = &mut self.rep {
-            work.rep.reset();
+        if let Mode::Call(call) = std::mem::replace(&mut self.mode, Mode::Text) {
+            self.retire(call);
+        }
+        if let Some(spare) = self.work.as_mut().and_then(|w| w.spare.as_mut()) {
+            spare.args.rep.reset();
         }
         self.held.clear();
         self.shown = 0;
         self.text_tail = None;
         self.utf8.clear();
         self.stop = None;
-        self.byte_held = None;
-        self.in_string_arg = false;
         self.last_text = b'\n';
         self.at_start = true;
         self.calls_at_text = 0;
-        if let Some(work) = &mut self.rep {
+        if let Some(work) = &mut self.work {
             work.name.clear();
         }
         self.locked = None;
@@ -580,9 +563,9 @@ impl Parser {
         if self.plain.is_none() {
             if !self.utf8.is_empty() {
                 plain = self.finish_char(chunk);
-            } else if matches!(self.mode, Mode::Call { .. }) {
+            } else if let Mode::Call(call) = &self.mode {
                 // One of the two at most: a string run needs no look-ahead reading.
-                plain = match self.rep.as_ref().is_some_and(|w| w.rep.looking_ahead()) {
+                plain = match call.args.rep.looking_ahead() {
                     true => {
                         settled = false;
                         self.args_lookahead(chunk)
@@ -619,7 +602,7 @@ impl Parser {
             settled = false;
         }
         if !settled
-            && self.rep.as_ref().is_some_and(|w| w.rep.looking_ahead())
+            && matches!(&self.mode, Mode::Call(call) if call.args.rep.looking_ahead())
             && self.lookahead_ready()
         {
             self.fast = FastLane::Lookahead;
@@ -636,17 +619,17 @@ impl Parser {
     #[inline]
     fn lookahead_lane(&mut self, chunk: &[u8]) -> Option<(usize, bool)> {
         debug_assert!(self.lookahead_ready());
-        let (Mode::Call { .. }, Some(work)) = (&mut self.mode, &mut self.rep) else {
-            unreachable!("the look-ahead lane opens only in a call with a repairer")
+        let Mode::Call(call) = &mut self.mode else {
+            unreachable!("the look-ahead lane opens only in a call")
         };
         // The body limit counts raw bytes, as `feed_call` does.
-        let fits = chunk.len() <= self.config.limits.max_args_bytes.saturating_sub(work.body);
+        let fits = chunk.len() <= self.config.limits.max_args_bytes.saturating_sub(call.body);
         let (n, decided) = match fits {
-            true => work.rep.lane_lookahead(chunk),
+            true => call.args.rep.lane_lookahead(chunk),
             false => (0, false),
         };
-        work.body += n;
-        self.stats.examined(n as u64 + work.rep.take_work());
+        call.body += n;
+        self.stats.examined(n as u64 + call.args.rep.take_work());
         #[cfg(test)]
         {
             self.lookahead_pass.1 += usize::from(n > 0);
@@ -668,17 +651,18 @@ impl Parser {
         if !self.lookahead_pass.0 {
             return false;
         }
-        match (&self.mode, &self.rep) {
-            (Mode::Call { grammar, .. }, Some(work)) => {
-                work.rep.looking_ahead()
+        match &self.mode {
+            Mode::Call(call) => {
+                call.args.rep.looking_ahead()
                     && !self.finished()
                     && self.plain.is_none()
                     && self.utf8.is_empty()
-                    && self.byte_held.is_none()
-                    && matches!(&**grammar, Grammar::Envelope(e) if !e.forked())
-                    && work.rep.lookahead_clean()
+                    && call.byte_held.is_none()
+                    && matches!(call.grammar, Grammar::Envelope(_))
+                    && !call.forked()
+                    && call.args.rep.lookahead_clean()
             }
-            _ => false,
+            Mode::Text | Mode::Reasoning(_) | Mode::AfterCall(_) | Mode::Skip { .. } => false,
         }
     }
 
@@ -1225,11 +1209,14 @@ impl Parser {
     /// chunks split them often.
     fn args_string(&mut self, chunk: &[u8]) -> usize {
         let mut at;
-        if let Some(held) = self.byte_held {
+        let Mode::Call(call) = &mut self.mode else {
+            return 0;
+        };
+        if let Some(held) = call.byte_held {
             if chunk.is_empty() {
                 return 0;
             }
-            self.byte_held = None;
+            call.byte_held = None;
             // The held byte and a small chunk make one run (a copy of at most 16 bytes);
             // a larger chunk's run follows the held byte's.
             let mut joined = [held; 16];
@@ -1257,9 +1244,13 @@ impl Parser {
             at = n;
         }
         // A run was read (`Some`): `in_string_arg` says the state still allows one.
-        if at + 1 == chunk.len() && matches!(chunk[at], b'\\' | b'"') && self.in_string_arg {
-            self.byte_held = Some(chunk[at]);
-            at += 1;
+        if at + 1 == chunk.len() && matches!(chunk[at], b'\\' | b'"') {
+            if let Mode::Call(call) = &mut self.mode {
+                if call.in_string_arg {
+                    call.byte_held = Some(chunk[at]);
+                    at += 1;
+                }
+            }
         }
         at
     }
@@ -1295,12 +1286,13 @@ impl Parser {
     /// Whether the parser is inside a string of the arguments with nothing held: where
     /// [`string_run`](Self::string_run) reads.
     fn in_idle_string_arg(&self) -> bool {
-        match (&self.mode, &self.rep) {
-            (Mode::Call { grammar, .. }, Some(work)) => {
-                matches!(&**grammar, Grammar::Envelope(e) if e.in_args_string() && !e.forked())
-                    && work.rep.in_idle_string()
+        match &self.mode {
+            Mode::Call(call) => {
+                matches!(&call.grammar, Grammar::Envelope(e) if e.in_args_string())
+                    && !call.forked()
+                    && call.args.rep.in_idle_string()
             }
-            _ => false,
+            Mode::Text | Mode::Reasoning(_) | Mode::AfterCall(_) | Mode::Skip { .. } => false,
         }
     }
 
@@ -1311,18 +1303,17 @@ impl Parser {
     /// cost more than it saved).
     #[inline(always)]
     fn string_run(&mut self, input: &[u8]) -> Option<usize> {
-        if !self.in_string_arg {
-            if !self.in_idle_string_arg() {
-                return None;
-            }
-            self.in_string_arg = true;
+        let in_string = matches!(&self.mode, Mode::Call(call) if call.in_string_arg);
+        if !in_string && !self.in_idle_string_arg() {
+            return None;
         }
         debug_assert!(self.in_idle_string_arg());
-        let (Mode::Call { .. }, Some(work)) = (&mut self.mode, &mut self.rep) else {
+        let Mode::Call(call) = &mut self.mode else {
             return None;
         };
+        call.in_string_arg = true;
         // The body limit counts raw bytes, as `feed_call` does.
-        let budget = self.config.limits.max_args_bytes.saturating_sub(work.body);
+        let budget = self.config.limits.max_args_bytes.saturating_sub(call.body);
         let input = &input[..input.len().min(budget)];
         let mut sink = Sink {
             calls: &mut self.calls,
@@ -1330,9 +1321,8 @@ impl Parser {
             config: &self.config,
             stats: &mut self.stats,
         };
-        let CallWork {
-            rep, scratch, body, ..
-        } = &mut **work;
+        let CallState { args, body, .. } = &mut **call;
+        let ArgsReader { rep, out: scratch } = args;
         // A run writes at most six bytes per byte read (a control byte as `\u00XX`):
         // straight into the call's buffer where it can; else through `scratch` and
         // `string_args`, as `process` would; near the size limit, `process` decides.
@@ -1463,7 +1453,11 @@ impl Parser {
         if self.finished() {
             return;
         }
-        if let Some(held) = self.byte_held.take() {
+        let held = match &mut self.mode {
+            Mode::Call(call) => call.byte_held.take(),
+            _ => None,
+        };
+        if let Some(held) = held {
             self.process(&[held]);
         }
         self.stop = Some(stop);
@@ -1502,24 +1496,23 @@ impl Parser {
         )
     }
 
-    /// The repairer and its output buffer, built on first use.
+    /// What only calls need, built on first use.
     #[inline]
     fn work(work: &mut Option<Box<CallWork>>) -> &mut CallWork {
         work.get_or_insert_with(|| {
             Box::new(CallWork {
-                rep: Repairer::new(Options::default()),
-                scratch: Vec::new(),
-                body: 0,
-                spare_grammar: None,
+                spare: None,
                 name: Vec::new(),
                 names_paused: false,
             })
         })
     }
 
-    /// The repairer, built on first use.
-    fn rep(work: &mut Option<Box<CallWork>>) -> &mut Repairer {
-        &mut Parser::work(work).rep
+    /// Keep an ended call's state for the next call's (emptied: what its grammar holds
+    /// is freed now, as when it was dropped).
+    fn retire(&mut self, mut call: Box<CallState>) {
+        call.retire();
+        Parser::work(&mut self.work).spare = Some(call);
     }
 
     fn table(&self) -> &Table {
@@ -1530,7 +1523,9 @@ impl Parser {
     }
 
     fn process(&mut self, mut input: &[u8]) {
-        self.in_string_arg = false;
+        if let Mode::Call(call) = &mut self.mode {
+            call.in_string_arg = false;
+        }
         while !input.is_empty() {
             let used = match self.mode {
                 Mode::Text => self.scan(input, false),
@@ -1835,7 +1830,7 @@ impl Parser {
         self.tables.name_before
             && self.config.dialect != Dialect::Auto
             && !self.finished()
-            && !self.rep.as_ref().is_some_and(|w| w.names_paused)
+            && !self.work.as_ref().is_some_and(|w| w.names_paused)
     }
 
     /// Where the identifier (and the blanks after it) that ends `text` begins, when it
@@ -1899,7 +1894,7 @@ impl Parser {
         let max = self.config.limits.max_name_bytes;
         let auto = self.config.dialect == Dialect::Auto;
         let tools = &self.config.tools;
-        let name = &mut Parser::work(&mut self.rep).name;
+        let name = &mut Parser::work(&mut self.work).name;
         for (i, &b) in bytes.iter().enumerate() {
             let ident = name.iter().take_while(|c| !c.is_ascii_whitespace()).count();
             let takes = if b.is_ascii_whitespace() {
@@ -1933,7 +1928,7 @@ impl Parser {
 
     /// Whether a name is held (see [`Parser::hold_name`]).
     fn name_held(&self) -> bool {
-        self.rep.as_ref().is_some_and(|work| !work.name.is_empty())
+        self.work.as_ref().is_some_and(|work| !work.name.is_empty())
     }
 
     /// Show the held name as text: what followed it was not a call's opener.
@@ -1941,11 +1936,11 @@ impl Parser {
         if !self.name_held() {
             return;
         }
-        let work = Parser::work(&mut self.rep);
+        let work = Parser::work(&mut self.work);
         let name = std::mem::take(&mut work.name);
         self.emit_shown(&name, false);
         // Keep the storage for the next output.
-        let work = Parser::work(&mut self.rep);
+        let work = Parser::work(&mut self.work);
         work.name = name;
         work.name.clear();
     }
@@ -1957,7 +1952,7 @@ impl Parser {
         if !self.name_held() {
             return None;
         }
-        let held = &Parser::work(&mut self.rep).name;
+        let held = &Parser::work(&mut self.work).name;
         let ident = std::str::from_utf8(held.trim_ascii_end()).unwrap_or("");
         let named = match self.config.dialect {
             Dialect::Auto => self.config.tools.get(ident).is_some(),
@@ -1967,7 +1962,7 @@ impl Parser {
             self.show_name();
             return None;
         }
-        Some(std::mem::take(&mut Parser::work(&mut self.rep).name))
+        Some(std::mem::take(&mut Parser::work(&mut self.work).name))
     }
 
     fn emit_shown(&mut self, mut bytes: &[u8], reasoning: bool) {
@@ -2078,13 +2073,13 @@ impl Parser {
                     self.start_call(form, None);
                     // The blanks after the name are framing, not the body's.
                     let ident = name.trim_ascii_end();
-                    if matches!(self.mode, Mode::Call { .. }) {
+                    if matches!(self.mode, Mode::Call(_)) {
                         self.process(ident);
                     }
-                    if matches!(self.mode, Mode::Call { .. }) {
+                    if matches!(self.mode, Mode::Call(_)) {
                         self.process(form.body_prefix);
                     }
-                    let work = Parser::work(&mut self.rep);
+                    let work = Parser::work(&mut self.work);
                     if work.name.is_empty() {
                         // Keep the storage for the next output.
                         work.name = name;
@@ -2103,17 +2098,17 @@ impl Parser {
                 };
                 self.start_call(form, within);
                 if let Some(name) = name {
-                    if matches!(self.mode, Mode::Call { .. }) {
+                    if matches!(self.mode, Mode::Call(_)) {
                         let ident = String::from_utf8_lossy(name.trim_ascii_end()).into_owned();
                         self.sink().0.told_name(&ident);
                     }
-                    let work = Parser::work(&mut self.rep);
+                    let work = Parser::work(&mut self.work);
                     if work.name.is_empty() {
                         work.name = name;
                         work.name.clear();
                     }
                 }
-                if !form.body_prefix.is_empty() && matches!(self.mode, Mode::Call { .. }) {
+                if !form.body_prefix.is_empty() && matches!(self.mode, Mode::Call(_)) {
                     self.process(form.body_prefix);
                 }
             }
@@ -2123,7 +2118,7 @@ impl Parser {
                     _ => None,
                 };
                 self.start_call(form, within);
-                if !form.body_prefix.is_empty() && matches!(self.mode, Mode::Call { .. }) {
+                if !form.body_prefix.is_empty() && matches!(self.mode, Mode::Call(_)) {
                     self.process(form.body_prefix);
                 }
             }
@@ -2186,35 +2181,35 @@ impl Parser {
             keyless_key,
             log_repairs: envelope.is_some(),
         };
-        let rep = Parser::rep(&mut self.rep);
-        rep.reset();
-        rep.set_call_options(form as *const CallForm as usize, options, || {
-            call_terminators(form)
-        });
-        if matches!(form.body, Body::Envelope(_)) {
-            rep.set_policy(Policy::ARMED);
-        }
         // Lock `auto` only on a body that is certainly a call: a sniffed body locks when
         // chosen, and a weak opener or a harmony header may turn out not to be one.
         let weak = tentative || ((form.anchored || form.heuristic) && !form.labelled);
         if !weak && !matches!(form.body, Body::Sniff(_) | Body::Harmony(_)) {
             self.lock(&form.body, form);
         }
-        let work = Parser::work(&mut self.rep);
-        work.body = 0;
-        let grammar = match work.spare_grammar.take() {
+        let grammar = Grammar::new(&form.body, form.closer, weak);
+        let mut call = match Parser::work(&mut self.work).spare.take() {
             Some(mut spare) => {
-                *spare = Grammar::new(&form.body, form.closer, weak);
+                spare.restart(form, grammar, within, native);
                 spare
             }
-            None => Box::new(Grammar::new(&form.body, form.closer, weak)),
+            None => Box::new(CallState::new(
+                form,
+                grammar,
+                ArgsReader::default(),
+                within,
+                native,
+            )),
         };
-        self.mode = Mode::Call {
-            form,
-            grammar,
-            within,
-            native,
-        };
+        let rep = &mut call.args.rep;
+        rep.reset();
+        rep.set_call_options(form as *const CallForm as usize, options, || {
+            call_terminators(form)
+        });
+        if matches!(form.body, Body::Envelope(_)) {
+            call.args.arm();
+        }
+        self.mode = Mode::Call(call);
     }
 
     /// Whether `form`'s opener is also a wrapper that a dialect in force strips (Olmo's
@@ -2261,25 +2256,26 @@ impl Parser {
         let mut chosen = None;
         // The arguments size limit counts the call's raw body bytes, so the call ends at
         // the same byte however the input is chunked.
-        let body = &mut Parser::work(&mut self.rep).body;
-        let budget = self.config.limits.max_args_bytes.saturating_sub(*body);
+        let Mode::Call(call) = &mut self.mode else {
+            unreachable!("a call's input goes to its call")
+        };
+        let budget = self.config.limits.max_args_bytes.saturating_sub(call.body);
         let input = &whole[..whole.len().min(budget)];
-        *body += input.len();
+        call.body += input.len();
         // (No input at all only resolves what the look-ahead decided: `resolve_at_end`.)
         if input.is_empty() && !whole.is_empty() {
             return self.abort_to_skip(Abort::TooLarge, 0);
         }
-        let step = {
+        let (step, form, terminated_by) = {
             let Parser {
                 calls,
                 queue,
                 config,
                 stats,
-                rep,
                 mode,
                 ..
             } = self;
-            let Mode::Call { form, grammar, .. } = mode else {
+            let Mode::Call(call) = mode else {
                 unreachable!()
             };
             let mut sink = Sink {
@@ -2288,29 +2284,21 @@ impl Parser {
                 config,
                 stats,
             };
-            let CallWork { rep, scratch, .. } = Parser::work(rep);
-            let step = grammar.feed(input, &mut sink, rep, scratch, form.closer, &mut chosen);
-            sink.stats.examined(grammar.take_work(rep));
-            step
+            let step = call.feed(input, &mut sink, &mut chosen);
+            sink.stats.examined(call.take_work());
+            (step, call.form, call.args.rep.terminated_by())
         };
         if let Some(body) = chosen {
-            let Mode::Call { form, .. } = &self.mode else {
-                unreachable!()
-            };
-            let form = *form;
             self.lock(body, form);
         }
         let consumed = step.consumed;
         match step.kind {
             StepKind::NeedMore => input.len(),
+            StepKind::Fork => unreachable!("the call forks its readings itself"),
             StepKind::Ended { closer_seen } => {
-                let form = match &self.mode {
-                    Mode::Call { form, .. } => *form,
-                    _ => unreachable!(),
-                };
                 // A marker other than the closer ended the body: read it again after
                 // this call (the next call's opener, an end-of-turn token).
-                let other = match self.rep.as_ref().and_then(|w| w.rep.terminated_by()) {
+                let other = match terminated_by {
                     Some(m) if closer_seen && m != form.closer => m,
                     _ => b"",
                 };
@@ -2332,11 +2320,8 @@ impl Parser {
             StepKind::Abort(why) => self.abort_to_skip(why, consumed),
             StepKind::Switch { reasoning } => {
                 self.calls.pending_implies = None;
-                let close = match &self.mode {
-                    Mode::Call { form, .. } => match &form.body {
-                        Body::Harmony(spec) => spec.reasoning_close,
-                        _ => b"",
-                    },
+                let close = match &form.body {
+                    Body::Harmony(spec) => spec.reasoning_close,
                     _ => b"",
                 };
                 let table = self.tables.closers.iter().position(|c| *c == close);
@@ -2355,18 +2340,14 @@ impl Parser {
     /// marker (a tentative one too) is markup: it began no call and is dropped.
     fn give_back(&mut self) {
         let mode = std::mem::replace(&mut self.mode, Mode::Text);
-        let Mode::Call {
-            form,
-            mut grammar,
-            within,
-            ..
-        } = mode
-        else {
+        let Mode::Call(mut call) = mode else {
             return;
         };
+        let (form, within) = (call.form, call.within);
         self.calls.pending_implies = None;
         self.sink().0.withdraw();
-        let rejected = grammar.take_rejected();
+        let rejected = call.grammar.take_rejected();
+        self.retire(call);
         let reasoning = within.is_some();
         self.mode = within.map_or(Mode::Text, Mode::Reasoning);
         if !(form.anchored || form.heuristic) {
@@ -2378,9 +2359,9 @@ impl Parser {
             // opener reads as markup.
             self.at_start = false;
             self.calls_at_text = self.calls.next_index;
-            Parser::work(&mut self.rep).names_paused = true;
+            Parser::work(&mut self.work).names_paused = true;
             self.process(&rejected);
-            Parser::work(&mut self.rep).names_paused = false;
+            Parser::work(&mut self.work).names_paused = false;
             return;
         }
         let mut text: SmallVec<[u8; 64]> =
@@ -2402,7 +2383,7 @@ impl Parser {
     /// End the call early and drop the rest of its body, up to its closer.
     fn abort_to_skip(&mut self, why: Abort, consumed: usize) -> usize {
         let leftover = match &mut self.mode {
-            Mode::Call { grammar, .. } => grammar.take_leftover(Parser::rep(&mut self.rep)),
+            Mode::Call(call) => call.take_leftover(),
             _ => Vec::new(),
         };
         let (closer, _) = self.abort_call(why);
@@ -2421,7 +2402,7 @@ impl Parser {
         // force: lock only on a call outside reasoning, so that index stays valid.
         // (From `start_call` the mode is still the reasoning block's.)
         let within = match &self.mode {
-            Mode::Call { within, .. } => *within,
+            Mode::Call(call) => call.within,
             Mode::AfterCall(state) => state.within,
             Mode::Reasoning(i) => Some(*i),
             _ => None,
@@ -2442,28 +2423,17 @@ impl Parser {
     /// closer. Returns bytes read past the body, to be read again.
     fn end_body(&mut self, closer_seen: bool) -> Vec<u8> {
         let mode = std::mem::replace(&mut self.mode, Mode::Text);
-        let Mode::Call {
-            form,
-            mut grammar,
-            within,
-            native,
-            ..
-        } = mode
-        else {
+        let Mode::Call(mut call) = mode else {
             unreachable!()
         };
-        let leftover = grammar.take_leftover(Parser::rep(&mut self.rep));
-        let repairs = self.rep_repairs(&grammar, native);
+        let (form, within) = (call.form, call.within);
+        let leftover = call.take_leftover();
+        let repairs = call.repairs();
         // A JSON call object the model closed itself may have gone on past a `"}}` in a
         // raw string; one a marker ended did not.
-        let may_go_on = matches!(*grammar, Grammar::Envelope(_))
-            && self
-                .rep
-                .as_ref()
-                .is_none_or(|w| w.rep.terminated_by().is_none());
-        // Kept empty: what the call's grammar holds is freed now, as when it was dropped.
-        *grammar = Grammar::new(&form.body, form.closer, false);
-        Parser::work(&mut self.rep).spare_grammar = Some(grammar);
+        let may_go_on =
+            matches!(call.grammar, Grammar::Envelope(_)) && call.args.rep.terminated_by().is_none();
+        self.retire(call);
         let (mut sink, ..) = self.sink();
         if sink.calls.is_open() {
             sink.repairs(repairs);
@@ -2486,34 +2456,14 @@ impl Parser {
         leftover
     }
 
-    fn rep_repairs(&self, grammar: &Grammar, native: Repairs) -> Repairs {
-        match grammar {
-            // A sniff with no bodies left carries the bytes after a body that ended in
-            // what was held: the repairer's repairs are that body's (none for XML, which
-            // does not use it).
-            Grammar::Xml(_)
-            | Grammar::Sniff {
-                bodies: [_, ..], ..
-            } => Repairs::NONE,
-            _ => {
-                let all = self.rep.as_ref().map_or(Repairs::NONE, |w| w.rep.repairs());
-                all.iter().filter(|r| !native.contains(*r)).collect()
-            }
-        }
-    }
-
     fn abort_call(&mut self, why: Abort) -> (&'static [u8], Vec<u8>) {
         let mode = std::mem::replace(&mut self.mode, Mode::Text);
-        let Mode::Call {
-            form,
-            grammar,
-            native,
-            ..
-        } = mode
-        else {
+        let Mode::Call(call) = mode else {
             return (b"", Vec::new());
         };
-        let repairs = self.rep_repairs(&grammar, native);
+        let form = call.form;
+        let repairs = call.repairs();
+        self.retire(call);
         let (mut sink, ..) = self.sink();
         if sink.calls.is_open() {
             sink.repairs(repairs);
@@ -2749,7 +2699,7 @@ impl Parser {
     }
 
     fn finish_mode(&mut self) {
-        if matches!(&self.mode, Mode::Call { grammar, .. } if grammar.undecided()) {
+        if matches!(&self.mode, Mode::Call(call) if call.grammar.undecided()) {
             // The stream ended before markerless JSON showed it is a call: text.
             self.give_back();
             return self.finish_mode();
@@ -2802,44 +2752,25 @@ impl Parser {
                     }
                 }
             }
-            Mode::Call {
-                form,
-                mut grammar,
-                within,
-                native,
-                ..
-            } => {
+            Mode::Call(mut call) => {
                 let clean_stop = !self.cut_off();
                 let complete = {
-                    let Parser {
-                        calls,
-                        queue,
-                        config,
-                        stats,
-                        rep,
-                        ..
-                    } = self;
-                    let mut sink = Sink {
-                        calls,
-                        queue,
-                        config,
-                        stats,
-                    };
-                    let CallWork { rep, scratch, .. } = Parser::work(rep);
-                    let mut complete = grammar.finish(&mut sink, rep, scratch);
+                    let (mut sink, _) = self.sink();
+                    let mut complete = call.finish(&mut sink);
                     if !complete && clean_stop {
                         // Every value closed, only the closers missing: complete.
-                        complete = grammar.close_clean(&mut sink);
+                        complete = call.grammar.close_clean(&mut sink);
                     }
-                    sink.stats.examined(grammar.take_work(rep));
+                    sink.stats.examined(call.take_work());
                     complete
                 };
-                let repairs = self.rep_repairs(&grammar, native);
-                let mut leftover = grammar.take_leftover(Parser::rep(&mut self.rep));
+                let (form, within) = (call.form, call.within);
+                let repairs = call.repairs();
+                let mut leftover = call.take_leftover();
                 // Ended by a marker other than its closer: cut, not finished (as in
                 // `feed_call`); by its closer (read while deciding the held bytes, or
                 // left after the body by the reading taken): no closer is missing.
-                let terminated_by = self.rep.as_ref().and_then(|w| w.rep.terminated_by());
+                let terminated_by = call.args.rep.terminated_by();
                 let cut = terminated_by.is_some_and(|m| m != form.closer);
                 let blanks = leftover.len() - leftover.trim_ascii_start().len();
                 let closer_left = complete
@@ -2866,7 +2797,7 @@ impl Parser {
                     && !closer_left
                     && misspelled.is_none()
                     && !form.closer.is_empty()
-                    && matches!(*grammar, Grammar::Envelope(_))
+                    && matches!(call.grammar, Grammar::Envelope(_))
                     && memchr::memmem::find(&leftover, form.closer)
                         .filter(|&at| body_went_on(&leftover[..at]))
                         .map(|at| leftover.drain(..at + form.closer.len()))
@@ -2875,6 +2806,8 @@ impl Parser {
                     || closer_left
                     || misspelled.is_some()
                     || went_on;
+                let string_holds_closer = call.grammar.open_string_holds(form.closer);
+                self.retire(call);
                 let (mut sink, ..) = self.sink();
                 if sink.calls.is_open() {
                     sink.repairs(repairs);
@@ -2899,8 +2832,7 @@ impl Parser {
                     }
                     self.finish_mode();
                 } else if clean_stop
-                    && (sink.calls.open_args_hold(form.closer)
-                        || grammar.open_string_holds(form.closer))
+                    && (sink.calls.open_args_hold(form.closer) || string_holds_closer)
                 {
                     // The closer went into an open string: ended, not cut.
                     sink.abort(Abort::Unclosed);

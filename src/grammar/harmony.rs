@@ -9,15 +9,17 @@
 //! in the content (Muse-Glimmer's `<atem:invoke>`) only drop the header.
 
 use super::Step;
-use crate::calls::{Abort, Sink};
+use crate::call::args::ArgsReader;
+use crate::calls::Sink;
 use crate::dialect::HarmonySpec;
-use crate::json::repairer::{Options, Repairer, Status};
+use crate::json::repairer::{Options, Status};
 use crate::scan::MarkerSet;
 
 const MESSAGE: &[u8] = b"<|message|>";
 /// What ends a call's arguments where structure is expected.
 const ENDS: [&[u8]; 3] = [b"<|call|>", b"<|end|>", b"<|start|>"];
 
+#[derive(Clone)]
 pub(crate) struct Harmony {
     spec: &'static HarmonySpec,
     header: Vec<u8>,
@@ -56,18 +58,22 @@ impl Harmony {
         std::mem::take(&mut self.header)
     }
 
-    pub(crate) fn take_leftover(&mut self, rep: &mut Repairer) -> Vec<u8> {
+    pub(crate) fn take_leftover(&mut self, args: &mut ArgsReader) -> Vec<u8> {
         let mut rest = std::mem::take(&mut self.leftover);
-        rest.extend(rep.take_leftover());
+        rest.extend(args.rep.take_leftover());
         rest
+    }
+
+    /// What [`take_leftover`](Self::take_leftover) would return, left in place.
+    pub(crate) fn leftover(&self, args: &ArgsReader) -> Vec<u8> {
+        [&self.leftover[..], args.rep.leftover()].concat()
     }
 
     pub(crate) fn feed(
         &mut self,
         input: &[u8],
         sink: &mut Sink<'_>,
-        rep: &mut Repairer,
-        scratch: &mut Vec<u8>,
+        args: &mut ArgsReader,
     ) -> Step {
         let mut i = 0;
         if !self.in_args {
@@ -104,7 +110,7 @@ impl Harmony {
                     sink.name(&name);
                     self.in_args = true;
                     let limits = &sink.config.limits;
-                    rep.set_options(Options {
+                    args.rep.set_options(Options {
                         max_depth: limits.max_depth,
                         lookahead: limits.lookahead,
                         max_held: limits.max_held_bytes,
@@ -120,38 +126,25 @@ impl Harmony {
                 }
             }
         }
-        scratch.clear();
-        let status = rep.feed(&input[i..], scratch);
-        if let Err(why) = sink.args(scratch) {
+        let status = args.read(&input[i..]);
+        if let Err(why) = sink.args(&args.out) {
             return Step::abort(why, input.len());
         }
-        match status {
-            Status::NeedMore => Step::more(input.len()),
-            Status::Complete { consumed } => Step::ended(i + consumed, false),
-            Status::Terminated { consumed, marker } => {
-                // The end marker is read again: stripped, or the next message's opener.
-                self.leftover = ENDS[marker].to_vec();
-                Step::ended(i + consumed, false)
-            }
-            Status::TooDeep { consumed } => Step::abort(Abort::TooDeep, i + consumed),
-            Status::HeldOverflow { consumed } => Step::abort(Abort::HeldTooLong, i + consumed),
-            Status::Fork { .. } => unreachable!("readings fork only in an envelope"),
+        if let Status::Terminated { consumed, marker } = status {
+            // The end marker is read again: stripped, or the next message's opener.
+            self.leftover = ENDS[marker].to_vec();
+            return Step::ended(i + consumed, false);
         }
+        ArgsReader::step(status, i, input.len())
     }
 
-    pub(crate) fn finish(
-        &mut self,
-        sink: &mut Sink<'_>,
-        rep: &mut Repairer,
-        scratch: &mut Vec<u8>,
-    ) -> bool {
+    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>, args: &mut ArgsReader) -> bool {
         if !self.in_args {
             return false;
         }
-        scratch.clear();
-        let status = rep.drain_at_eof(scratch);
-        let _ = sink.args(scratch);
-        matches!(status, Status::Complete { .. } | Status::Terminated { .. })
+        let status = args.drain();
+        let _ = sink.args(&args.out);
+        ArgsReader::complete(status)
     }
 }
 

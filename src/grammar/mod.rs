@@ -6,9 +6,9 @@ mod name_args;
 mod pythonic;
 mod xml;
 
+use crate::call::args::ArgsReader;
 use crate::calls::{Abort, Sink};
 use crate::dialect::{Body, Dialect, EnvelopeSpec};
-use crate::json::repairer::Repairer;
 
 pub(crate) use envelope::Envelope;
 pub(crate) use harmony::Harmony;
@@ -40,6 +40,10 @@ pub(crate) enum StepKind {
     /// A header that is not a call ended: it is dropped, and what follows is
     /// reasoning or text.
     Switch { reasoning: bool },
+    /// The value reader stopped at its first weak decision (a quote that may end a
+    /// string or be its content): the call forks its competing readings here
+    /// (`call::readings`), then feeds the grammar the rest.
+    Fork,
 }
 
 impl Step {
@@ -124,6 +128,7 @@ pub(crate) fn sliced(input: &[u8], mut feed: impl FnMut(&[u8]) -> Step) -> Step 
     }
 }
 
+#[derive(Clone)]
 pub(crate) enum Grammar {
     /// Choosing among bodies by how the body begins; the bytes so far are held.
     Sniff {
@@ -152,7 +157,7 @@ impl Grammar {
                 spec,
                 held: Vec::new(),
             },
-            Body::Envelope(spec) => Grammar::Envelope(Envelope::new(spec, closer)),
+            Body::Envelope(spec) => Grammar::Envelope(Envelope::new(spec)),
             Body::Xml(spec) => Grammar::Xml(Box::new(Xml::new(spec, closer))),
             Body::NameArgs(spec) => Grammar::NameArgs(NameArgs::new(spec, weak)),
             Body::Harmony(spec) => Grammar::Harmony(Harmony::new(spec, weak)),
@@ -186,7 +191,7 @@ impl Grammar {
     }
 
     /// Bytes the grammar and the repairer examined since the last call.
-    pub(crate) fn take_work(&mut self, rep: &mut Repairer) -> u64 {
+    pub(crate) fn take_work(&mut self, args: &mut ArgsReader) -> u64 {
         let own = match self {
             Grammar::Xml(x) => x.take_work(),
             // The others' work is the repairer's, or a few header bytes.
@@ -197,17 +202,30 @@ impl Grammar {
             | Grammar::Sniff { .. }
             | Grammar::Gate { .. } => 0,
         };
-        own + rep.take_work()
+        own + args.rep.take_work()
     }
 
-    pub(crate) fn take_leftover(&mut self, rep: &mut Repairer) -> Vec<u8> {
+    /// Bytes read past the body's end, to be read again after it.
+    pub(crate) fn take_leftover(&mut self, args: &mut ArgsReader) -> Vec<u8> {
         match self {
             Grammar::Sniff { held, .. } | Grammar::Gate { held, .. } => std::mem::take(held),
-            Grammar::Envelope(_) => rep.take_leftover(),
+            Grammar::Envelope(_) => args.rep.take_leftover(),
             Grammar::Xml(x) => x.take_leftover(),
-            Grammar::NameArgs(n) => n.take_leftover(rep),
-            Grammar::Harmony(h) => h.take_leftover(rep),
-            Grammar::Python(p) => p.take_leftover(rep),
+            Grammar::NameArgs(n) => n.take_leftover(args),
+            Grammar::Harmony(h) => h.take_leftover(args),
+            Grammar::Python(p) => p.take_leftover(args),
+        }
+    }
+
+    /// What [`take_leftover`](Self::take_leftover) would return, left in place.
+    pub(crate) fn leftover(&self, args: &ArgsReader) -> Vec<u8> {
+        match self {
+            Grammar::Sniff { held, .. } | Grammar::Gate { held, .. } => held.clone(),
+            Grammar::Envelope(_) => args.rep.leftover().to_vec(),
+            Grammar::Xml(x) => x.leftover(),
+            Grammar::NameArgs(n) => n.leftover(args),
+            Grammar::Harmony(h) => h.leftover(args),
+            Grammar::Python(p) => p.leftover(args),
         }
     }
 
@@ -215,13 +233,12 @@ impl Grammar {
         &mut self,
         input: &[u8],
         sink: &mut Sink<'_>,
-        rep: &mut Repairer,
-        scratch: &mut Vec<u8>,
+        args: &mut ArgsReader,
         closer: &'static [u8],
         chosen: &mut Option<&'static Body>,
     ) -> Step {
         match self {
-            Grammar::Envelope(e) => e.feed(input, sink, rep, scratch),
+            Grammar::Envelope(e) => e.feed(input, sink, args),
             Grammar::Gate { spec, held } => {
                 let before = held.len();
                 for (n, &b) in input.iter().enumerate() {
@@ -233,9 +250,13 @@ impl Grammar {
                             // A call: the envelope reads it from its first byte.
                             let mut again = std::mem::take(held);
                             again.extend_from_slice(&input[n + 1..]);
-                            *self = Grammar::Envelope(Envelope::new(spec, closer));
-                            rep.set_policy(crate::json::readings::Policy::ARMED);
-                            let step = self.feed(&again, sink, rep, scratch, closer, chosen);
+                            *self = Grammar::Envelope(Envelope::new(spec));
+                            args.arm();
+                            let step = self.feed(&again, sink, args, closer, chosen);
+                            if step.kind == StepKind::Fork && step.consumed < before {
+                                // Forked inside the held bytes: read the rest of them first.
+                                args.rep.push_leftover(&again[step.consumed..before]);
+                            }
                             return step.shifted_back(before);
                         }
                     }
@@ -243,9 +264,9 @@ impl Grammar {
                 Step::more(input.len())
             }
             Grammar::Xml(x) => x.feed(input, sink),
-            Grammar::NameArgs(n) => sliced(input, |piece| n.feed(piece, sink, rep, scratch)),
-            Grammar::Harmony(h) => sliced(input, |piece| h.feed(piece, sink, rep, scratch)),
-            Grammar::Python(p) => sliced(input, |piece| p.feed(piece, sink, rep, scratch)),
+            Grammar::NameArgs(n) => sliced(input, |piece| n.feed(piece, sink, args)),
+            Grammar::Harmony(h) => sliced(input, |piece| h.feed(piece, sink, args)),
+            Grammar::Python(p) => sliced(input, |piece| p.feed(piece, sink, args)),
             Grammar::Sniff { bodies, held, weak } => {
                 let weak = *weak;
                 let before = held.len();
@@ -270,21 +291,21 @@ impl Grammar {
                 *chosen = Some(body);
                 *self = Grammar::new(body, closer, weak);
                 if let Grammar::Envelope(_) = self {
-                    rep.set_policy(crate::json::readings::Policy::ARMED);
+                    args.arm();
                 }
                 if before == 0 {
                     // Every byte sniffed came from this input: the body reads it whole
                     // (a well-formed call pushed whole takes the strict fast path).
-                    return self.feed(input, sink, rep, scratch, closer, chosen);
+                    return self.feed(input, sink, args, closer, chosen);
                 }
-                let step = self.feed(&held, sink, rep, scratch, closer, chosen);
+                let step = self.feed(&held, sink, args, closer, chosen);
                 match step.kind {
                     StepKind::NeedMore => self
-                        .feed(&input[used..], sink, rep, scratch, closer, chosen)
+                        .feed(&input[used..], sink, args, closer, chosen)
                         .after(used),
                     StepKind::Ended { .. } => {
                         // The body ended inside the held bytes: the rest comes back.
-                        let mut rest = self.take_leftover(rep);
+                        let mut rest = self.take_leftover(args);
                         rest.extend_from_slice(&held[step.consumed..]);
                         *self = Grammar::Sniff {
                             bodies: &[],
@@ -307,6 +328,15 @@ impl Grammar {
                             weak: false,
                         };
                         Step::reject(used)
+                    }
+                    StepKind::Fork => {
+                        // Forked inside the held bytes: the value reader reads the rest
+                        // of them first (and every reading, cloned from it, too).
+                        args.rep.push_leftover(&held[step.consumed..]);
+                        Step {
+                            consumed: used,
+                            ..step
+                        }
                     }
                     StepKind::Abort(_) | StepKind::Switch { .. } => Step {
                         consumed: used,
@@ -358,18 +388,13 @@ impl Grammar {
     }
 
     /// At the end of the stream: whether the body is complete.
-    pub(crate) fn finish(
-        &mut self,
-        sink: &mut Sink<'_>,
-        rep: &mut Repairer,
-        scratch: &mut Vec<u8>,
-    ) -> bool {
+    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>, args: &mut ArgsReader) -> bool {
         match self {
-            Grammar::Envelope(e) => e.finish(sink, rep, scratch),
+            Grammar::Envelope(e) => e.finish(sink, args),
             Grammar::Xml(x) => x.finish(sink),
-            Grammar::NameArgs(n) => n.finish(sink, rep, scratch),
-            Grammar::Harmony(h) => h.finish(sink, rep, scratch),
-            Grammar::Python(p) => p.finish(sink, rep, scratch),
+            Grammar::NameArgs(n) => n.finish(sink, args),
+            Grammar::Harmony(h) => h.finish(sink, args),
+            Grammar::Python(p) => p.finish(sink, args),
             Grammar::Sniff { .. } | Grammar::Gate { .. } => false,
         }
     }

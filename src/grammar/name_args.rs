@@ -3,9 +3,10 @@
 //! with the dialect's raw string delimiter if it has one.
 
 use super::Step;
+use crate::call::args::ArgsReader;
 use crate::calls::{is_name_byte, Abort, Sink};
 use crate::dialect::NameArgsSpec;
-use crate::json::repairer::{Repairer, Status};
+use crate::json::repairer::Status;
 use crate::repairs::Repair;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -28,6 +29,7 @@ enum ArgsKind {
     Encoded,
 }
 
+#[derive(Clone)]
 pub(crate) struct NameArgs {
     spec: &'static NameArgsSpec,
     phase: Phase,
@@ -92,18 +94,22 @@ impl NameArgs {
         self.weak && matches!(self.phase, Phase::Prefix | Phase::Name)
     }
 
-    pub(crate) fn take_leftover(&mut self, rep: &mut Repairer) -> Vec<u8> {
+    pub(crate) fn take_leftover(&mut self, args: &mut ArgsReader) -> Vec<u8> {
         let mut rest = std::mem::take(&mut self.leftover);
-        rest.extend(rep.take_leftover());
+        rest.extend(args.rep.take_leftover());
         rest
+    }
+
+    /// What [`take_leftover`](Self::take_leftover) would return, left in place.
+    pub(crate) fn leftover(&self, args: &ArgsReader) -> Vec<u8> {
+        [&self.leftover[..], args.rep.leftover()].concat()
     }
 
     pub(crate) fn feed(
         &mut self,
         input: &[u8],
         sink: &mut Sink<'_>,
-        rep: &mut Repairer,
-        scratch: &mut Vec<u8>,
+        args: &mut ArgsReader,
     ) -> Step {
         let mut i = 0;
         while self.phase != Phase::Args {
@@ -140,7 +146,7 @@ impl NameArgs {
                     self.phase = Phase::Name;
                     let mut again = held;
                     again.extend_from_slice(&input[i..]);
-                    let step = self.feed(&again, sink, rep, scratch);
+                    let step = self.feed(&again, sink, args);
                     return match step.goes_on() {
                         true => Step::more(input.len()),
                         false => shift(step, i, last + 1),
@@ -169,10 +175,9 @@ impl NameArgs {
                         if b == b'(' {
                             // `call:NAME(city="Tokyo")`: Python arguments; the `(` reads
                             // as the object's `{` and the `)` closes it.
-                            rep.set_python(true);
-                            scratch.clear();
-                            let _ = rep.feed(b"{", scratch);
-                            let _ = sink.args(scratch);
+                            args.rep.set_python(true);
+                            let _ = args.read(b"{");
+                            let _ = sink.args(&args.out);
                         } else {
                             // The `{` that ended the name starts the arguments.
                             i -= 1;
@@ -225,7 +230,7 @@ impl NameArgs {
             self.keys_pending = false;
             let check = sink.key_check(1);
             if check.keys.is_some() {
-                rep.set_keys(check);
+                args.rep.set_keys(check);
             }
         }
         if self.kind == ArgsKind::Unknown {
@@ -241,19 +246,12 @@ impl NameArgs {
                 };
             }
         }
-        scratch.clear();
-        let status = rep.feed(&input[i..], scratch);
-        if let Err(why) = self.args(scratch, sink, status != Status::NeedMore) {
+        let status = args.read(&input[i..]);
+        let done = !matches!(status, Status::NeedMore | Status::Fork { .. });
+        if let Err(why) = self.args(&args.out, sink, done) {
             return Step::abort(why, input.len());
         }
-        match status {
-            Status::NeedMore => Step::more(input.len()),
-            Status::Complete { consumed } => Step::ended(i + consumed, false),
-            Status::Terminated { consumed, .. } => Step::ended(i + consumed, true),
-            Status::TooDeep { consumed } => Step::abort(Abort::TooDeep, i + consumed),
-            Status::HeldOverflow { consumed } => Step::abort(Abort::HeldTooLong, i + consumed),
-            Status::Fork { .. } => unreachable!("readings fork only in an envelope"),
-        }
+        ArgsReader::step(status, i, input.len())
     }
 
     /// Repaired argument bytes: streamed, or collected when they are an encoded string
@@ -382,12 +380,7 @@ impl NameArgs {
         }
     }
 
-    pub(crate) fn finish(
-        &mut self,
-        sink: &mut Sink<'_>,
-        rep: &mut Repairer,
-        scratch: &mut Vec<u8>,
-    ) -> bool {
+    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>, args: &mut ArgsReader) -> bool {
         if let Some(name) = self.name.take().filter(|_| self.phase == Phase::Id) {
             // Cut inside the call id: reported with the name before it.
             sink.name(&name);
@@ -399,10 +392,9 @@ impl NameArgs {
             // Cut before its arguments: a call, reported with its name.
             sink.name(&name);
         }
-        scratch.clear();
-        let status = rep.drain_at_eof(scratch);
-        let done = matches!(status, Status::Complete { .. } | Status::Terminated { .. });
-        let _ = self.args(scratch, sink, done);
+        let status = args.drain();
+        let done = ArgsReader::complete(status);
+        let _ = self.args(&args.out, sink, done);
         done
     }
 }

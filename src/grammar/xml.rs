@@ -73,6 +73,7 @@ const MAX_CLOSE_TAIL: usize = 24;
 /// Most blanks between a closing tag and what confirms it.
 const MAX_BLANKS: usize = 256;
 
+#[derive(Clone)]
 pub(crate) struct Xml {
     spec: &'static XmlSpec,
     /// The call's closing marker.
@@ -140,6 +141,7 @@ pub(crate) struct Xml {
 /// A value's closing tag read as content, not yet confirmed either way. The stream may
 /// end with only text after it (`</arg_value>\nDone.`, the call's closers forgotten):
 /// then the value ended at the tag and the text is the model's, shown.
+#[derive(Clone)]
 struct Doubt {
     /// Where the tag begins in `out` (what is not yet passed on) and in `raw`.
     out: usize,
@@ -247,6 +249,11 @@ impl Xml {
     /// Bytes examined since the last call (for [`Stats::work`](crate::Stats::work)).
     pub(crate) fn take_work(&mut self) -> u64 {
         std::mem::take(&mut self.work)
+    }
+
+    /// What [`take_leftover`](Self::take_leftover) would return, left in place.
+    pub(crate) fn leftover(&self) -> Vec<u8> {
+        [&self.replay[self.rpos..], &self.pf, &self.af].concat()
     }
 
     pub(crate) fn take_leftover(&mut self) -> Vec<u8> {
