@@ -19,6 +19,7 @@
 //! is the call's extent.
 
 pub(crate) mod args;
+pub(crate) mod extent;
 pub(crate) mod readings;
 
 use crate::calls::Sink;

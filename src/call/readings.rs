@@ -267,7 +267,7 @@ impl Readings {
             .iter()
             .position(|&b| b == b'>')
             .map_or(after, |end| &after[..=end]);
-        match crate::grammar::misspelled_closer(self.closer, tag) {
+        match crate::call::extent::misspelled_closer(self.closer, tag) {
             Some(true) => {
                 let rest = &after[tag.len()..];
                 Some(memchr::memmem::find(rest, self.closer).is_none())

@@ -526,27 +526,3 @@ fn sniff(bodies: &'static [Body], held: &[u8], closer: &[u8]) -> Option<&'static
     // Nothing fits: the first body reads it (and reports what it cannot use).
     bodies.first()
 }
-
-/// Whether `held`, right after a call's body, is a closing tag standing for the call's
-/// closer `</...>` (`</tool_action>` for `</tool_call>`): see [`closing_tag`]; `None`
-/// when the closer is no closing tag.
-pub(crate) fn misspelled_closer(closer: &[u8], held: &[u8]) -> Option<bool> {
-    if !closer.starts_with(b"</") || !closer.ends_with(b">") {
-        return None;
-    }
-    closing_tag(held)
-}
-
-/// Whether `held` is a closing tag `</NAME>`: `Some(true)` when whole, `Some(false)`
-/// while it may still become one, `None` when it cannot. A tag name is at most 32
-/// bytes of letters, digits and `_ - . :`.
-pub(crate) fn closing_tag(held: &[u8]) -> Option<bool> {
-    let name = held.strip_prefix(b"</")?;
-    let is_name = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':');
-    match name.split_last() {
-        None => Some(false),
-        Some((b'>', name)) if !name.is_empty() && name.iter().all(is_name) => Some(true),
-        Some(_) if name.len() <= 32 && name.iter().all(is_name) => Some(false),
-        Some(_) => None,
-    }
-}

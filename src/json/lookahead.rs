@@ -665,7 +665,7 @@ impl Lookahead {
                 // misspelled (`</tool_action>` for `</tool_call>`), or a string's
                 // content (`"}</b>`): a weak close, which the whole call decides.
                 Found::None if self.stack.is_empty() && self.marker.starts_with(b"</") => {
-                    match crate::grammar::closing_tag(&self.marker) {
+                    match crate::call::extent::closing_tag(&self.marker) {
                         Some(true) => {
                             self.lenient = true;
                             Some(Verdict::Close)
