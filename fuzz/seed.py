@@ -57,11 +57,14 @@ def main():
                 if isinstance(v, str):
                     put("schema_prior", bytes([0, 1, 2]) + v.encode())
         put("repair_vs_serde", raw)
-    # readings: the project's own real files, each in the four ways, whole and in 3s.
+    # readings: the project's own real files in a spread of dialects (the header's
+    # first byte picks one of Dialect::ALL, then its form and way), whole and in 3s.
     for f in sorted((ROOT.parent / "tests" / "fixtures" / "files").iterdir()):
-        for way in range(4):
-            for chunk in (0, 3):
-                put("readings", bytes([way]) + bytes([chunk] * 6) + f.read_bytes())
+        for dialect in range(0, 40, 3):
+            for way in range(4):
+                chunk = 3 if (dialect + way) % 2 else 0
+                header = bytes([dialect, 0, way]) + bytes([chunk] * 6)
+                put("readings", header + f.read_bytes())
     if args.extra:
         extra = pathlib.Path(args.extra)
         traffic = extra / "corpus" / "mlx-serve-traffic.jsonl"

@@ -17,6 +17,7 @@ mod json;
 mod ordered;
 mod parser;
 mod queue;
+pub mod render;
 mod repairs;
 mod scan;
 pub mod schema;

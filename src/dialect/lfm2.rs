@@ -3,6 +3,7 @@
 //! reasoning in `<think>` ... `</think>`.
 
 use super::{Body, CallForm, Dialect, PythonicSpec, Spec, HERMES_ENVELOPE};
+use crate::render::{Args, Ids, Layout, Piece::Markup as M, THINK_TIGHT};
 
 static CALLS: PythonicSpec = PythonicSpec { in_list: false };
 
@@ -19,3 +20,35 @@ pub(crate) static SPEC: Spec = Spec {
     }],
     strip: &[b"<|tool_call_end|>", b"</think>", b"<|im_end|>"],
 };
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)).
+pub(crate) static FORMS: &[Layout] = &[
+    Layout {
+        name: "pythonic",
+        note: "LFM2, LFM2.5",
+        reasoning: THINK_TIGHT,
+        calls_open: &[M("<|tool_call_start|>[")],
+        call: "$name($args)",
+        args: Args::Python {
+            json_literals: false,
+        },
+        between: &[M(", ")],
+        calls_close: &[M("]<|tool_call_end|>")],
+        end_of_turn: "<|im_end|>",
+        closing_markup: &["<|tool_call_end|>"],
+        ..Layout::BASE
+    },
+    Layout {
+        name: "json",
+        note: "LFM2 with the older JSON template",
+        reasoning: THINK_TIGHT,
+        calls_open: &[M("<|tool_call_start|>[")],
+        call: "{\"name\": \"$name\", \"arguments\": $args}",
+        ids: Ids::Given("{\"name\": \"$name\", \"arguments\": $args, \"id\": \"$id\"}"),
+        between: &[M(", ")],
+        calls_close: &[M("]<|tool_call_end|>")],
+        end_of_turn: "<|im_end|>",
+        closing_markup: &["<|tool_call_end|>"],
+        ..Layout::BASE
+    },
+];

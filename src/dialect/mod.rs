@@ -8,6 +8,7 @@
 mod gemma4;
 mod hermes;
 mod qwen3_coder;
+mod render;
 // XML, pythonic and harmony dialects
 mod deepseek_dsml;
 mod detect;

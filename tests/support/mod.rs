@@ -2,6 +2,8 @@
 //! every invariant of DEVELOPERS.md on the result.
 #![allow(dead_code)]
 
+pub mod expected;
+
 use serde_json::{json, Value};
 use toolsift::{Config, Dialect, OwnedEvent, Parser, StopReason};
 
