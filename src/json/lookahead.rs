@@ -425,6 +425,8 @@ impl Lookahead {
                         i = end;
                     }
                     None => {
+                        // The blank before the string was taken by it, as `step` takes it.
+                        self.blank_seen = false;
                         self.seen += bytes.len();
                         return bytes.len();
                     }
@@ -674,7 +676,7 @@ impl Lookahead {
                         None => Some(Verdict::Content),
                     }
                 }
-                Found::None => Some(Verdict::Content),
+                Found::None => self.not_a_terminator(ctx),
             };
         }
         if self.to_end
@@ -877,15 +879,37 @@ impl Lookahead {
             return match ctx.terminators.match_at(&self.marker, 0) {
                 Found::Full { .. } => self.strong_close(),
                 Found::Partial { .. } => None,
-                Found::None => {
-                    self.marker.clear();
-                    if ctx.python {
-                        return self.python_token(b);
-                    }
-                    self.structural_token(b)
-                }
+                Found::None => self.not_a_terminator(ctx),
             };
         }
+        self.token(b, ctx)
+    }
+
+    /// The bytes held as the start of a terminator (`marker`) turn out to begin none:
+    /// they are read again as any other bytes would be, the first as a token and the
+    /// rest as they come, so a terminator that begins with structure (Mistral's
+    /// `[TOOL_CALLS]` and `[`) never makes that structure a contradiction. The count of
+    /// bytes read stays as it was.
+    fn not_a_terminator(&mut self, ctx: &Ctx<'_>) -> Option<Verdict> {
+        let held: SmallVec<[u8; 32]> = SmallVec::from_slice(&self.marker);
+        self.marker.clear();
+        let seen = self.seen;
+        self.seen -= held.len() - 1;
+        let mut verdict = self.token(held[0], ctx);
+        for &b in &held[1..] {
+            if verdict.is_some() {
+                break;
+            }
+            verdict = self.step(b, ctx);
+        }
+        if verdict.is_some() {
+            self.seen = seen;
+        }
+        verdict
+    }
+
+    /// A byte after the quote that begins no terminator, outside strings.
+    fn token(&mut self, b: u8, ctx: &Ctx<'_>) -> Option<Verdict> {
         if ctx.python {
             return self.python_token(b);
         }
@@ -1126,6 +1150,58 @@ mod tests {
         let yes = |b| content_at_once(b, 64, &terminators, false);
         assert!(yes(b'U') && yes(b'>') && yes(b'=') && yes(b';') && yes(b')'));
         assert!(!yes(b' ') && !yes(b',') && !yes(b'}') && !yes(b'<') && !yes(b'/'));
+    }
+
+    /// A byte that begins one of a call's terminators but is followed by what makes it
+    /// none is read as what it is: Mistral's `[TOOL_CALLS]` made every `[` after a clean
+    /// string a contradiction, so `{"a": "x", "d": [1]}` was read with `x", "d": [1` as
+    /// content (a wrong release without tools). Every terminator of every call form of
+    /// every dialect, against well-formed structure after a clean string's quote, byte by
+    /// byte and in one run.
+    #[test]
+    fn a_terminator_prefix_that_is_structure_is_structure() {
+        const AFTER: &[&str] = &[
+            r#", "d": [1]}"#,
+            r#", "d": [[2], {"e": "f"}, [], {}], "g": 1}"#,
+            r#", "d": {"e": [{"f": -1.5e3}]}, "g": true}"#,
+            r#", "d": [null, false, "s", {"t": [{"u": "v"}]}]}"#,
+            r#"}, {"y": [["z"]]}]"#,
+            r#", "n": {"o": {"p": [{"q": {"r": "s"}}]}}}"#,
+        ];
+        let forms = crate::dialect::Dialect::ALL
+            .iter()
+            .flat_map(|d| d.spec().calls)
+            .chain(crate::dialect::auto_specs().iter().flat_map(|s| s.calls));
+        let mut checked = 0;
+        for form in forms {
+            let terminators = crate::call::extent::call_terminators(form);
+            let check = KeyCheck::default();
+            let ctx = Ctx {
+                terminators: &terminators,
+                classes: &Classes::new(&terminators),
+                check: &check,
+                suspect: false,
+                python: false,
+            };
+            for after in AFTER {
+                let stack: &[u8] = if after.starts_with('}') { b"[{" } else { b"{" };
+                let mut stepped = Lookahead::new(stack, 4096);
+                let by_byte = after.bytes().find_map(|b| stepped.step(b, &ctx));
+                let mut run = Lookahead::new(stack, 4096);
+                let (_, in_run) = run.read_run(after.as_bytes(), &ctx);
+                for verdict in [by_byte, in_run] {
+                    assert_ne!(
+                        verdict,
+                        Some(Verdict::Content),
+                        "{:?} after a quote, terminators of {:?}",
+                        after,
+                        String::from_utf8_lossy(form.opener)
+                    );
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 100);
     }
 
     /// `read_run` reads like `step` byte by byte, in pieces of any size: the same verdict at

@@ -1189,9 +1189,8 @@ impl Repairer {
                 b'\\'
                     if delim == Delim::Double
                         && input.get(i + 1).is_some_and(|&c| {
-                            !simple_escape(c)
-                                && !matches!(c, b'\'' | b'u')
-                                && !DOUBLE_STOP[c as usize]
+                            let python = self.opts.python && !self.suspect;
+                            !(escape_start(c, python) || DOUBLE_STOP[c as usize])
                         }) =>
                 {
                     self.flag(Repair::InvalidEscape);
@@ -2033,6 +2032,10 @@ impl Repairer {
     }
 
     fn escape_byte(&mut self, b: u8, delim: Delim, key: bool, out: &mut Vec<u8>) {
+        if self.opts.python && self.esc.get(1).is_some_and(|&c| python_escape(c)) {
+            self.python_escape_byte(b, out);
+            return;
+        }
         self.esc.push(b);
         let n = self.esc.len();
         if n == 2 {
@@ -2045,13 +2048,17 @@ impl Repairer {
                 // shown raw (raw quotes or control bytes), it is the text's own
                 // backslash (a shell or regex quote): kept, as any other.
                 b'\'' if delim == Delim::Single || !self.suspect => {
-                    if delim != Delim::Single {
+                    if delim != Delim::Single && !self.opts.python {
                         self.flag(Repair::InvalidEscape);
                     }
                     out.push(b'\'');
                     self.esc.clear();
                 }
                 b'u' => {}
+                // In a string already shown raw, the text's own backslash, as above.
+                _ if self.opts.python && !self.suspect && python_escape(b) => {
+                    self.python_escape_start(b, out)
+                }
                 _ => {
                     self.flag(Repair::InvalidEscape);
                     out.extend_from_slice(b"\\\\");
@@ -2125,6 +2132,69 @@ impl Repairer {
                 self.requeue(&seq[6..]);
             }
         }
+    }
+
+    /// The byte after a backslash in a Python string that begins one of Python's own
+    /// escapes (see [`python_escape`]): a one-byte one is written at once (a line
+    /// continuation writes nothing); `\xhh`, `\Uhhhhhhhh` and octal are held on.
+    fn python_escape_start(&mut self, b: u8, out: &mut Vec<u8>) {
+        match b {
+            b'a' => write_code_point(0x07, out),
+            b'v' => write_code_point(0x0b, out),
+            b'\n' => {}
+            _ => return,
+        }
+        self.esc.clear();
+    }
+
+    /// A byte of a held Python escape (`\xhh`, `\Uhhhhhhhh`, `\ooo`): the code point
+    /// is written as `\uXXXX` (a pair of them past the BMP) once the escape is whole.
+    /// `\x` or `\U` without all their digits, or a code point past Unicode or a
+    /// surrogate, is no escape: the backslash is kept as text (`invalid_escape`) and the
+    /// bytes after it read on, as for `\u12G`.
+    fn python_escape_byte(&mut self, b: u8, out: &mut Vec<u8>) {
+        // Octal has one to three digits, the first right after the backslash.
+        let (want, radix, first) = match self.esc[1] {
+            b'x' => (2, 16, 2),
+            b'U' => (8, 16, 2),
+            _ => (3, 8, 1),
+        };
+        let octal = radix == 8;
+        let digit = (b as char).is_digit(radix);
+        if !digit && octal {
+            let value = octal_value(&self.esc[1..]);
+            self.esc.clear();
+            write_code_point(value, out);
+            self.requeue(&[b]);
+            return;
+        }
+        self.esc.push(b);
+        if !digit {
+            let seq = take_held(&mut self.esc);
+            self.flag(Repair::InvalidEscape);
+            out.extend_from_slice(b"\\\\");
+            self.requeue(&seq[1..]);
+            return;
+        }
+        if self.esc.len() - first < want {
+            return;
+        }
+        let value = if octal {
+            octal_value(&self.esc[1..])
+        } else {
+            self.esc[2..].iter().fold(0, |acc, &c| {
+                acc * 16 + (c as char).to_digit(16).unwrap_or(0)
+            })
+        };
+        if char::from_u32(value).is_none() {
+            let seq = take_held(&mut self.esc);
+            self.flag(Repair::InvalidEscape);
+            out.extend_from_slice(b"\\\\");
+            self.requeue(&seq[1..]);
+            return;
+        }
+        self.esc.clear();
+        write_code_point(value, out);
     }
 
     // ---- numbers, words, bare strings ----
@@ -2942,6 +3012,37 @@ const REPLACEMENT: &[u8] = "\u{fffd}".as_bytes();
 
 /// Whether a backslash followed by `c` is a whole JSON escape other than `\u`, kept as
 /// written (by `escape_byte`, and by the string run, which must agree with it).
+/// Whether `c` after a backslash begins an escape of Python's that JSON lacks: `\a`,
+/// `\v`, a line continuation, `\xhh`, `\Uhhhhhhhh` and octal `\ooo` (`\N{...}` needs
+/// Unicode's names and stays text, as an invalid escape).
+fn python_escape(c: u8) -> bool {
+    matches!(c, b'a' | b'v' | b'\n' | b'x' | b'U' | b'0'..=b'7')
+}
+
+/// Whether `c` after a backslash may begin an escape that `escape_byte` reads (JSON's,
+/// `\'`, and with `python`, Python's).
+fn escape_start(c: u8, python: bool) -> bool {
+    simple_escape(c) || matches!(c, b'\'' | b'u') || (python && python_escape(c))
+}
+
+/// The value of up to three octal digits.
+fn octal_value(digits: &[u8]) -> u32 {
+    digits
+        .iter()
+        .fold(0, |acc, &c| acc * 8 + u32::from(c - b'0'))
+}
+
+/// A code point as JSON writes it escaped: `\uXXXX`, or a surrogate pair past the BMP.
+fn write_code_point(value: u32, out: &mut Vec<u8>) {
+    let mut units = [0u16; 2];
+    let Some(c) = char::from_u32(value) else {
+        return;
+    };
+    for unit in c.encode_utf16(&mut units) {
+        out.extend_from_slice(format!("\\u{unit:04x}").as_bytes());
+    }
+}
+
 fn simple_escape(c: u8) -> bool {
     matches!(c, b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't')
 }
