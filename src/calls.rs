@@ -641,6 +641,7 @@ impl Sink<'_> {
             call.bad_name = reading.bad_name;
         }
         call.args = reading.args;
+        call.ambiguous = reading.ambiguous;
         call.conformer = reading.conformer;
         call.repairs = reading.repairs;
         call.members = reading.members;
@@ -1053,6 +1054,12 @@ const INVENTED: [Repair; 7] = [
     Repair::RedundantCloser,
     Repair::MissingValue,
 ];
+
+/// Whether the repairs are those of a string written raw (inner quotes, control bytes or
+/// backslashes unescaped): any of its quotes may have been taken as its end.
+pub(crate) fn raw_string(repairs: Repairs) -> bool {
+    any_of(repairs, &RAW_STRING)
+}
 
 fn any_of(repairs: Repairs, kinds: &[Repair]) -> bool {
     kinds.iter().any(|r| repairs.contains(*r))

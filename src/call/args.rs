@@ -10,10 +10,11 @@
 //! there, whatever the grammar. The fast paths (a string's run, a look-ahead reading a
 //! chunk, a strict value passed whole) are the repairer's, reached through here.
 
-use crate::calls::Abort;
+use crate::calls::{Abort, Sink};
 use crate::grammar::{Step, StepKind};
 use crate::json::readings::Policy;
 use crate::json::repairer::{Options, Repairer, Status};
+use crate::repairs::Repair;
 
 /// The repairer of a call's values and its output.
 #[derive(Clone)]
@@ -75,5 +76,71 @@ impl ArgsReader {
     /// Whether the value ended with what was held (a `drain` status).
     pub(crate) fn complete(status: Status) -> bool {
         matches!(status, Status::Complete { .. } | Status::Terminated { .. })
+    }
+}
+
+/// How a call's arguments value began: as written (an object, streamed as it is
+/// decided), or as a JSON string holding them (collected, then decoded and repaired).
+/// For the grammars whose arguments are the whole value after a name or header.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ArgsValue {
+    kind: ArgsKind,
+    /// The repaired string of string-encoded arguments.
+    encoded: Vec<u8>,
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+enum ArgsKind {
+    /// Nothing but blanks yet.
+    #[default]
+    Unknown,
+    /// An object (or anything but a string): streamed as it is decided.
+    Value,
+    /// A JSON string holding the arguments: collected, then decoded.
+    Encoded,
+}
+
+impl ArgsValue {
+    /// Skip the blanks before the value in `input` (framing: DeepSeek's fence line) and
+    /// tell its kind from its first byte; returns the bytes skipped.
+    pub(crate) fn begin(&mut self, input: &[u8]) -> usize {
+        if self.kind != ArgsKind::Unknown {
+            return 0;
+        }
+        let blanks = input.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        if let Some(&b) = input.get(blanks) {
+            self.kind = match b {
+                b'"' => ArgsKind::Encoded,
+                _ => ArgsKind::Value,
+            };
+        }
+        blanks
+    }
+
+    /// Repaired argument bytes: streamed, or collected when they are an encoded string
+    /// (decoded and repaired once the string ends, `done`).
+    pub(crate) fn write(
+        &mut self,
+        bytes: &[u8],
+        sink: &mut Sink<'_>,
+        done: bool,
+    ) -> Result<(), Abort> {
+        if self.kind != ArgsKind::Encoded {
+            return sink.args(bytes);
+        }
+        self.encoded.extend_from_slice(bytes);
+        if !done {
+            return Ok(());
+        }
+        sink.repair(Repair::ArgumentsString);
+        let encoded = std::mem::take(&mut self.encoded);
+        let text: Option<String> = serde_json::from_slice(&encoded).ok();
+        match text.as_deref().map(|t| crate::repair(t.as_bytes())) {
+            Some(Ok(fixed)) => {
+                sink.repairs(fixed.repairs);
+                sink.args(fixed.json.as_bytes())
+            }
+            _ => sink.args(&encoded),
+        }
     }
 }

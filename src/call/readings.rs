@@ -18,6 +18,7 @@
 //! what was sent before it) and resume from the reading taken.
 
 use super::args::ArgsReader;
+use super::extent::Extent;
 use super::CallState;
 use crate::calls::{Abort, Calls, Sink};
 use crate::config::Config;
@@ -55,9 +56,9 @@ pub(crate) struct Readings {
     /// No competing reading reads, the primary's siblings are still the same and the
     /// primary has not ended: a byte read changes nothing but `since`.
     idle: bool,
-    /// The call's closing marker: a reading still going once the body has read past
-    /// the first one after the primary's end is out (it swallowed the closer).
-    closer: &'static [u8],
+    /// What bounds the call: a reading still going once the body has read past the
+    /// first closer after the primary's end is out (it swallowed the closer).
+    extent: Extent,
 }
 
 struct Reading {
@@ -153,7 +154,7 @@ impl Readings {
         if self.live() {
             for alt in &mut self.alts {
                 if matches!(alt.state, State::Live) {
-                    alt.read(bytes, pos, config, self.closer);
+                    alt.read(bytes, pos, config, self.extent.closer);
                 }
             }
         }
@@ -195,7 +196,7 @@ impl Readings {
             if parted.has(alt.weak) {
                 let alt = &mut self.alts[n];
                 alt.state = State::Live;
-                alt.read(&self.since, 0, config, self.closer);
+                alt.read(&self.since, 0, config, self.extent.closer);
             } else if let Some(State::Out) = head_state {
                 // The same reading: it dropped out where its head did.
                 self.alts[n].state = State::Out;
@@ -231,19 +232,20 @@ impl Readings {
     /// Where the first closing marker after the primary's end ends, once read.
     fn closer_end(&self) -> Option<usize> {
         let end = self.primary?;
-        if self.closer.is_empty() {
+        let closer = self.extent.closer;
+        if closer.is_empty() {
             return None;
         }
-        let at = memchr::memmem::find(self.since.get(end.at..)?, self.closer)?;
-        Some(end.at + at + self.closer.len())
+        let at = memchr::memmem::find(self.since.get(end.at..)?, closer)?;
+        Some(end.at + at + closer.len())
     }
 
     /// What follows a reading that ended at `end` (past blanks; `pre`, the bytes its
-    /// repairer read past its end before the fork, come first): the call's closer (or
-    /// the body saw it) is clean; anything else is text the parser would show; `None`
-    /// while the bytes read so far do not tell (at the end of the stream: clean).
+    /// grammar read past its end before the fork, come first) says of its end: it
+    /// ended there (`Some(true)`), or text follows inside the call (`Some(false)`);
+    /// `None` while the bytes read so far do not tell (see [`Extent::ended_before`]).
     fn follow(&self, end: End, pre: &[u8], eof: bool) -> Option<bool> {
-        if end.closer_seen || self.closer.is_empty() {
+        if end.closer_seen {
             return Some(true);
         }
         let since = self.since.get(end.at..).unwrap_or_default();
@@ -254,27 +256,7 @@ impl Readings {
             joined = [pre, since].concat();
             &joined
         };
-        let after = after.trim_ascii_start();
-        if after.starts_with(self.closer) {
-            return Some(true);
-        } else if self.closer.starts_with(after) {
-            // At the end of the stream, the closer's beginning: cut inside it.
-            return eof.then_some(true);
-        }
-        // The closer misspelled (`</tool_action>`) is the closer too, unless the real
-        // one follows it (then it was the body's own text).
-        let tag = after
-            .iter()
-            .position(|&b| b == b'>')
-            .map_or(after, |end| &after[..=end]);
-        match crate::call::extent::misspelled_closer(self.closer, tag) {
-            Some(true) => {
-                let rest = &after[tag.len()..];
-                Some(memchr::memmem::find(rest, self.closer).is_none())
-            }
-            Some(false) => eof.then_some(true),
-            None => Some(false),
-        }
+        self.extent.ended_before(after, eof)
     }
 
     /// Whether the whole call can decide: no reading still reads, and what follows each
@@ -347,7 +329,7 @@ impl CallState {
             primary: None,
             heads: (Parted::default(), Parted::default(), false),
             idle: false,
-            closer: self.form.closer,
+            extent: Extent::of(self.form),
         }));
     }
 
@@ -500,7 +482,18 @@ impl CallState {
                 _ => None,
             });
         }
-        let decision = decide(&scored);
+        let mut decision = decide(&scored);
+        if let Some(Decision::Take(n)) = decision {
+            // A reading its own grammar found invalid (two arguments objects, a bad id)
+            // competes, but is never taken: the call is not released.
+            let call = match n {
+                0 => sink.calls.current.as_deref(),
+                n => alts[n - 1].calls.current.as_deref(),
+            };
+            if call.is_some_and(|c| c.ambiguous.is_some()) {
+                decision = Some(Decision::Ambiguous);
+            }
+        }
         let (taken, end) = match decision {
             Some(Decision::Take(0)) | None => (decision.is_some(), fork.primary),
             Some(Decision::Take(n)) => {

@@ -9,7 +9,7 @@
 //! in the content (Muse-Glimmer's `<atem:invoke>`) only drop the header.
 
 use super::Step;
-use crate::call::args::ArgsReader;
+use crate::call::args::{ArgsReader, ArgsValue};
 use crate::calls::Sink;
 use crate::dialect::HarmonySpec;
 use crate::json::repairer::{Options, Status};
@@ -27,6 +27,8 @@ pub(crate) struct Harmony {
     leftover: Vec<u8>,
     /// After a weak opener (a header the prompt began): what is not a header is text.
     weak: bool,
+    /// The arguments as written or string-encoded.
+    value: ArgsValue,
 }
 
 /// What a finished header says.
@@ -45,6 +47,7 @@ impl Harmony {
             in_args: false,
             leftover: Vec::new(),
             weak,
+            value: ArgsValue::default(),
         }
     }
 
@@ -115,6 +118,7 @@ impl Harmony {
                         lookahead: limits.lookahead,
                         max_held: limits.max_held_bytes,
                         terminators: MarkerSet::new(&ENDS),
+                        trailer: b"",
                         alt_string: b"",
                         // The header named the tool: its schema's keys are known.
                         keys: sink.key_check(1),
@@ -126,8 +130,10 @@ impl Harmony {
                 }
             }
         }
+        i += self.value.begin(&input[i..]);
         let status = args.read(&input[i..]);
-        if let Err(why) = sink.args(&args.out) {
+        let done = !matches!(status, Status::NeedMore | Status::Fork { .. });
+        if let Err(why) = self.value.write(&args.out, sink, done) {
             return Step::abort(why, input.len());
         }
         if let Status::Terminated { consumed, marker } = status {
@@ -143,8 +149,9 @@ impl Harmony {
             return false;
         }
         let status = args.drain();
-        let _ = sink.args(&args.out);
-        ArgsReader::complete(status)
+        let done = ArgsReader::complete(status);
+        let _ = self.value.write(&args.out, sink, done);
+        done
     }
 }
 

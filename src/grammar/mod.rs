@@ -251,7 +251,6 @@ impl Grammar {
                             let mut again = std::mem::take(held);
                             again.extend_from_slice(&input[n + 1..]);
                             *self = Grammar::Envelope(Envelope::new(spec));
-                            args.arm();
                             let step = self.feed(&again, sink, args, closer, chosen);
                             if step.kind == StepKind::Fork && step.consumed < before {
                                 // Forked inside the held bytes: read the rest of them first.
@@ -290,9 +289,6 @@ impl Grammar {
                 }
                 *chosen = Some(body);
                 *self = Grammar::new(body, closer, weak);
-                if let Grammar::Envelope(_) = self {
-                    args.arm();
-                }
                 if before == 0 {
                     // Every byte sniffed came from this input: the body reads it whole
                     // (a well-formed call pushed whole takes the strict fast path).

@@ -3,7 +3,7 @@
 //! with the dialect's raw string delimiter if it has one.
 
 use super::Step;
-use crate::call::args::ArgsReader;
+use crate::call::args::{ArgsReader, ArgsValue};
 use crate::calls::{is_name_byte, Abort, Sink};
 use crate::dialect::NameArgsSpec;
 use crate::json::repairer::Status;
@@ -16,17 +16,6 @@ enum Phase {
     /// After the id separator: the call id, up to the separator.
     Id,
     Args,
-}
-
-/// How the arguments value began.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum ArgsKind {
-    /// Nothing but blanks yet.
-    Unknown,
-    /// An object (or anything but a string): streamed as it is decided.
-    Value,
-    /// A JSON string holding the arguments: collected, then decoded.
-    Encoded,
 }
 
 #[derive(Clone)]
@@ -47,9 +36,8 @@ pub(crate) struct NameArgs {
     keys_pending: bool,
     /// The name, held while the call id that follows it is read.
     name: Option<String>,
-    kind: ArgsKind,
-    /// The repaired string of string-encoded arguments.
-    encoded: Vec<u8>,
+    /// The arguments as written or string-encoded.
+    value: ArgsValue,
 }
 
 impl NameArgs {
@@ -69,8 +57,7 @@ impl NameArgs {
             buf: Vec::new(),
             leftover: Vec::new(),
             name: None,
-            kind: ArgsKind::Unknown,
-            encoded: Vec::new(),
+            value: ArgsValue::default(),
         }
     }
 
@@ -233,47 +220,14 @@ impl NameArgs {
                 args.rep.set_keys(check);
             }
         }
-        if self.kind == ArgsKind::Unknown {
-            // Blanks before the arguments are framing (DeepSeek's fence line).
-            while input.get(i).is_some_and(u8::is_ascii_whitespace) {
-                i += 1;
-            }
-            if let Some(&b) = input.get(i) {
-                self.kind = if b == b'"' {
-                    ArgsKind::Encoded
-                } else {
-                    ArgsKind::Value
-                };
-            }
-        }
+        // Blanks before the arguments are framing (DeepSeek's fence line).
+        i += self.value.begin(&input[i..]);
         let status = args.read(&input[i..]);
         let done = !matches!(status, Status::NeedMore | Status::Fork { .. });
-        if let Err(why) = self.args(&args.out, sink, done) {
+        if let Err(why) = self.value.write(&args.out, sink, done) {
             return Step::abort(why, input.len());
         }
         ArgsReader::step(status, i, input.len())
-    }
-
-    /// Repaired argument bytes: streamed, or collected when they are an encoded string
-    /// (decoded and repaired once the string ends).
-    fn args(&mut self, bytes: &[u8], sink: &mut Sink<'_>, done: bool) -> Result<(), Abort> {
-        if self.kind != ArgsKind::Encoded {
-            return sink.args(bytes);
-        }
-        self.encoded.extend_from_slice(bytes);
-        if !done {
-            return Ok(());
-        }
-        sink.repair(Repair::ArgumentsString);
-        let encoded = std::mem::take(&mut self.encoded);
-        let text: Option<String> = serde_json::from_slice(&encoded).ok();
-        match text.as_deref().map(|t| crate::repair(t.as_bytes())) {
-            Some(Ok(fixed)) => {
-                sink.repairs(fixed.repairs);
-                sink.args(fixed.json.as_bytes())
-            }
-            _ => sink.args(&encoded),
-        }
     }
 
     /// One byte of the name; true when the name ended at it.
@@ -394,7 +348,7 @@ impl NameArgs {
         }
         let status = args.drain();
         let done = ArgsReader::complete(status);
-        let _ = self.args(&args.out, sink, done);
+        let _ = self.value.write(&args.out, sink, done);
         done
     }
 }

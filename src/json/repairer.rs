@@ -124,6 +124,9 @@ pub(crate) struct Options {
     pub max_held: usize,
     /// Markers that end the value where structure is expected (a call's closer).
     pub terminators: MarkerSet,
+    /// What may follow the whole value before a terminator (DeepSeek's closing fence):
+    /// read past like blanks when a look-ahead weighs what follows the value.
+    pub trailer: &'static [u8],
     /// A dialect's raw string delimiter (Gemma `<|"|>`); empty for none.
     pub alt_string: &'static [u8],
     /// Declared keys, for the look-ahead.
@@ -171,6 +174,7 @@ impl Default for Options {
             lookahead: 256,
             max_held: 4096,
             terminators: MarkerSet::default(),
+            trailer: b"",
             alt_string: b"",
             keys: KeyCheck::default(),
             python: false,
@@ -274,6 +278,8 @@ pub(crate) struct Repairer {
     capture: Capture,
     /// The string being read already needed a repair (see [`Ctx::suspect`]).
     suspect: bool,
+    /// The string being read escaped a newline (`\n`): a `\'` in it is its text's own.
+    newline_escaped: bool,
     /// In a dialect with a string token: the bytes after a bare value's possible end
     /// (`,`, `}`, `<`), held while what follows decides (see [`bare_probe`]).
     bare_hold: Vec<u8>,
@@ -351,6 +357,7 @@ impl Repairer {
             alt_hold: Vec::new(),
             capture: Capture::default(),
             suspect: false,
+            newline_escaped: false,
             bare_hold: Vec::new(),
             policy: Policy::default(),
             parted: Parted::default(),
@@ -1045,6 +1052,7 @@ impl Repairer {
         self.started = true;
         out.push(b'"');
         self.suspect = false;
+        self.newline_escaped = false;
         self.capture_open(key, out);
         self.st = St::Str {
             delim: Delim::Double,
@@ -1182,6 +1190,7 @@ impl Repairer {
             };
             match b {
                 b'\\' if quoted && input.get(i + 1).is_some_and(|&c| simple_escape(c)) => {
+                    self.newline_escaped |= input[i + 1] == b'n';
                     i += 2;
                 }
                 // `\d`: a backslash before a plain byte that begins no escape is kept as
@@ -1482,6 +1491,7 @@ impl Repairer {
         let key = self.begin_item(out);
         out.push(b'"');
         self.suspect = false;
+        self.newline_escaped = false;
         self.capture_open(key, out);
         self.st = St::Str { delim, key };
     }
@@ -2018,13 +2028,14 @@ impl Repairer {
                 out.push(b'"');
                 self.after_value();
             }
-            Verdict::Content => match delim {
-                Delim::Double => {
-                    self.flag(Repair::UnescapedQuote);
-                    out.extend_from_slice(b"\\\"");
+            Verdict::Content => {
+                // A string's own delimiter read as its content, whatever the delimiter.
+                self.flag(Repair::UnescapedQuote);
+                match delim {
+                    Delim::Double => out.extend_from_slice(b"\\\""),
+                    _ => out.extend_from_slice(&pending[..self.la_closer]),
                 }
-                _ => out.extend_from_slice(&pending[..self.la_closer]),
-            },
+            }
         }
         self.requeue(&pending[self.la_closer..]);
         self.pending = pending;
@@ -2041,13 +2052,16 @@ impl Repairer {
         if n == 2 {
             match b {
                 _ if simple_escape(b) => {
+                    self.newline_escaped |= b == b'n';
                     out.extend_from_slice(&self.esc);
                     self.esc.clear();
                 }
                 // `\'` is not JSON; the quote needs no escape. In a `"` string already
-                // shown raw (raw quotes or control bytes), it is the text's own
-                // backslash (a shell or regex quote): kept, as any other.
-                b'\'' if delim == Delim::Single || !self.suspect => {
+                // shown raw (raw quotes or control bytes), or one that escapes its
+                // newlines (a file written with them escaped and its backslashes raw),
+                // it is the text's own backslash (a shell, regex or JS quote): kept, as
+                // any other. Elsewhere it is the slip it usually is: dropped.
+                b'\'' if delim == Delim::Single || !(self.suspect || self.newline_escaped) => {
                     if delim != Delim::Single && !self.opts.python {
                         self.flag(Repair::InvalidEscape);
                     }
@@ -2490,7 +2504,8 @@ impl Repairer {
             self.end_bare(out);
         }
         loop {
-            if self.la.is_some() {
+            if let Some(la) = self.la.as_mut() {
+                la.end_of_stream();
                 self.resolve(Verdict::Close, out);
             }
             if !self.alt_hold.is_empty() {
@@ -2749,6 +2764,7 @@ fn bare_probe(held: &[u8], alt: &[u8], structural: &MarkerSet) -> BareProbe {
 fn la_ctx<'a>(opts: &'a Options, classes: &'a Classes, suspect: bool) -> Ctx<'a> {
     Ctx {
         terminators: &opts.terminators,
+        trailer: opts.trailer,
         check: &opts.keys,
         suspect,
         python: opts.python,

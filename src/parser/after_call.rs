@@ -19,6 +19,8 @@ pub(super) struct AfterCall {
     /// The body may have gone on past where it seemed to end (a JSON call object the
     /// model closed itself): text after it is held, not shown at once.
     pub(super) may_go_on: bool,
+    /// What bounds the call, once text is held (`call::extent`).
+    pub(super) extent: Option<Box<Extent>>,
 }
 
 impl Parser {
@@ -37,6 +39,7 @@ impl Parser {
             gap,
             holding,
             may_go_on,
+            ..
         } = &mut **state;
         let (form, within) = (*form, *within);
         let closer = form.closer;
@@ -61,6 +64,15 @@ impl Parser {
                     if sink.calls.is_open() {
                         sink.repair(Repair::RedundantCloser);
                     }
+                    return i + 1;
+                }
+                if closer.is_empty() && *may_go_on && self.calls.is_open() {
+                    // Text after a body the model closed itself, with no closer to
+                    // tell: held up to the call's next bound (`held_text`).
+                    held.extend_from_slice(gap);
+                    gap.clear();
+                    held.push(b);
+                    *holding = true;
                     return i + 1;
                 }
                 if closer.is_empty() {
@@ -139,55 +151,54 @@ impl Parser {
         input.len()
     }
 
-    /// Text after a call's body, with no closer yet: held until the closer, another
-    /// call, the end of the stream or the arguments' limit tells what it is. Text that
-    /// ends in `}` right before the closer is the rest of the body (a string written
-    /// raw went on past a `"}}` inside it): the call is not released and the text not
-    /// shown. Otherwise it is text, and the call is released, its closer missing.
+    /// Text after a call's body, with no closer yet: held until the call's next bound
+    /// (its closer, an end-of-turn or section token, another call's opener), the end of
+    /// the stream or the arguments' limit tells what it is (`call::extent`). Text that
+    /// ends in `}` right before the bound is the rest of the body (a string written raw
+    /// went on past a `"}}` inside it): the call is not released and the text not
+    /// shown. Otherwise it is text, and the call is released (its closer missing, in a
+    /// dialect that has one).
     pub(super) fn held_text(&mut self, input: &[u8]) -> usize {
         let Mode::AfterCall(state) = &mut self.mode else {
             unreachable!()
         };
         let (form, within) = (state.form, state.within);
+        let extent = state
+            .extent
+            .get_or_insert_with(|| Box::new(Extent::of(form)));
         let before = state.held.len();
-        let longest = form.closer.len().max(form.opener.len());
+        // Only a bound that ends in the new bytes is new.
+        let longest = form.closer.len().max(extent.ends.max_len());
         let from = before.saturating_sub(longest.saturating_sub(1));
         state.held.extend_from_slice(input);
-        let find = |marker: &[u8]| match marker.is_empty() {
-            true => None,
-            false => memchr::memmem::find(&state.held[from..], marker).map(|at| from + at),
-        };
-        let (closer, opener) = (find(form.closer), find(form.opener));
+        let found = extent.find(&state.held[from..]);
         let over = state.held.len() > self.config.limits.max_args_bytes;
         let back = within.map_or(Mode::Text, Mode::Reasoning);
-        // Where each marker ends or begins in `input`: what follows is the main loop's
-        // to read (never read here, so a run of calls does not nest).
-        match (closer, opener) {
-            (Some(c), o) if o.is_none_or(|o| c < o) => {
-                let end = c + form.closer.len() - before;
+        // Where the bound ends (the closer) or begins (any other, read again after the
+        // call) in `input`: what follows is the main loop's to read (never read here,
+        // so a run of calls does not nest).
+        match found {
+            Ok(Some(bound)) => {
+                let (start, end) = (from + bound.start, from + bound.end);
                 let held = std::mem::take(&mut state.held);
+                let trailer = extent.trailer;
                 let (mut sink, ..) = self.sink();
-                if body_went_on(&held[..c]) {
+                if body_went_on(&held[..start], trailer) {
                     // The body went on: not released, and the text was its body.
                     sink.went_on();
                     sink.end();
                     self.mode = back;
                 } else {
-                    // Text the model wrote inside the call: shown; the closer is markup.
-                    self.release_held_text(back, form.closer, &held[..c]);
+                    // Text the model wrote after the body: shown.
+                    self.release_held_text(back, form.closer, &held[..start]);
                 }
-                end
-            }
-            (_, Some(o)) => {
-                // Another call: what came before it is text.
-                let held = std::mem::take(&mut state.held);
-                self.release_held_text(back, form.closer, &held[..o]);
-                if o < before {
-                    // The opener began in held bytes: read them again, then the input.
-                    self.process(&held[o..before]);
+                let read = if bound.closer { end } else { start };
+                if read < before {
+                    // The bound began in held bytes: read them again, then the input.
+                    self.process(&held[read..before]);
                     0
                 } else {
-                    o - before
+                    read - before
                 }
             }
             _ if over => {
@@ -204,13 +215,22 @@ impl Parser {
     /// (`</tool_action>` for `</tool_call>`); otherwise the closer is missing.
     pub(super) fn release_held_text(&mut self, back: Mode, closer: &[u8], mut text: &[u8]) {
         self.mode = back;
+        let auto = self.config.dialect == Dialect::Auto;
         let (mut sink, ..) = self.sink();
-        match misspelled_closer_at(closer, text) {
-            Some(end) => {
-                sink.repair(Repair::MismatchedTag);
-                text = &text[end..];
+        if closer.is_empty() {
+            // A dialect with no closer misses none; text after a markerless call says
+            // it was none (`Sink::text_follows`).
+            if auto && !text.trim_ascii().is_empty() {
+                sink.text_follows();
             }
-            None => sink.repair(Repair::MissingCloser),
+        } else {
+            match misspelled_closer_at(closer, text) {
+                Some(end) => {
+                    sink.repair(Repair::MismatchedTag);
+                    text = &text[end..];
+                }
+                None => sink.repair(Repair::MissingCloser),
+            }
         }
         sink.end();
         self.process(text);

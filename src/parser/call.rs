@@ -266,6 +266,7 @@ impl Parser {
             lookahead: limits.lookahead,
             max_held: limits.max_held_bytes,
             terminators: MarkerSet::default(),
+            trailer: form.trailer,
             alt_string: alt,
             keys: KeyCheck::default(),
             python: false,
@@ -298,9 +299,10 @@ impl Parser {
         rep.set_call_options(form as *const CallForm as usize, options, || {
             call_terminators(form)
         });
-        if matches!(form.body, Body::Envelope(_)) {
-            call.args.arm();
-        }
+        // Every grammar's values fork their readings at a weak decision (a grammar whose
+        // body holds several calls resets its reader per call, unarmed: its calls end
+        // inside the body, so there the look-ahead's verdicts stand).
+        call.args.arm();
         self.mode = Mode::Call(call);
     }
 
@@ -521,17 +523,14 @@ impl Parser {
         let (form, within) = (call.form, call.within);
         let leftover = call.take_leftover();
         let repairs = call.repairs();
-        // A JSON call object the model closed itself may have gone on past a `"}}` in a
-        // raw string; one a marker ended did not.
-        let may_go_on =
-            matches!(call.grammar, Grammar::Envelope(_)) && call.args.rep.terminated_by().is_none();
+        let may_go_on = call.may_go_on();
         self.retire(call);
         let (mut sink, ..) = self.sink();
         if sink.calls.is_open() {
             sink.repairs(repairs);
         }
         let back = within.map_or(Mode::Text, Mode::Reasoning);
-        if closer_seen || (form.closer.is_empty() && !form.repeats) {
+        if closer_seen || (form.closer.is_empty() && !form.repeats && !may_go_on) {
             sink.end();
             self.mode = back;
         } else {
@@ -543,6 +542,7 @@ impl Parser {
                 gap: SmallVec::new(),
                 holding: false,
                 may_go_on,
+                extent: None,
             }));
         }
         leftover

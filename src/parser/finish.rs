@@ -97,17 +97,26 @@ impl Parser {
                 if let Some(end) = misspelled {
                     leftover.drain(..end);
                 }
-                // Or text, then the closer: text ending in `}` there was the rest of a
-                // JSON body that seemed to end before it (as `held_text` takes it).
-                let went_on = complete
-                    && !closer_left
-                    && misspelled.is_none()
-                    && !form.closer.is_empty()
-                    && matches!(call.grammar, Grammar::Envelope(_))
-                    && memchr::memmem::find(&leftover, form.closer)
-                        .filter(|&at| body_went_on(&leftover[..at]))
-                        .map(|at| leftover.drain(..at + form.closer.len()))
-                        .is_some();
+                // Or text, then the call's bound (or the end of the stream, with no
+                // closer): text ending in `}` there was the rest of a JSON body that
+                // seemed to end before it (as `held_text` takes it).
+                let went_on =
+                    complete && !closer_left && misspelled.is_none() && call.may_go_on() && {
+                        let extent = Extent::of(form);
+                        let bound = match extent.find(&leftover) {
+                            Ok(Some(bound)) => Some(bound),
+                            _ if form.closer.is_empty() => Some(Bound {
+                                start: leftover.len(),
+                                end: leftover.len(),
+                                closer: false,
+                            }),
+                            _ => None,
+                        };
+                        bound
+                            .filter(|b| body_went_on(&leftover[..b.start], form.trailer))
+                            .map(|b| leftover.drain(..if b.closer { b.end } else { b.start }))
+                            .is_some()
+                    };
                 let closed = terminated_by == Some(form.closer)
                     || closer_left
                     || misspelled.is_some()
@@ -148,7 +157,13 @@ impl Parser {
             }
             Mode::AfterCall(state) if state.holding => {
                 let back = state.within.map_or(Mode::Text, Mode::Reasoning);
-                if self.cut_off() {
+                if body_went_on(&state.held, state.form.trailer) {
+                    // The end of the stream bounds the call: the text was its body.
+                    self.mode = back;
+                    let (mut sink, ..) = self.sink();
+                    sink.went_on();
+                    sink.end();
+                } else if self.cut_off() {
                     // Cut before the closer told whether the text was the body's: the
                     // call did not finish. The text is shown.
                     self.mode = back;

@@ -38,7 +38,7 @@ mod text;
 
 use crate::ascii::TextStops;
 use crate::call::args::ArgsReader;
-use crate::call::extent::{body_went_on, call_terminators, misspelled_closer_at};
+use crate::call::extent::{body_went_on, call_terminators, misspelled_closer_at, Bound, Extent};
 use crate::call::CallState;
 use crate::calls::{Abort, Calls, Sink};
 use crate::config::{Config, InReasoning};
