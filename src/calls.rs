@@ -409,6 +409,20 @@ impl Sink<'_> {
         }
     }
 
+    /// Type the text leaves of `members` by the call's tool schema (see
+    /// `Tool::type_raw_members`), and without one by what they read as.
+    pub(crate) fn type_raw_members(&self, members: &mut crate::ordered::Map) -> Repairs {
+        match self.tool() {
+            Some(tool) => tool.type_raw_members(members),
+            None => {
+                for (_, value) in members.iter_mut() {
+                    crate::schema::type_untyped(value);
+                }
+                Repairs::NONE
+            }
+        }
+    }
+
     /// Conform arguments read as text to the call's tool schema (`None` without one).
     pub(crate) fn conform_args(
         &self,

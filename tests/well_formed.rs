@@ -273,3 +273,33 @@ fn python_escapes_python_refuses_keep_their_backslash() {
         assert_eq!(calls[0].3, ["invalid_escape"], "{raw}");
     }
 }
+
+/// MiniMax M3 released a leaf declared `{"type": "null"}` as the string `"null"`: the
+/// elements' leaves were typed as JSON values are conformed (a string is a string),
+/// not as the text they are. Every text leaf, at every depth, is now typed by the
+/// schema node it stands at as an XML parameter's text is, and where no schema reaches
+/// by what it reads as (as without tools). In every form whose values are text.
+#[test]
+fn text_leaves_are_typed_by_their_schema_at_every_depth_in_every_xml_form() {
+    const ARGS: &[&str] = &[
+        r#"{"nothing": null, "s": "null", "n": 1.5, "b": false}"#,
+        r#"{"obj": {"none": null, "s": "null", "list": [null, "x", 2], "deep": {"t": true}}}"#,
+        r#"{"list": [{"k": null}, {"k": "v"}], "after": "null"}"#,
+    ];
+    let mut failures = Vec::new();
+    let mut forms = 0;
+    for form in every_form() {
+        if !matches!(
+            form.arguments(),
+            Arguments::Params { .. } | Arguments::Elements
+        ) {
+            continue;
+        }
+        forms += 1;
+        for args in ARGS {
+            failures.extend(round_trip(form, "write_file", args));
+        }
+    }
+    assert!(forms > 10, "{forms} forms");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
