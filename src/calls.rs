@@ -109,6 +109,9 @@ pub(crate) struct Call {
     pub cut: bool,
     /// Deltas are held: competing readings of the arguments are open (`json/readings.rs`).
     pub hold: bool,
+    /// The start is held: the model's id may still follow the arguments
+    /// ([`EnvelopeSpec::id_after_arguments`](crate::dialect::EnvelopeSpec)).
+    pub awaiting_id: bool,
     /// The competing readings could not be told apart: not released, with this feedback.
     pub ambiguous: Option<String>,
     /// The name written is not a name (quotes, braces, blanks): never emitted; the
@@ -326,6 +329,23 @@ impl Sink<'_> {
         if !call.started && !id.is_empty() {
             call.id = id.to_owned();
             call.id_from_model = true;
+        }
+        self.id_settled();
+    }
+
+    /// Hold the open call's start until its id is read: the model writes it after the
+    /// arguments (unless it already did before them).
+    pub(crate) fn await_id(&mut self) {
+        let call = self.call();
+        call.awaiting_id = !call.started && !call.id_from_model;
+    }
+
+    /// The open call's id came, or cannot come any more (its object ended): start it.
+    pub(crate) fn id_settled(&mut self) {
+        if let Some(call) = self.calls.current.as_mut() {
+            if std::mem::take(&mut call.awaiting_id) {
+                self.flush();
+            }
         }
     }
 
@@ -547,7 +567,7 @@ impl Sink<'_> {
         let Some(call) = self.calls.current.as_mut() else {
             return;
         };
-        if call.silent || call.name.is_none() {
+        if call.silent || call.name.is_none() || call.awaiting_id {
             return;
         }
         let index = CallIndex(call.index);
@@ -670,6 +690,7 @@ impl Sink<'_> {
             return;
         };
         call.hold = false;
+        call.awaiting_id = false;
         if let Some(feedback) = call.ambiguous.take() {
             only_sent(&mut call);
             if call.bad_name {

@@ -7,7 +7,7 @@
 mod support;
 
 use serde_json::{json, Value};
-use toolsift::render::{Arguments, Call, Form, Turn};
+use toolsift::render::{Arguments, Call, CallIds, Form, Turn};
 use toolsift::{Config, Dialect, OwnedEvent, StopReason, Tools};
 
 /// A released call: name, arguments, id, repair names.
@@ -301,5 +301,83 @@ fn text_leaves_are_typed_by_their_schema_at_every_depth_in_every_xml_form() {
         }
     }
     assert!(forms > 10, "{forms} forms");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Mistral before v11 and LFM2's JSON template write a call's id after its arguments
+/// (`{"name": "f", "arguments": {...}, "id": "a1b2c3d4e"}`): the call had started with
+/// a generated id by then, and the model's was lost (Mistral's template refuses ids that
+/// are not 9 letters and digits when the conversation comes back). Such a call now
+/// starts once its id is read, or its object ends without one (in an array of calls,
+/// where these forms write them, a call is sent whole at its end anyway); an id written
+/// before the arguments still lets it start there.
+#[test]
+fn mistral_pre_v11_ids_after_the_arguments_are_the_calls_ids() {
+    let raw = r#"[TOOL_CALLS] [{"name": "f", "arguments": {"a": "x"}, "id": "a1b2c3d4e"}, {"name": "g", "arguments": {}}, {"name": "h", "id": "k9l0m1n2o", "arguments": {"b": 1}}]"#;
+    let calls = parse(&Config::new(Dialect::Mistral), raw).unwrap();
+    let ids: Vec<&str> = calls.iter().map(|c| c.2.as_str()).collect();
+    assert_eq!(ids, ["a1b2c3d4e", "call_1", "k9l0m1n2o"]);
+    // One call object, not in an array; in LFM2's JSON form too.
+    let raw = r#"[TOOL_CALLS] {"name": "f", "arguments": {"a": [1]}, "id": "a1b2c3d4e"}"#;
+    let calls = parse(&Config::new(Dialect::Mistral), raw).unwrap();
+    assert_eq!(calls[0].2, "a1b2c3d4e");
+    let raw = r#"<|tool_call_start|>[{"name": "f", "arguments": {"a": "x"}, "id": "a1b2c3d4e"}]<|tool_call_end|>"#;
+    let calls = parse(&Config::new(Dialect::Lfm2), raw).unwrap();
+    assert_eq!(calls[0].2, "a1b2c3d4e");
+}
+
+/// The class: in every form that carries the model's ids, every call comes back with
+/// its own id, the same in its start and its end, one call or several.
+#[test]
+fn ids_come_back_in_every_form_that_carries_them() {
+    let mut failures = Vec::new();
+    let mut forms = 0;
+    for form in every_form() {
+        if form.ids() != CallIds::Given {
+            continue;
+        }
+        forms += 1;
+        let at = format!("{} ({})", form.dialect().name(), form.name());
+        let mut calls = vec![(
+            "read_file",
+            r#"{"path": "a", "n": [1, {"k": "v"}]}"#,
+            "a1b2c3d4e",
+        )];
+        if form.parallel() {
+            calls.push(("list_files", "{}", "f5g6h7i8j"));
+            calls.push(("get_weather", r#"{"city": "Paris"}"#, "k9l0m1n2o"));
+        }
+        let mut turn = Turn::new();
+        for &(name, args, id) in &calls {
+            turn = turn.call(Call::new(name, args).id(id));
+        }
+        let style = toolsift::render::Style::new().form(form.name());
+        let raw = form.dialect().render_with(&turn, &style).unwrap().output;
+        for config in [Config::new(form.dialect()), Config::new(Dialect::Auto)] {
+            let events = support::run_cuts(&config, raw.as_bytes(), &[], StopReason::Stop);
+            let started: Vec<&str> = events
+                .iter()
+                .filter_map(|e| match e {
+                    OwnedEvent::CallStarted { id, .. } => Some(id.as_str()),
+                    _ => None,
+                })
+                .collect();
+            let want: Vec<&str> = calls.iter().map(|c| c.2).collect();
+            let finished =
+                parse(&config, &raw).map(|c| c.into_iter().map(|c| c.2).collect::<Vec<_>>());
+            if started != want
+                || finished.as_deref()
+                    != Ok(&want.iter().map(|s| s.to_string()).collect::<Vec<_>>()[..])
+            {
+                failures.push(format!(
+                    "{at}: {raw:?}: started {started:?}, finished {finished:?}"
+                ));
+            }
+            if form.auto() == toolsift::render::InAuto::No {
+                break;
+            }
+        }
+    }
+    assert!(forms >= 4, "{forms} forms");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -528,6 +528,7 @@ impl Envelope {
                         sink.args(b"{}")?;
                     }
                     self.flush_name(sink);
+                    sink.id_settled();
                 }
                 if self.in_value && self.value_is_container && self.depth == self.base {
                     self.flush_run(out, run, i + 1, sink)?;
@@ -689,6 +690,9 @@ impl Envelope {
             self.object_text = None;
         }
         if field == Field::Args {
+            if self.spec.id_after_arguments {
+                sink.await_id();
+            }
             self.flush_name(sink);
         }
         if field == Field::Other && self.key.as_slice() != b"type" && !second_args {
