@@ -381,3 +381,70 @@ fn ids_come_back_in_every_form_that_carries_them() {
     assert!(forms >= 4, "{forms} forms");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// DeepSeek DSML dropped its tag prefix `｜DSML｜` after every `<` and `</` of a call's
+/// body before reading it, values included: a value holding `</｜DSML｜parameter>` as
+/// text (a file about DSML, read as content since no parameter followed it) or any
+/// `<｜DSML｜...` came back without the prefix. The prefix is now dropped only where the
+/// grammar reads structure; a value's bytes are read as written, its tags with or
+/// without the prefix.
+#[test]
+fn deepseek_dsml_a_prefix_in_a_value_is_kept() {
+    let raw = "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"write_file\">\n\
+               <｜DSML｜parameter name=\"path\" string=\"true\">a.md</｜DSML｜parameter>\n\
+               <｜DSML｜parameter name=\"content\" string=\"true\">x ``</｜DSML｜parameter>`json \
+               <｜DSML｜b> ｜DSML｜ </｜DSML｜invoke>z <parameter</｜DSML｜parameter>\n\
+               </｜DSML｜invoke>\n</｜DSML｜function_calls>";
+    let want = json!({"path": "a.md", "content": "x ``</｜DSML｜parameter>`json <｜DSML｜b> ｜DSML｜ </｜DSML｜invoke>z <parameter"});
+    for dialect in [Dialect::DeepseekDsml, Dialect::Auto] {
+        let calls = parse(&Config::new(dialect), raw).unwrap();
+        assert_eq!(calls.len(), 1);
+        assert_eq!(serde_json::from_str::<Value>(&calls[0].1).unwrap(), want);
+    }
+    // Without the prefix, the same.
+    let bare = raw.replace("｜DSML｜", "");
+    let calls = parse(&Config::new(Dialect::DeepseekDsml), &bare).unwrap();
+    let want =
+        json!({"path": "a.md", "content": "x ``</parameter>`json <b>  </invoke>z <parameter"});
+    assert_eq!(serde_json::from_str::<Value>(&calls[0].1).unwrap(), want);
+}
+
+/// The class: a value holding its own closing tag as text, with text after it (so
+/// nothing confirms it as the value's end), comes back as written, with no repair, in
+/// every form whose values are text: the closer as the model writes it, as an opening
+/// tag, misspelled (`</parameterx>` was read as content but reported
+/// `mismatched_tag`), and, where the form writes a tag prefix, without it and with it
+/// on another tag. (A value holding the call's own closer is the whole call's to decide,
+/// issue 35's readings of XML values: not here.)
+#[test]
+fn a_values_own_closing_tag_held_as_text_comes_back_in_every_xml_form() {
+    let mut failures = Vec::new();
+    let mut forms = 0;
+    for form in every_form() {
+        if !matches!(form.arguments(), Arguments::Params { .. }) {
+            continue;
+        }
+        forms += 1;
+        let closer = form.closing_markup()[0];
+        let mut texts = vec![closer.to_owned()];
+        // A closing tag (Kimi K3's closer is not one): its other spellings too.
+        if let Some(name) = closer.strip_prefix("</").and_then(|c| c.strip_suffix('>')) {
+            texts.push(format!("<{name}>"));
+            texts.push(format!("</{name}x>"));
+            texts.push(format!("a </{name}"));
+            // A prefix the form writes before its tag names (DSML's `｜DSML｜`).
+            if let Some(bar) = name.rfind('｜') {
+                let (prefix, bare) = name.split_at(bar + '｜'.len_utf8());
+                texts.push(format!("</{bare}>"));
+                texts.push(format!("<{prefix}b> {prefix}"));
+            }
+        }
+        for text in texts {
+            let content = format!("see {text} here");
+            let args = json!({"path": "a.md", "content": content}).to_string();
+            failures.extend(round_trip(form, "write_file", &args));
+        }
+    }
+    assert!(forms > 10, "{forms} forms");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

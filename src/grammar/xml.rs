@@ -317,7 +317,7 @@ impl Xml {
             } else {
                 break;
             };
-            if let Err(why) = self.step(b, sink) {
+            if let Err(why) = self.step_unprefixed(b, sink) {
                 let _ = self.flush(sink);
                 return Step::abort(why, i);
             }
