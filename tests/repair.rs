@@ -217,7 +217,6 @@ fn repairing_the_output_again_changes_nothing() {
 }
 
 #[path = "../benches/support/inputs.rs"]
-#[allow(dead_code)]
 mod inputs;
 
 /// Issue 35: `toolsift::repair` has no closer, so the end of its input bounds the value:
