@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 
 mod ascii;
+mod call;
 mod calls;
 mod config;
 mod conform;

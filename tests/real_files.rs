@@ -539,6 +539,7 @@ fn run_file(run: &Run, file: &select::File, row: usize, report: &mut Report) -> 
     let written = embed::output(form, way, &file.path, &file.text, run.seed);
     let expect = Expect {
         way,
+        python: form.arguments() == toolsift::render::Arguments::Python,
         path: &file.path,
         written: &written,
     };
@@ -633,6 +634,7 @@ fn repair_file(file: &select::File, way: Way, row: usize, report: &mut Report) -
     let written = embed::bare_arguments(way, &file.path, &file.text);
     let expect = Expect {
         way,
+        python: false,
         path: &file.path,
         written: &written,
     };

@@ -221,3 +221,26 @@ fn repairing_the_output_again_changes_nothing() {
         assert!(twice.repairs.is_empty(), "{input}: {:?}", twice.repairs);
     }
 }
+
+#[path = "../benches/support/inputs.rs"]
+mod inputs;
+
+/// Issue 35: `toolsift::repair` has no closer, so the end of its input bounds the value:
+/// the benchmarks' malformed 19 KB `write_file` body (an HTML page written raw into a
+/// string: quotes, newlines, tabs, `\d`), without its tags, comes back with the page
+/// exact, not with its own `"}}` read into `content` and closers invented after it.
+#[test]
+fn repair_is_bounded_by_the_end_of_its_input() {
+    let html = inputs::html(19 * 1024, 19);
+    let call = inputs::write_file_call_malformed(&html);
+    let body = std::str::from_utf8(&call).unwrap();
+    let body = body
+        .trim_start_matches("<tool_call>\n")
+        .trim_end_matches("\n</tool_call>");
+    let fixed = repair(body.as_bytes()).unwrap_or_else(|e| panic!("not repaired: {e}"));
+    let value: serde_json::Value = serde_json::from_str(&fixed.json).unwrap();
+    assert_eq!(value["arguments"]["content"].as_str(), Some(html.as_str()));
+    assert_eq!(value["arguments"]["path"], "index.html");
+    let names: Vec<&str> = fixed.repairs.names().collect();
+    assert!(!names.contains(&"missing_closers"), "{names:?}");
+}

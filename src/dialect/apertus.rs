@@ -14,6 +14,7 @@ static ENVELOPE: EnvelopeSpec = EnvelopeSpec {
     args_keys: &[],
     id_keys: &[],
     name_is_key: true,
+    id_after_arguments: false,
 };
 
 pub(crate) static SPEC: Spec = Spec {

@@ -18,6 +18,7 @@ static ENVELOPE: EnvelopeSpec = EnvelopeSpec {
     ],
     id_keys: &["tool_call_id", "id"],
     name_is_key: false,
+    id_after_arguments: false,
 };
 
 pub(crate) static SPEC: Spec = Spec {

@@ -20,6 +20,7 @@ static ENVELOPE: EnvelopeSpec = EnvelopeSpec {
     ],
     id_keys: &["id"],
     name_is_key: false,
+    id_after_arguments: false,
 };
 
 pub(crate) static SPEC: Spec = Spec {

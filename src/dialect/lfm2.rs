@@ -1,8 +1,8 @@
 //! LiquidAI LFM2 / LFM2.5: `<|tool_call_start|>[name(arg="v")]<|tool_call_end|>`, or (an
-//! older template) a JSON array of `{"name", "arguments"}` objects in the same markers;
+//! older template) a JSON array of `{"name", "arguments", "id"}` objects in the same markers;
 //! reasoning in `<think>` ... `</think>`.
 
-use super::{Body, CallForm, Dialect, PythonicSpec, Spec, HERMES_ENVELOPE};
+use super::{Body, CallForm, Dialect, PythonicSpec, Spec, ID_AFTER_ARGUMENTS_ENVELOPE};
 use crate::render::{Args, Ids, Layout, Piece::Markup as M, THINK_TIGHT};
 
 static CALLS: PythonicSpec = PythonicSpec { in_list: false };
@@ -12,7 +12,10 @@ pub(crate) static SPEC: Spec = Spec {
     reasoning: &[(b"<think>", b"</think>")],
     calls: &[CallForm {
         opener: b"<|tool_call_start|>",
-        body: Body::Sniff(&[Body::Pythonic(&CALLS), Body::Envelope(&HERMES_ENVELOPE)]),
+        body: Body::Sniff(&[
+            Body::Pythonic(&CALLS),
+            Body::Envelope(&ID_AFTER_ARGUMENTS_ENVELOPE),
+        ]),
         closer: b"<|tool_call_end|>",
         implies: None,
         anchored: false,

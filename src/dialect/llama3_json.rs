@@ -17,6 +17,7 @@ pub(crate) static ENVELOPE: EnvelopeSpec = EnvelopeSpec {
     ],
     id_keys: &["id", "tool_call_id", "call_id"],
     name_is_key: false,
+    id_after_arguments: false,
 };
 
 /// The forms with a marker.

@@ -3,7 +3,7 @@
 //! `[ARGS]` was dropped), parallel calls as repeated markers. No closer: a call ends where its value ends. Reasoning in
 //! `[THINK]...[/THINK]`.
 
-use super::{Body, CallForm, Dialect, NameArgsSpec, Spec, HERMES_ENVELOPE};
+use super::{Body, CallForm, Dialect, NameArgsSpec, Spec, ID_AFTER_ARGUMENTS_ENVELOPE};
 use crate::render::{
     Ids, Layout,
     Piece::{Markup as M, Slot},
@@ -18,8 +18,12 @@ static V11: NameArgsSpec = NameArgsSpec {
     ..NameArgsSpec::BASE
 };
 
-/// A JSON array (or object) before v11, the name first from v11 on.
-static BODIES: [Body; 2] = [Body::Envelope(&HERMES_ENVELOPE), Body::NameArgs(&V11)];
+/// A JSON array (or object) before v11, its ids after the arguments; the name first
+/// from v11 on.
+static BODIES: [Body; 2] = [
+    Body::Envelope(&ID_AFTER_ARGUMENTS_ENVELOPE),
+    Body::NameArgs(&V11),
+];
 
 pub(crate) static SPEC: Spec = Spec {
     dialect: Dialect::Mistral,

@@ -38,6 +38,8 @@ impl Outcome {
 /// What a run must come to: the file written `way` as `written` describes, to `path`.
 pub struct Expect<'a> {
     pub way: Way,
+    /// The arguments are Python (the form's strings read Python's escapes too).
+    pub python: bool,
     pub path: &'a str,
     pub written: &'a Written,
 }
@@ -213,7 +215,8 @@ pub fn classify_arguments(arguments: &str, expect: &Expect, shown: bool) -> Outc
             } else {
                 text
             };
-            match reading_of(reference.as_bytes(), content.as_bytes(), branch) {
+            let python = expect.python;
+            match reading_of(reference.as_bytes(), content.as_bytes(), branch, python) {
                 Ok(()) => {
                     class = Class::Ambiguous;
                     let at = text
@@ -275,10 +278,15 @@ fn top_level_keys(object: &str) -> Vec<String> {
 
 /// Whether `content` is a reading of `written`: byte for byte, except that (when
 /// `branch`) each backslash is read either as a literal backslash or as the start of a
-/// JSON escape (`\n`, `\"`, `\\`, `\u0041`, a surrogate pair), each on its own. On
-/// failure, the furthest place both could be followed to: (written offset, content
-/// offset).
-pub fn reading_of(written: &[u8], content: &[u8], branch: bool) -> Result<(), (usize, usize)> {
+/// JSON escape (`\n`, `\"`, `\\`, `\u0041`, a surrogate pair), and in `python`
+/// strings of Python's too (`\a`, `\x41`, `\101`, ...), each on its own. On failure,
+/// the furthest place both could be followed to: (written offset, content offset).
+pub fn reading_of(
+    written: &[u8],
+    content: &[u8],
+    branch: bool,
+    python: bool,
+) -> Result<(), (usize, usize)> {
     let mut furthest = (0, 0);
     let mut stack = vec![(0usize, 0usize)];
     let mut seen = std::collections::HashSet::new();
@@ -305,9 +313,11 @@ pub fn reading_of(written: &[u8], content: &[u8], branch: bool) -> Result<(), (u
         if content.get(j) == Some(&b'\\') {
             stack.push((i + 1, j + 1));
         }
-        if let Some((used, decoded)) = escape(&written[i..]) {
+        let decoded = escape(&written[i..]).map(|(used, c)| (used, Some(c)));
+        let decoded = decoded.or_else(|| python.then(|| python_escape(&written[i..])).flatten());
+        if let Some((used, decoded)) = decoded {
             let mut buf = [0; 4];
-            let bytes = decoded.encode_utf8(&mut buf).as_bytes();
+            let bytes = decoded.map_or(&[][..], |c| c.encode_utf8(&mut buf).as_bytes());
             if content[j..].starts_with(bytes) {
                 stack.push((i + used, j + bytes.len()));
             }
@@ -346,6 +356,39 @@ fn escape(s: &[u8]) -> Option<(usize, char)> {
         _ => return None,
     };
     Some((2, simple))
+}
+
+/// The escape of Python's that JSON lacks at the start of `s` (which starts with a
+/// backslash), as Python reads it: bytes used and the character (none for a line
+/// continuation).
+fn python_escape(s: &[u8]) -> Option<(usize, Option<char>)> {
+    let hex = |n: usize| {
+        let digits = std::str::from_utf8(s.get(2..2 + n)?).ok()?;
+        if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        Some((
+            2 + n,
+            Some(char::from_u32(u32::from_str_radix(digits, 16).ok()?)?),
+        ))
+    };
+    match *s.get(1)? {
+        b'a' => Some((2, Some('\u{7}'))),
+        b'v' => Some((2, Some('\u{b}'))),
+        b'\'' => Some((2, Some('\''))),
+        b'\n' => Some((2, None)),
+        b'x' => hex(2),
+        b'U' => hex(8),
+        b'0'..=b'7' => {
+            let digits = s[1..]
+                .iter()
+                .take(3)
+                .take_while(|b| (b'0'..=b'7').contains(b));
+            let (n, value) = digits.fold((0, 0), |(n, v), &b| (n + 1, v * 8 + u32::from(b - b'0')));
+            Some((1 + n, Some(char::from_u32(value)?)))
+        }
+        _ => None,
+    }
 }
 
 fn hex4(s: &[u8]) -> Option<u32> {
@@ -403,7 +446,7 @@ pub fn excerpt(text: &str, at: usize) -> String {
 /// The instrument itself: which readings count as escape-ambiguous.
 #[test]
 fn readings_of_a_written_text() {
-    let ok = |w: &str, c: &str| reading_of(w.as_bytes(), c.as_bytes(), true).is_ok();
+    let ok = |w: &str, c: &str| reading_of(w.as_bytes(), c.as_bytes(), true, false).is_ok();
     // The intended reading, and each backslash read as an escape or as itself.
     assert!(ok(r"a\nb", r"a\nb"));
     assert!(ok(r"a\nb", "a\nb"));
@@ -415,13 +458,23 @@ fn readings_of_a_written_text() {
     // Way 4 writes a shell line continuation (`\` and a line break) as `\\n`.
     assert!(ok(r"a \\nb", r"a \nb"));
     // Not readings: a cut, a dropped byte, an escape that is not one.
-    assert_eq!(reading_of(br"abc\n", b"ab", true), Err((2, 2)));
+    assert_eq!(reading_of(br"abc\n", b"ab", true, false), Err((2, 2)));
     assert!(!ok(r"a\qb", "aqb"));
     assert!(!ok(r"a\nb", "anb"));
     assert!(!ok(r"\ud83d", "\u{fffd}"));
     // Without branching, byte for byte.
-    assert!(reading_of(br"a\nb", b"a\nb", false).is_err());
-    assert_eq!(reading_of(b"abc", b"abX", false), Err((2, 2)));
+    assert!(reading_of(br"a\nb", b"a\nb", false, false).is_err());
+    assert_eq!(reading_of(b"abc", b"abX", false, false), Err((2, 2)));
+    // In Python strings, Python's escapes are readings too (octal takes up to three
+    // digits), JSON's still are; not in JSON strings.
+    let py = |w: &str, c: &str| reading_of(w.as_bytes(), c.as_bytes(), true, true).is_ok();
+    assert!(py(r"C:\agents\01", "C:\u{7}gents\u{1}"));
+    assert!(py(r"C:\agents\01", r"C:\agents\01"));
+    assert!(py(r"\2713", "\u{b9}3"));
+    assert!(py(r"\x41\U0001F600\u00e9", "A\u{1f600}é"));
+    assert!(py("a\\\nb", "ab"));
+    assert!(!py(r"\2713", "\u{2}713"));
+    assert!(!ok(r"\x41", "A"));
 }
 
 #[test]
@@ -461,6 +514,7 @@ fn a_call_cut_short_and_shown_is_wrong() {
         way.write(text, &mut written.written);
         let expect = Expect {
             way,
+            python: false,
             path: "a.txt",
             written: &written,
         };

@@ -1,13 +1,15 @@
-//! The envelope's competing readings (`json/readings.rs`): forked at the first weak
-//! decision of a call body, read side by side, decided by the whole call.
+//! A call's competing readings (`json/readings.rs`): forked at the first weak decision
+//! of its body, read side by side, decided by the whole call. The same for every
+//! grammar: a reading is whatever the grammar's state is, cloned.
 //!
-//! Each competing reading is the whole projection (repairer, envelope, call) cloned
-//! at the fork, with its own [`Policy`](crate::json::readings::Policy), reading every
-//! byte the body reads after it into a call of its own. A reading that takes the
-//! look-ahead's verdicts stands in for its siblings ([`Parted`]) until a weak decision
-//! parts them; a parted sibling then reads every byte kept since the fork. A reading
-//! drops out once its repairs alone cost over a fixed cap, or when it reads past the
-//! call's closer without ending. When the primary's body ends, the readings still going read on (the bytes
+//! Each competing reading is the call's grammar, its value reader ([`ArgsReader`]) and
+//! its call, cloned at the fork, with its own
+//! [`Policy`](crate::json::readings::Policy), reading every byte the body reads after
+//! it into a call of its own. A reading that takes the look-ahead's verdicts stands in
+//! for its siblings ([`Parted`]) until a weak decision parts them; a parted sibling
+//! then reads every byte kept since the fork. A reading drops out once its repairs
+//! alone cost over a fixed cap, or when it reads past the call's closer without
+//! ending. When the primary's body ends, the readings still going read on (the bytes
 //! are held, not shown) until each has ended or dropped out and what follows each end
 //! is known; then the cheapest complete reading is taken, by a clear margin, or the
 //! call is not released. A reading that leaves text before the call's closer is never
@@ -15,12 +17,14 @@
 //! read again by the parser. Argument deltas stop at the fork (every reading agrees on
 //! what was sent before it) and resume from the reading taken.
 
-use super::{Envelope, Step};
+use super::args::ArgsReader;
+use super::extent::Extent;
+use super::CallState;
 use crate::calls::{Abort, Calls, Sink};
 use crate::config::Config;
+use crate::grammar::{Grammar, Step, StepKind};
 use crate::json::cost;
 use crate::json::readings::{decide, Decision, Parted, ALTERNATIVES, EXPENSIVE, MARGIN};
-use crate::json::repairer::Repairer;
 use crate::queue::Queue;
 use crate::stats::Stats;
 
@@ -38,17 +42,6 @@ const FLIPPED: usize = 1;
 /// within [`MARGIN`] of one that can.
 const CAP: u32 = EXPENSIVE + MARGIN - 1;
 
-/// An envelope's readings, if forked. A clone has none: a reading's own projection
-/// never forks.
-#[derive(Default)]
-pub(crate) struct Fork(pub(super) Option<Box<Readings>>);
-
-impl Clone for Fork {
-    fn clone(&self) -> Fork {
-        Fork(None)
-    }
-}
-
 /// The readings forked at a call body's first weak decision.
 pub(crate) struct Readings {
     alts: Vec<Reading>,
@@ -63,18 +56,17 @@ pub(crate) struct Readings {
     /// No competing reading reads, the primary's siblings are still the same and the
     /// primary has not ended: a byte read changes nothing but `since`.
     idle: bool,
-    /// The call's closing marker: a reading still going once the body has read past
-    /// the first one after the primary's end is out (it swallowed the closer).
-    closer: &'static [u8],
+    /// What bounds the call: a reading still going once the body has read past the
+    /// first closer after the primary's end is out (it swallowed the closer).
+    extent: Extent,
 }
 
 struct Reading {
-    rep: Repairer,
-    env: Envelope,
+    grammar: Grammar,
+    args: ArgsReader,
     calls: Calls,
     queue: Queue,
     stats: Stats,
-    scratch: Vec<u8>,
     state: State,
 }
 
@@ -95,24 +87,22 @@ struct End {
 
 impl Reading {
     /// Read `bytes`, the first of them byte `pos` after the fork.
-    fn read(&mut self, bytes: &[u8], pos: usize, config: &Config) {
+    fn read(&mut self, bytes: &[u8], pos: usize, config: &Config, closer: &'static [u8]) {
         let mut sink = Sink {
             calls: &mut self.calls,
             queue: &mut self.queue,
             config,
             stats: &mut self.stats,
         };
+        // (The body was chosen before the fork: nothing is chosen here.)
         let step = self
-            .env
-            .feed(bytes, &mut sink, &mut self.rep, &mut self.scratch);
-        self.state = match step {
-            Step::NeedMore if cost::of(self.rep.repairs()) > CAP => State::Out,
-            Step::NeedMore => State::Live,
-            Step::Ended {
-                consumed,
-                closer_seen,
-            } => State::Ended(End {
-                at: pos + consumed,
+            .grammar
+            .feed(bytes, &mut sink, &mut self.args, closer, &mut None);
+        self.state = match step.kind {
+            StepKind::NeedMore if cost::of(self.args.rep.repairs()) > CAP => State::Out,
+            StepKind::NeedMore => State::Live,
+            StepKind::Ended { closer_seen } => State::Ended(End {
+                at: pos + step.consumed,
                 closer_seen,
             }),
             _ => State::Out,
@@ -127,7 +117,7 @@ impl Reading {
             config,
             stats: &mut self.stats,
         };
-        self.state = match self.env.finish(&mut sink, &mut self.rep, &mut self.scratch) {
+        self.state = match self.grammar.finish(&mut sink, &mut self.args) {
             true => State::Ended(End {
                 at,
                 closer_seen: false,
@@ -164,7 +154,7 @@ impl Readings {
         if self.live() {
             for alt in &mut self.alts {
                 if matches!(alt.state, State::Live) {
-                    alt.read(bytes, pos, config);
+                    alt.read(bytes, pos, config, self.extent.closer);
                 }
             }
         }
@@ -182,7 +172,7 @@ impl Readings {
         let flipped = &self.alts[FLIPPED - 1];
         let heads = (
             primary,
-            flipped.rep.parted(),
+            flipped.args.rep.parted(),
             matches!(flipped.state, State::Out),
         );
         if heads == self.heads {
@@ -198,12 +188,15 @@ impl Readings {
             };
             let (parted, head_state) = match head {
                 0 => (primary, None),
-                h => (self.alts[h - 1].rep.parted(), Some(&self.alts[h - 1].state)),
+                h => (
+                    self.alts[h - 1].args.rep.parted(),
+                    Some(&self.alts[h - 1].state),
+                ),
             };
             if parted.has(alt.weak) {
                 let alt = &mut self.alts[n];
                 alt.state = State::Live;
-                alt.read(&self.since, 0, config);
+                alt.read(&self.since, 0, config, self.extent.closer);
             } else if let Some(State::Out) = head_state {
                 // The same reading: it dropped out where its head did.
                 self.alts[n].state = State::Out;
@@ -214,7 +207,7 @@ impl Readings {
     /// Bytes the competing readings examined since the last call (for
     /// [`Stats::work`](crate::Stats::work): readings are work too).
     pub(super) fn take_work(&mut self) -> u64 {
-        self.alts.iter_mut().map(|a| a.rep.take_work()).sum()
+        self.alts.iter_mut().map(|a| a.args.rep.take_work()).sum()
     }
 
     /// Drop the readings that read on past the call's closer (the first after the
@@ -239,19 +232,20 @@ impl Readings {
     /// Where the first closing marker after the primary's end ends, once read.
     fn closer_end(&self) -> Option<usize> {
         let end = self.primary?;
-        if self.closer.is_empty() {
+        let closer = self.extent.closer;
+        if closer.is_empty() {
             return None;
         }
-        let at = memchr::memmem::find(self.since.get(end.at..)?, self.closer)?;
-        Some(end.at + at + self.closer.len())
+        let at = memchr::memmem::find(self.since.get(end.at..)?, closer)?;
+        Some(end.at + at + closer.len())
     }
 
     /// What follows a reading that ended at `end` (past blanks; `pre`, the bytes its
-    /// repairer read past its end before the fork, come first): the call's closer (or
-    /// the body saw it) is clean; anything else is text the parser would show; `None`
-    /// while the bytes read so far do not tell (at the end of the stream: clean).
+    /// grammar read past its end before the fork, come first) says of its end: it
+    /// ended there (`Some(true)`), or text follows inside the call (`Some(false)`);
+    /// `None` while the bytes read so far do not tell (see [`Extent::ended_before`]).
     fn follow(&self, end: End, pre: &[u8], eof: bool) -> Option<bool> {
-        if end.closer_seen || self.closer.is_empty() {
+        if end.closer_seen {
             return Some(true);
         }
         let since = self.since.get(end.at..).unwrap_or_default();
@@ -262,49 +256,49 @@ impl Readings {
             joined = [pre, since].concat();
             &joined
         };
-        let after = after.trim_ascii_start();
-        if after.starts_with(self.closer) {
-            return Some(true);
-        } else if self.closer.starts_with(after) {
-            // At the end of the stream, the closer's beginning: cut inside it.
-            return eof.then_some(true);
-        }
-        // The closer misspelled (`</tool_action>`) is the closer too, unless the real
-        // one follows it (then it was the body's own text).
-        let tag = after
-            .iter()
-            .position(|&b| b == b'>')
-            .map_or(after, |end| &after[..=end]);
-        match super::super::misspelled_closer(self.closer, tag) {
-            Some(true) => {
-                let rest = &after[tag.len()..];
-                Some(memchr::memmem::find(rest, self.closer).is_none())
-            }
-            Some(false) => eof.then_some(true),
-            None => Some(false),
-        }
+        self.extent.ended_before(after, eof)
     }
 
     /// Whether the whole call can decide: no reading still reads, and what follows each
     /// ended one is known.
-    fn settled(&self, rep: &Repairer, eof: bool) -> bool {
+    fn settled(&self, primary: &CallState, eof: bool) -> bool {
         let mut ends = self
             .primary
-            .map(|end| (end, rep.leftover()))
+            .map(|end| (end, primary.grammar.leftover(&primary.args)))
             .into_iter()
             .chain(self.alts.iter().filter_map(|a| match a.state {
-                State::Ended(end) => Some((end, a.rep.leftover())),
+                State::Ended(end) => Some((end, a.grammar.leftover(&a.args))),
                 _ => None,
             }));
-        !self.live() && ends.all(|(end, pre)| self.follow(end, pre, eof).is_some())
+        !self.live() && ends.all(|(end, pre)| self.follow(end, &pre, eof).is_some())
     }
 }
 
-impl Envelope {
-    /// The repairer stopped at its first weak decision: fork the competing readings
-    /// there, and hold the deltas from here.
-    pub(super) fn fork_readings(&mut self, rep: &mut Repairer, sink: &mut Sink<'_>) {
-        let Some(verdict) = rep.decided() else {
+impl CallState {
+    /// Whether the call forked its readings: every byte must come through `feed` (it is
+    /// kept for them), so the parser's bypasses stay closed.
+    pub(crate) fn forked(&self) -> bool {
+        self.readings.is_some()
+    }
+
+    /// Whether the primary reading ended and competing readings still read.
+    pub(super) fn parked(&self) -> bool {
+        self.readings.as_ref().is_some_and(|r| r.parked())
+    }
+
+    /// Bytes the primary reading consumed after the fork: the competing readings read
+    /// them too.
+    pub(super) fn record(&mut self, bytes: &[u8], sink: &mut Sink<'_>) {
+        if let Some(fork) = self.readings.as_mut() {
+            fork.read(bytes, sink.config, self.args.rep.parted());
+            sink.stats.examined(fork.take_work());
+        }
+    }
+
+    /// The value reader stopped at its first weak decision: fork the competing
+    /// readings there, and hold the deltas from here.
+    pub(super) fn fork_readings(&mut self, sink: &mut Sink<'_>) {
+        let Some(verdict) = self.args.rep.decided() else {
             return;
         };
         // Held first, so the readings' calls hold theirs too.
@@ -312,15 +306,14 @@ impl Envelope {
         let alts = ALTERNATIVES
             .iter()
             .map(|alt| {
-                let mut rep = rep.clone();
-                rep.set_policy(alt.policy(verdict));
+                let mut args = self.args.clone();
+                args.rep.set_policy(alt.policy(verdict));
                 Reading {
-                    rep,
-                    env: self.clone(),
+                    grammar: self.grammar.clone(),
+                    args,
                     calls: sink.calls.for_reading(),
                     queue: Queue::default(),
                     stats: Stats::default(),
-                    scratch: Vec::new(),
                     state: match alt.head() {
                         Some(_) if !eager() => State::Same,
                         _ => State::Live,
@@ -329,14 +322,14 @@ impl Envelope {
             })
             .collect();
         // The primary stands for its siblings until they part.
-        rep.track_siblings();
-        self.fork.0 = Some(Box::new(Readings {
+        self.args.rep.track_siblings();
+        self.readings = Some(Box::new(Readings {
             alts,
             since: Vec::new(),
             primary: None,
             heads: (Parted::default(), Parted::default(), false),
             idle: false,
-            closer: self.closer,
+            extent: Extent::of(self.form),
         }));
     }
 
@@ -347,13 +340,9 @@ impl Envelope {
         rest: &[u8],
         closer_seen: bool,
         sink: &mut Sink<'_>,
-        rep: &mut Repairer,
     ) -> Step {
-        let Some(fork) = self.fork.0.as_mut() else {
-            return Step::Ended {
-                consumed: 0,
-                closer_seen,
-            };
+        let Some(fork) = self.readings.as_mut() else {
+            return Step::ended(0, closer_seen);
         };
         fork.primary = Some(End {
             at: fork.since.len(),
@@ -361,50 +350,39 @@ impl Envelope {
         });
         fork.idle = false;
         fork.drop_past_closer();
-        self.feed_parked(rest, sink, rep)
+        self.feed_parked(rest, sink)
     }
 
     /// Input after the primary reading ended: the competing readings still going read
     /// it, held; once none is, the whole call decides.
-    pub(super) fn feed_parked(
-        &mut self,
-        input: &[u8],
-        sink: &mut Sink<'_>,
-        rep: &mut Repairer,
-    ) -> Step {
-        let Some(fork) = self.fork.0.as_mut() else {
-            return Step::NeedMore;
+    pub(super) fn feed_parked(&mut self, input: &[u8], sink: &mut Sink<'_>) -> Step {
+        let parted = self.args.rep.parted();
+        let Some(fork) = self.readings.as_mut() else {
+            return Step::more(input.len());
         };
-        fork.read(input, sink.config, rep.parted());
+        fork.read(input, sink.config, parted);
         sink.stats.examined(fork.take_work());
-        if !fork.settled(rep, false) {
-            return Step::NeedMore;
+        let settled = self
+            .readings
+            .as_ref()
+            .is_some_and(|f| f.settled(self, false));
+        if !settled {
+            return Step::more(input.len());
         }
-        let fork = self.fork.0.take().expect("checked");
-        match decide_call(*fork, sink, rep, false) {
-            Some(Taken::Ended { closer_seen, .. }) => Step::Ended {
-                consumed: input.len(),
-                closer_seen,
-            },
-            Some(Taken::Skip) => Step::Abort {
-                why: Abort::Ambiguous,
-                consumed: input.len(),
-            },
-            None => Step::NeedMore,
+        let fork = self.readings.take().expect("checked");
+        match self.decide(*fork, sink, false) {
+            Some(Taken::Ended { closer_seen, .. }) => Step::ended(input.len(), closer_seen),
+            Some(Taken::Skip) => Step::abort(Abort::Ambiguous, input.len()),
+            None => Step::more(input.len()),
         }
     }
 
     /// At the end of the stream with readings forked: end every reading, decide, and
     /// return whether the taken one completed.
-    pub(super) fn finish_readings(
-        &mut self,
-        sink: &mut Sink<'_>,
-        rep: &mut Repairer,
-        scratch: &mut Vec<u8>,
-    ) -> bool {
-        let mut fork = self.fork.0.take().expect("forked");
+    pub(super) fn finish_readings(&mut self, sink: &mut Sink<'_>) -> bool {
+        let mut fork = self.readings.take().expect("forked");
         let at = fork.since.len();
-        if fork.primary.is_none() && self.finish(sink, rep, scratch) {
+        if fork.primary.is_none() && self.grammar.finish(sink, &mut self.args) {
             fork.primary = Some(End {
                 at,
                 closer_seen: false,
@@ -413,7 +391,7 @@ impl Envelope {
         // Ending a reading may decide what it held, and part its siblings from it:
         // until none is left reading.
         loop {
-            fork.part(rep.parted(), sink.config);
+            fork.part(self.args.rep.parted(), sink.config);
             if !fork.live() {
                 break;
             }
@@ -424,19 +402,18 @@ impl Envelope {
             }
         }
         sink.stats.examined(fork.take_work());
-        let closer = self.closer;
-        match decide_call(*fork, sink, rep, true) {
+        let closer = self.form.closer;
+        match self.decide(*fork, sink, true) {
             Some(Taken::Ended { taken: true, .. }) => true,
             Some(Taken::Ended { taken: false, .. } | Taken::Skip) => {
                 // Not released: what its reading left unread before the call's closer
                 // (its own leftover, read back at the end) is the call's, not shown;
                 // the closer and what follows it are read on.
-                let left = rep.take_leftover();
-                let after = match memchr::memmem::find(&left, closer) {
-                    Some(at) if !closer.is_empty() => &left[at..],
-                    _ => &[],
+                let left = self.take_leftover();
+                self.after = match memchr::memmem::find(&left, closer) {
+                    Some(at) if !closer.is_empty() => left[at..].to_vec(),
+                    _ => Vec::new(),
                 };
-                rep.push_leftover(after);
                 true
             }
             None => {
@@ -446,11 +423,148 @@ impl Envelope {
             }
         }
     }
+
+    /// Decide among the ended readings of the call: take one (its grammar and value
+    /// reader become the call's, its call the sink's, and what it did not read is left
+    /// to the parser) or mark the call ambiguous. `None` when no reading ended.
+    fn decide(&mut self, mut fork: Readings, sink: &mut Sink<'_>, eof: bool) -> Option<Taken> {
+        let config = sink.config;
+        let mut alts = std::mem::take(&mut fork.alts);
+        let stray = |end: End, pre: &[u8]| match fork.follow(end, pre, eof) {
+            Some(false) => STRAY_TEXT,
+            _ => 0,
+        };
+        let primary_call = sink.calls.current.as_deref();
+        // A name already shown binds every reading to it.
+        let shown = primary_call.filter(|c| c.started).map(|c| c.name.clone());
+        // The primary competes when it ended (at the end of the stream it may not have:
+        // its own verdicts left a value open that another reading closed).
+        // Each reading's outcome, before the text it leaves: readings often agree, and
+        // one that wrote the same call as an earlier one costs what it did.
+        let mut outcomes: Vec<Option<(u32, Vec<u8>)>> = Vec::with_capacity(alts.len());
+        for (n, alt) in alts.iter().enumerate() {
+            let call = match alt.state {
+                State::Ended(_) => alt.calls.current.as_deref(),
+                _ => None,
+            };
+            let repairs = alt.args.rep.repairs();
+            let outcome = call.and_then(|call| {
+                if cost::of(repairs) > CAP || shown.as_ref().is_some_and(|name| call.name != *name)
+                {
+                    // Too costly, or it names another tool than the one shown: another
+                    // call.
+                    return None;
+                }
+                let same = alts[..n].iter().zip(&outcomes).find_map(|(prev, done)| {
+                    let prev_call = prev.calls.current.as_deref()?;
+                    (prev.args.rep.repairs() == repairs && prev_call.same_outcome(call))
+                        .then(|| done.clone())
+                });
+                same.unwrap_or_else(|| call.outcome(repairs, config, true))
+            });
+            outcomes.push(outcome);
+        }
+        // With no other reading to compare with, the primary's arguments need no strict
+        // parse here: the call's end parses them (and does not release them if not
+        // strict).
+        let alone = outcomes.iter().all(Option::is_none);
+        let primary_pre = self.grammar.leftover(&self.args);
+        let mut scored = vec![fork.primary.zip(primary_call).and_then(|(primary, call)| {
+            call.outcome(self.args.rep.repairs(), config, !alone)
+                .map(|(c, args)| (c.saturating_add(stray(primary, &primary_pre)), args))
+        })];
+        for (alt, outcome) in alts.iter().zip(outcomes) {
+            scored.push(match alt.state {
+                State::Ended(end) => {
+                    let pre = alt.grammar.leftover(&alt.args);
+                    outcome.map(|(c, args)| (c.saturating_add(stray(end, &pre)), args))
+                }
+                _ => None,
+            });
+        }
+        let mut decision = decide(&scored);
+        if let Some(Decision::Take(n)) = decision {
+            // A reading its own grammar found invalid (two arguments objects, a bad id)
+            // competes, but is never taken: the call is not released.
+            let call = match n {
+                0 => sink.calls.current.as_deref(),
+                n => alts[n - 1].calls.current.as_deref(),
+            };
+            if call.is_some_and(|c| c.ambiguous.is_some()) {
+                decision = Some(Decision::Ambiguous);
+            }
+        }
+        let (taken, end) = match decision {
+            Some(Decision::Take(0)) | None => (decision.is_some(), fork.primary),
+            Some(Decision::Take(n)) => {
+                let call = match &mut alts[n - 1].calls.current {
+                    Some(call) => std::mem::take(&mut **call),
+                    None => unreachable!("scored, so open"),
+                };
+                match sink.replace_reading(call) {
+                    true => (true, self.take(&mut alts, n)),
+                    false => (false, fork.primary),
+                }
+            }
+            Some(Decision::Ambiguous) => {
+                // Not released, and reported with the name the readings that have one
+                // read, when the primary's is not one.
+                let named = (1..=ALTERNATIVES.len())
+                    .filter(|&n| scored[n].is_some())
+                    .find_map(|n| alts[n - 1].calls.current.as_deref());
+                if let Some(call) = named {
+                    sink.name_for_report(call);
+                }
+                // Its body ends where the reading that read furthest ended, so no byte
+                // of it is shown as text.
+                let furthest = (1..=ALTERNATIVES.len())
+                    .filter(|&n| scored[n].is_some())
+                    .max_by_key(|&n| match alts[n - 1].state {
+                        State::Ended(end) => end.at,
+                        _ => 0,
+                    });
+                let primary_at = fork.primary.map_or(0, |p| p.at);
+                match furthest {
+                    Some(n) if matches!(alts[n - 1].state, State::Ended(e) if e.at > primary_at) => {
+                        (false, self.take(&mut alts, n))
+                    }
+                    _ => (false, fork.primary),
+                }
+            }
+        };
+        let end = end?;
+        // A reading that leaves text before the call's closer is no reading of the call:
+        // taken, it would show part of the body as text.
+        let stray = fork.follow(end, &self.grammar.leftover(&self.args), eof) == Some(false);
+        let taken = taken && !stray;
+        if let Some(after) = fork.since.get(end.at..) {
+            self.after.extend_from_slice(after);
+        }
+        if !taken {
+            sink.ambiguous();
+            if stray {
+                return Some(Taken::Skip);
+            }
+        }
+        Some(Taken::Ended {
+            closer_seen: end.closer_seen,
+            taken,
+        })
+    }
+
+    /// Take competing reading `n` (1-based) as the body's end: its grammar and value
+    /// reader become the call's.
+    fn take(&mut self, alts: &mut [Reading], n: usize) -> Option<End> {
+        let alt = alts.get_mut(n.checked_sub(1)?)?;
+        let State::Ended(end) = alt.state else {
+            return None;
+        };
+        std::mem::swap(&mut self.args, &mut alt.args);
+        std::mem::swap(&mut self.grammar, &mut alt.grammar);
+        Some(end)
+    }
 }
 
-/// Decide among the ended readings of a call: take one (its repairer becomes `rep`,
-/// its call the sink's, and what it did not read is left to the parser) or mark the
-/// call ambiguous. `None` when no reading ended.
 /// How a call's body ends once its readings are decided.
 enum Taken {
     /// Where the reading taken (or, not released, the one that read furthest) ended;
@@ -460,131 +574,6 @@ enum Taken {
     /// it: the rest of the body (left to the parser) is dropped up to the closer,
     /// never shown.
     Skip,
-}
-
-fn decide_call(
-    mut fork: Readings,
-    sink: &mut Sink<'_>,
-    rep: &mut Repairer,
-    eof: bool,
-) -> Option<Taken> {
-    let config = sink.config;
-    let mut alts = std::mem::take(&mut fork.alts);
-    let stray = |end: End, pre: &[u8]| match fork.follow(end, pre, eof) {
-        Some(false) => STRAY_TEXT,
-        _ => 0,
-    };
-    let primary_call = sink.calls.current.as_deref();
-    // A name already shown binds every reading to it.
-    let shown = primary_call.filter(|c| c.started).map(|c| c.name.clone());
-    // The primary competes when it ended (at the end of the stream it may not have:
-    // its own verdicts left a value open that another reading closed).
-    // Each reading's outcome, before the text it leaves: readings often agree, and one
-    // that wrote the same call as an earlier one costs what it did.
-    let mut outcomes: Vec<Option<(u32, Vec<u8>)>> = Vec::with_capacity(alts.len());
-    for (n, alt) in alts.iter().enumerate() {
-        let call = match alt.state {
-            State::Ended(_) => alt.calls.current.as_deref(),
-            _ => None,
-        };
-        let outcome = call.and_then(|call| {
-            if cost::of(alt.rep.repairs()) > CAP
-                || shown.as_ref().is_some_and(|name| call.name != *name)
-            {
-                // Too costly, or it names another tool than the one shown: another call.
-                return None;
-            }
-            let same = alts[..n].iter().zip(&outcomes).find_map(|(prev, done)| {
-                let prev_call = prev.calls.current.as_deref()?;
-                (prev.rep.repairs() == alt.rep.repairs() && prev_call.same_outcome(call))
-                    .then(|| done.clone())
-            });
-            same.unwrap_or_else(|| call.outcome(alt.rep.repairs(), config, true))
-        });
-        outcomes.push(outcome);
-    }
-    // With no other reading to compare with, the primary's arguments need no strict
-    // parse here: the call's end parses them (and does not release them if not strict).
-    let alone = outcomes.iter().all(Option::is_none);
-    let mut scored = vec![fork.primary.zip(primary_call).and_then(|(primary, call)| {
-        call.outcome(rep.repairs(), config, !alone)
-            .map(|(c, args)| (c.saturating_add(stray(primary, rep.leftover())), args))
-    })];
-    for (alt, outcome) in alts.iter().zip(outcomes) {
-        scored.push(match alt.state {
-            State::Ended(end) => {
-                outcome.map(|(c, args)| (c.saturating_add(stray(end, alt.rep.leftover())), args))
-            }
-            _ => None,
-        });
-    }
-    let decision = decide(&scored);
-    let (taken, end) = match decision {
-        Some(Decision::Take(0)) | None => (decision.is_some(), fork.primary),
-        Some(Decision::Take(n)) => {
-            let call = match &mut alts[n - 1].calls.current {
-                Some(call) => std::mem::take(&mut **call),
-                None => unreachable!("scored, so open"),
-            };
-            match sink.replace_reading(call) {
-                true => (true, take(&mut alts, n, rep)),
-                false => (false, fork.primary),
-            }
-        }
-        Some(Decision::Ambiguous) => {
-            // Not released, and reported with the name the readings that have one
-            // read, when the primary's is not one.
-            let named = (1..=ALTERNATIVES.len())
-                .filter(|&n| scored[n].is_some())
-                .find_map(|n| alts[n - 1].calls.current.as_deref());
-            if let Some(call) = named {
-                sink.name_for_report(call);
-            }
-            // Its body ends where the reading that read furthest ended, so no byte of
-            // it is shown as text.
-            let furthest = (1..=ALTERNATIVES.len())
-                .filter(|&n| scored[n].is_some())
-                .max_by_key(|&n| match alts[n - 1].state {
-                    State::Ended(end) => end.at,
-                    _ => 0,
-                });
-            let primary_at = fork.primary.map_or(0, |p| p.at);
-            match furthest {
-                Some(n) if matches!(alts[n - 1].state, State::Ended(e) if e.at > primary_at) => {
-                    (false, take(&mut alts, n, rep))
-                }
-                _ => (false, fork.primary),
-            }
-        }
-    };
-    let end = end?;
-    // A reading that leaves text before the call's closer is no reading of the call:
-    // taken, it would show part of the body as text.
-    let stray = fork.follow(end, rep.leftover(), eof) == Some(false);
-    let taken = taken && !stray;
-    if let Some(after) = fork.since.get(end.at..) {
-        rep.push_leftover(after);
-    }
-    if !taken {
-        sink.ambiguous();
-        if stray {
-            return Some(Taken::Skip);
-        }
-    }
-    Some(Taken::Ended {
-        closer_seen: end.closer_seen,
-        taken,
-    })
-}
-
-/// Take competing reading `n` (1-based) as the body's end: its repairer becomes `rep`.
-fn take(alts: &mut [Reading], n: usize, rep: &mut Repairer) -> Option<End> {
-    let alt = alts.get_mut(n.checked_sub(1)?)?;
-    let State::Ended(end) = alt.state else {
-        return None;
-    };
-    std::mem::swap(rep, &mut alt.rep);
-    Some(end)
 }
 
 /// Whether siblings are read from the fork like every other reading instead of standing
