@@ -29,9 +29,13 @@ struct Case {
     written: &'static str,
     meant: &'static str,
     repairs: &'static [Repair],
-    /// Only a schema can tell what was meant (a bare value, command-line text):
-    /// `toolsift::repair`, which has none, is not asked.
+    /// Only a schema can tell what was meant (a bare value, command-line text): not
+    /// asked without tools.
     needs_schema: bool,
+    /// The breakage is the call's (arguments written as a string, a bare value):
+    /// `toolsift::repair`, which reads one JSON text and has no schema, is not asked
+    /// (a JSON string is valid JSON to it).
+    call_only: bool,
 }
 
 const fn case(name: &'static str, written: &'static str, repairs: &'static [Repair]) -> Case {
@@ -42,6 +46,7 @@ const fn case(name: &'static str, written: &'static str, repairs: &'static [Repa
         meant: r#"{"cmd": "read", "file": "main.go"}"#,
         repairs,
         needs_schema: false,
+        call_only: false,
     }
 }
 
@@ -138,20 +143,28 @@ const CASES: &[Case] = &[
         tool: "shell",
         meant: r#"{"command": "ls -la /tmp"}"#,
         needs_schema: true,
+        call_only: true,
         ..case("bare_value", r#""ls -la /tmp""#, &[BareArguments])
     },
-    case(
-        "json_string",
-        r#""{\"cmd\": \"read\", \"file\": \"main.go\"}""#,
-        &[ArgumentsString],
-    ),
-    case(
-        "curly_double_in_string",
-        r#""{“cmd”: “read”, “file”: “main.go”}""#,
-        &[ArgumentsString, CurlyQuotedString],
-    ),
+    Case {
+        call_only: true,
+        ..case(
+            "json_string",
+            r#""{\"cmd\": \"read\", \"file\": \"main.go\"}""#,
+            &[ArgumentsString],
+        )
+    },
+    Case {
+        call_only: true,
+        ..case(
+            "curly_double_in_string",
+            r#""{“cmd”: “read”, “file”: “main.go”}""#,
+            &[ArgumentsString, CurlyQuotedString],
+        )
+    },
     Case {
         needs_schema: true,
+        call_only: true,
         ..case(
             "command_line",
             r#""--cmd read --file main.go""#,
@@ -329,7 +342,7 @@ fn common_breakage_is_released_as_meant() {
                 results.insert(key, in_call(form, case, declared).err());
             }
         }
-        if !case.needs_schema {
+        if !case.call_only {
             let key = format!("{} repair no_tools", case.name);
             results.insert(key, through_repair(case).err());
         }
