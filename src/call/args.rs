@@ -66,6 +66,7 @@ impl ArgsReader {
             Status::TooDeep { consumed } => (consumed, StepKind::Abort(Abort::TooDeep)),
             Status::HeldOverflow { consumed } => (consumed, StepKind::Abort(Abort::HeldTooLong)),
             Status::Fork { consumed } => (consumed, StepKind::Fork),
+            Status::CallEnded { consumed } => (consumed, StepKind::CallEnded),
         };
         Step {
             consumed: at + consumed,
@@ -73,9 +74,13 @@ impl ArgsReader {
         }
     }
 
-    /// Whether the value ended with what was held (a `drain` status).
+    /// Whether the value (or, read as one call's readings, the call) ended with what
+    /// was held (a `drain` status).
     pub(crate) fn complete(status: Status) -> bool {
-        matches!(status, Status::Complete { .. } | Status::Terminated { .. })
+        matches!(
+            status,
+            Status::Complete { .. } | Status::Terminated { .. } | Status::CallEnded { .. }
+        )
     }
 }
 

@@ -127,6 +127,27 @@ impl Extent {
             None => Some(false),
         }
     }
+
+    /// Like [`ended_before`](Self::ended_before), for a call that ended inside a body of
+    /// several (an array's object, a Python call): it ended there when the next call
+    /// (after a comma, a semicolon or a line break), the body's end or the call's bound
+    /// follows, or the end of the stream; anything else is text the call went on into.
+    pub(crate) fn call_ended_before(&self, after: &[u8], eof: bool) -> Option<bool> {
+        let rest = after.trim_ascii_start();
+        let Some(&first) = rest.first() else {
+            return eof.then_some(true);
+        };
+        if matches!(first, b',' | b']' | b';' | b')') {
+            return Some(true);
+        }
+        match self.find(rest) {
+            Ok(Some(bound)) if bound.start == 0 => return Some(true),
+            Err(()) if !eof => return None,
+            _ => {}
+        }
+        let line_break = after[..after.len() - rest.len()].contains(&b'\n');
+        Some(line_break && (first.is_ascii_alphabetic() || first == b'_'))
+    }
 }
 
 impl super::CallState {

@@ -129,8 +129,19 @@ impl CallState {
                 StepKind::Ended { closer_seen } if self.forked() => {
                     let end = at + step.consumed;
                     return self
-                        .primary_ended(&input[end..], closer_seen, sink)
+                        .primary_ended(&input[end..], closer_seen, false, sink)
                         .after(end);
+                }
+                StepKind::CallEnded if self.forked() => {
+                    let end = at + step.consumed;
+                    return self
+                        .primary_ended(&input[end..], false, true, sink)
+                        .after(end);
+                }
+                StepKind::CallEnded => {
+                    // (Only readings of one call stop so.) The call ended: released.
+                    sink.end();
+                    at += step.consumed;
                 }
                 _ => return step.after(at),
             }

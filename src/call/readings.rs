@@ -83,6 +83,8 @@ struct End {
     /// Bytes read since the fork when it ended.
     at: usize,
     closer_seen: bool,
+    /// Only the call ended, inside a body of several: the body goes on.
+    call: bool,
 }
 
 impl Reading {
@@ -104,6 +106,12 @@ impl Reading {
             StepKind::Ended { closer_seen } => State::Ended(End {
                 at: pos + step.consumed,
                 closer_seen,
+                call: false,
+            }),
+            StepKind::CallEnded => State::Ended(End {
+                at: pos + step.consumed,
+                closer_seen: false,
+                call: true,
             }),
             _ => State::Out,
         };
@@ -121,6 +129,7 @@ impl Reading {
             true => State::Ended(End {
                 at,
                 closer_seen: false,
+                call: self.grammar.calls_inside(),
             }),
             false => State::Out,
         };
@@ -141,9 +150,6 @@ impl Readings {
     /// readings still going read them. `primary` is what the primary reading's
     /// siblings parted from it so far.
     pub(super) fn read(&mut self, bytes: &[u8], config: &Config, primary: Parted) {
-        if bytes.is_empty() {
-            return;
-        }
         let pos = self.since.len();
         self.since.extend_from_slice(bytes);
         if self.idle && primary == self.heads.0 {
@@ -151,7 +157,8 @@ impl Readings {
             return;
         }
         self.idle = false;
-        if self.live() {
+        // (No bytes: the primary read what it held, and its siblings may part from it.)
+        if self.live() && !bytes.is_empty() {
             for alt in &mut self.alts {
                 if matches!(alt.state, State::Live) {
                     alt.read(bytes, pos, config, self.extent.closer);
@@ -256,7 +263,10 @@ impl Readings {
             joined = [pre, since].concat();
             &joined
         };
-        self.extent.ended_before(after, eof)
+        match end.call {
+            true => self.extent.call_ended_before(after, eof),
+            false => self.extent.ended_before(after, eof),
+        }
     }
 
     /// Whether the whole call can decide: no reading still reads, and what follows each
@@ -303,7 +313,7 @@ impl CallState {
         };
         // Held first, so the readings' calls hold theirs too.
         sink.hold();
-        let alts = ALTERNATIVES
+        let mut alts: Vec<Reading> = ALTERNATIVES
             .iter()
             .map(|alt| {
                 let mut args = self.args.clone();
@@ -321,8 +331,18 @@ impl CallState {
                 }
             })
             .collect();
-        // The primary stands for its siblings until they part.
+        // The primary stands for its siblings until they part. Each reading is of the
+        // call being read: in a body of several, it ends where that call ends.
         self.args.rep.track_siblings();
+        self.args.rep.one_call();
+        for alt in &mut alts {
+            alt.args.rep.one_call();
+            if matches!(alt.state, State::Live) {
+                // What the grammar holds to read before the next input (a Python
+                // list's bytes read back) is each reading's to read now.
+                alt.read(&[], 0, sink.config, self.form.closer);
+            }
+        }
         self.readings = Some(Box::new(Readings {
             alts,
             since: Vec::new(),
@@ -339,6 +359,7 @@ impl CallState {
         &mut self,
         rest: &[u8],
         closer_seen: bool,
+        call: bool,
         sink: &mut Sink<'_>,
     ) -> Step {
         let Some(fork) = self.readings.as_mut() else {
@@ -347,6 +368,7 @@ impl CallState {
         fork.primary = Some(End {
             at: fork.since.len(),
             closer_seen,
+            call,
         });
         fork.idle = false;
         fork.drop_past_closer();
@@ -371,10 +393,29 @@ impl CallState {
         }
         let fork = self.readings.take().expect("checked");
         match self.decide(*fork, sink, false) {
+            Some(Taken::CallEnded) => {
+                // The body goes on after the call: read what followed it.
+                let step = self.resume_body(sink);
+                Step {
+                    consumed: input.len(),
+                    ..step
+                }
+            }
             Some(Taken::Ended { closer_seen, .. }) => Step::ended(input.len(), closer_seen),
             Some(Taken::Skip) => Step::abort(Abort::Ambiguous, input.len()),
             None => Step::more(input.len()),
         }
+    }
+
+    /// The readings of a call inside a body of several were decided and the call ended
+    /// (released or not): the body goes on, armed again, from what followed the call
+    /// in the reading taken.
+    fn resume_body(&mut self, sink: &mut Sink<'_>) -> Step {
+        sink.end();
+        let after = std::mem::take(&mut self.after);
+        self.grammar.push_back(&mut self.args, &after);
+        self.args.arm();
+        self.feed(&[], sink, &mut None)
     }
 
     /// At the end of the stream with readings forked: end every reading, decide, and
@@ -386,6 +427,7 @@ impl CallState {
             fork.primary = Some(End {
                 at,
                 closer_seen: false,
+                call: self.grammar.calls_inside(),
             });
         }
         // Ending a reading may decide what it held, and part its siblings from it:
@@ -404,6 +446,11 @@ impl CallState {
         sink.stats.examined(fork.take_work());
         let closer = self.form.closer;
         match self.decide(*fork, sink, true) {
+            Some(Taken::CallEnded) => {
+                // The body went on after the call: read the rest, then end it.
+                let step = self.resume_body(sink);
+                matches!(step.kind, StepKind::Ended { .. }) || self.finish(sink)
+            }
             Some(Taken::Ended { taken: true, .. }) => true,
             Some(Taken::Ended { taken: false, .. } | Taken::Skip) => {
                 // Not released: what its reading left unread before the call's closer
@@ -542,9 +589,12 @@ impl CallState {
         }
         if !taken {
             sink.ambiguous();
-            if stray {
+            if stray && !end.call {
                 return Some(Taken::Skip);
             }
+        }
+        if end.call {
+            return Some(Taken::CallEnded);
         }
         Some(Taken::Ended {
             closer_seen: end.closer_seen,
@@ -574,6 +624,8 @@ enum Taken {
     /// it: the rest of the body (left to the parser) is dropped up to the closer,
     /// never shown.
     Skip,
+    /// A call inside a body of several ended (taken or not): the body goes on.
+    CallEnded,
 }
 
 /// Whether siblings are read from the fork like every other reading instead of standing

@@ -82,6 +82,10 @@ pub(crate) struct Envelope {
     /// In an array body, the repairs the repairer made in each call object, in order
     /// (`Repairer::take_log`), not yet taken: each call takes its own at its end.
     repair_log: std::collections::VecDeque<Repairs>,
+    /// Each call object of an array body read as one call's competing readings
+    /// (`Policy::one_call`): a call that closes is not released here (the readings
+    /// release it once decided).
+    one_call: bool,
 }
 
 impl Envelope {
@@ -108,7 +112,13 @@ impl Envelope {
             object_text: (!spec.name_is_key).then(Vec::new),
             args_seen: false,
             repair_log: std::collections::VecDeque::new(),
+            one_call: false,
         }
+    }
+
+    /// Whether the body is an array of call objects.
+    pub(crate) fn array_body(&self) -> bool {
+        self.array_body
     }
 
     pub(crate) fn feed(
@@ -166,6 +176,7 @@ impl Envelope {
     }
 
     fn feed_repaired(&mut self, input: &[u8], sink: &mut Sink<'_>, args: &mut ArgsReader) -> Step {
+        self.one_call = args.rep.policy().one_call;
         let status = args.read(input);
         self.take_repair_log(&mut args.rep);
         if let Status::Fork { consumed } = status {
@@ -174,18 +185,12 @@ impl Envelope {
             if let Err(why) = self.project(&args.out, sink) {
                 return Step::abort(why, consumed);
             }
-            if !self.array_body {
-                // Readings compete over one call (`call::readings`).
-                return Step {
-                    consumed,
-                    kind: StepKind::Fork,
-                };
-            }
-            // An array's calls end inside the body, so there the look-ahead's verdicts
-            // stand (as they do with no fork).
-            return self
-                .feed_repaired(&input[consumed..], sink, args)
-                .after(consumed);
+            // Readings compete over one call (`call::readings`): in an array, over the
+            // call object being read, up to its end.
+            return Step {
+                consumed,
+                kind: StepKind::Fork,
+            };
         }
         self.cut_from = cut_from(status, &args.rep, &args.out);
         let passed = match status {
@@ -546,7 +551,9 @@ impl Envelope {
                     if let Some(repairs) = self.repair_log.pop_front() {
                         sink.repairs(repairs);
                     }
-                    sink.end();
+                    if !self.one_call {
+                        sink.end();
+                    }
                     self.expect = Expect::Key;
                 }
             }

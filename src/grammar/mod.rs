@@ -44,6 +44,9 @@ pub(crate) enum StepKind {
     /// string or be its content): the call forks its competing readings here
     /// (`call::readings`), then feeds the grammar the rest.
     Fork,
+    /// In a body of several calls read as one call's competing readings: the call
+    /// ended (not released) and the body goes on (`Policy::one_call`).
+    CallEnded,
 }
 
 impl Step {
@@ -217,6 +220,37 @@ impl Grammar {
         }
     }
 
+    /// Bytes to read again before the next input, after what the grammar read past its
+    /// place already: the rest of a body of several calls after one call's readings
+    /// were decided.
+    pub(crate) fn push_back(&mut self, args: &mut ArgsReader, bytes: &[u8]) {
+        match self {
+            Grammar::Python(p) => p.push_back(bytes),
+            Grammar::Xml(x) => x.push_back(bytes),
+            Grammar::Sniff { held, .. } | Grammar::Gate { held, .. } => {
+                held.extend_from_slice(bytes)
+            }
+            // They read every byte through their value reader first.
+            Grammar::Envelope(_) | Grammar::NameArgs(_) | Grammar::Harmony(_) => {
+                args.rep.push_leftover(bytes)
+            }
+        }
+    }
+
+    /// Whether the body holds several calls, each ending inside it (a JSON array of
+    /// call objects, a list of Python calls).
+    pub(crate) fn calls_inside(&self) -> bool {
+        match self {
+            Grammar::Envelope(e) => e.array_body(),
+            Grammar::Python(_) => true,
+            Grammar::Xml(_)
+            | Grammar::NameArgs(_)
+            | Grammar::Harmony(_)
+            | Grammar::Sniff { .. }
+            | Grammar::Gate { .. } => false,
+        }
+    }
+
     /// What [`take_leftover`](Self::take_leftover) would return, left in place.
     pub(crate) fn leftover(&self, args: &ArgsReader) -> Vec<u8> {
         match self {
@@ -252,7 +286,8 @@ impl Grammar {
                             again.extend_from_slice(&input[n + 1..]);
                             *self = Grammar::Envelope(Envelope::new(spec));
                             let step = self.feed(&again, sink, args, closer, chosen);
-                            if step.kind == StepKind::Fork && step.consumed < before {
+                            let stopped = matches!(step.kind, StepKind::Fork | StepKind::CallEnded);
+                            if stopped && step.consumed < before {
                                 // Forked inside the held bytes: read the rest of them first.
                                 args.rep.push_leftover(&again[step.consumed..before]);
                             }
@@ -325,9 +360,10 @@ impl Grammar {
                         };
                         Step::reject(used)
                     }
-                    StepKind::Fork => {
-                        // Forked inside the held bytes: the value reader reads the rest
-                        // of them first (and every reading, cloned from it, too).
+                    StepKind::Fork | StepKind::CallEnded => {
+                        // Forked (or a forked call ended) inside the held bytes: the
+                        // value reader reads the rest of them first (and every reading,
+                        // cloned from it, too).
                         args.rep.push_leftover(&held[step.consumed..]);
                         Step {
                             consumed: used,

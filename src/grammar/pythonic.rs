@@ -70,6 +70,10 @@ enum Run {
     Fork {
         used: usize,
     },
+    /// A call read as one call's competing readings ended, `used` bytes in.
+    CallEnded {
+        used: usize,
+    },
 }
 
 fn is_ident(b: u8) -> bool {
@@ -117,6 +121,11 @@ impl Python {
         rest
     }
 
+    /// Read `bytes` again after what is read back already (see `Grammar::push_back`).
+    pub(crate) fn push_back(&mut self, bytes: &[u8]) {
+        self.back.extend_from_slice(bytes);
+    }
+
     /// What [`take_leftover`](Self::take_leftover) would return, left in place.
     pub(crate) fn leftover(&self, args: &ArgsReader) -> Vec<u8> {
         [&self.leftover[..], &self.back, args.rep.leftover()].concat()
@@ -155,6 +164,16 @@ impl Python {
                             kind: StepKind::Fork,
                         };
                     }
+                    Run::CallEnded { used } => {
+                        // What the call read past its end, then the rest read back.
+                        let mut next = std::mem::take(&mut self.back);
+                        next.extend_from_slice(&back[used..]);
+                        self.back = next;
+                        return Step {
+                            consumed: i,
+                            kind: StepKind::CallEnded,
+                        };
+                    }
                 }
             }
             if i >= input.len() {
@@ -169,6 +188,12 @@ impl Python {
                     return Step {
                         consumed: i + used,
                         kind: StepKind::Fork,
+                    }
+                }
+                Run::CallEnded { used } => {
+                    return Step {
+                        consumed: i + used,
+                        kind: StepKind::CallEnded,
                     }
                 }
             }
@@ -187,7 +212,10 @@ impl Python {
                 return match status {
                     Status::NeedMore => Run::Used(bytes.len()),
                     Status::Complete { consumed } => {
-                        self.end_call(sink, rep);
+                        // Read as one call's competing readings, the call is released
+                        // once they are decided, not here.
+                        let one_call = rep.policy().one_call;
+                        self.end_call(sink, rep, !one_call);
                         self.back = rep.take_leftover();
                         if !self.in_list && self.closer.is_empty() {
                             // One call and no closer: the body is this call.
@@ -196,6 +224,9 @@ impl Python {
                                 used: i + consumed,
                                 closer_seen: false,
                             };
+                        }
+                        if one_call {
+                            return Run::CallEnded { used: i + consumed };
                         }
                         Run::Used(i + consumed)
                     }
@@ -211,6 +242,8 @@ impl Python {
                         Run::Abort(Abort::HeldTooLong, i + consumed)
                     }
                     Status::Fork { consumed } => Run::Fork { used: i + consumed },
+                    // (Only an array's objects end so: each Python call is a value.)
+                    Status::CallEnded { consumed } => Run::CallEnded { used: i + consumed },
                 };
             }
             let b = bytes[i];
@@ -330,7 +363,10 @@ impl Python {
         self.calls += 1;
         self.read.clear();
         sink.name(&name);
+        // Each call is a value of its own: a fresh reader, armed as the body's is.
+        let policy = args.rep.policy();
         args.rep.reset();
+        args.rep.set_policy(policy);
         args.rep.set_python(true);
         args.rep.set_keys(sink.key_check(1));
         let _ = args.read(b"{");
@@ -338,7 +374,9 @@ impl Python {
         self.phase = Phase::Args;
     }
 
-    fn end_call(&mut self, sink: &mut Sink<'_>, rep: &Repairer) {
+    /// A call's `)`: its repairs (less Python's own syntax) are the call's; it is
+    /// released if `release` (else the readings of it release it once decided).
+    fn end_call(&mut self, sink: &mut Sink<'_>, rep: &Repairer, release: bool) {
         let native = python_native();
         let repairs: Repairs = rep
             .repairs()
@@ -346,21 +384,34 @@ impl Python {
             .filter(|r| !native.contains(*r))
             .collect();
         sink.repairs(repairs);
-        sink.end();
+        if release {
+            sink.end();
+        }
         self.phase = Phase::Between;
     }
 
     /// At the end of the stream: a call cut inside its parentheses stays open (and is
     /// reported truncated); complete calls were released as they ended.
     pub(crate) fn finish(&mut self, sink: &mut Sink<'_>, args: &mut ArgsReader) -> bool {
+        if !self.back.is_empty() {
+            // Bytes read back and not read yet come first.
+            let step = self.feed(&[], sink, args);
+            if !step.goes_on() {
+                return matches!(step.kind, StepKind::Ended { .. });
+            }
+        }
         if self.phase != Phase::Args {
             return false;
         }
         let status = args.drain();
         let _ = sink.args(&args.out);
-        if matches!(status, Status::Complete { .. }) {
-            self.end_call(sink, &args.rep);
+        if !matches!(status, Status::Complete { .. }) {
+            return false;
         }
-        false
+        // Read as one call's competing readings, the call completed: theirs to
+        // release (the body is complete for them).
+        let one_call = args.rep.policy().one_call;
+        self.end_call(sink, &args.rep, !one_call);
+        one_call
     }
 }

@@ -251,6 +251,11 @@ impl Xml {
         std::mem::take(&mut self.work)
     }
 
+    /// Read `bytes` again after what is read back already.
+    pub(crate) fn push_back(&mut self, bytes: &[u8]) {
+        self.replay.extend_from_slice(bytes);
+    }
+
     /// What [`take_leftover`](Self::take_leftover) would return, left in place.
     pub(crate) fn leftover(&self) -> Vec<u8> {
         [&self.replay[self.rpos..], &self.pf, &self.af].concat()

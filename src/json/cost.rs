@@ -10,8 +10,8 @@
 //! | `trailing_comma`, `python_literal`, `undefined_literal`, `non_finite_number` | 4 | common slips, but not what raw text turns into |
 //! | `single_quoted_string`, `curly_quoted_string`, `unquoted_key`, `ellipsis`, `missing_quote`, `keyless_arguments` | 8 | a slip in the envelope, not invented structure (a key without quotes is the most common slip of small models) |
 //! | `unquoted_string` | 20 | a string read to its end, then a value that lost its quotes |
-//! | `bare_arguments`, `command_line_arguments` | 20 | a whole text taken as the value of the tool's one field, or parsed as a command line: a guess the schema allows, not a reading of structure |
-//! | `missing_comma`, `missing_colon`, `comment`, `redundant_closer`, `missing_value` | 30 | structure invented around text that was never structure |
+//! | `bare_arguments`, `command_line_arguments`, `positional_argument` | 20 | a whole text taken as the value of the tool's one field, parsed as a command line, or a Python value given the key at its place: a guess the schema allows, not a reading of structure |
+//! | `missing_comma`, `missing_colon`, `comment`, `redundant_closer`, `missing_value`, `duplicate_key` | 30 | structure invented around text that was never structure |
 //! | `surrounding_text`, or text left after the call's end | 30 | the value ended before the model's text did |
 //! | `unclosed_string`, `missing_closers` | 40 | the value ran on past where the model ended it |
 //! | a schema error (undeclared key, missing required key, wrong type) | 80 each | the reading does not fit the tool: never taken |
@@ -44,9 +44,9 @@ pub(crate) const fn weight(repair: Repair) -> u32 {
         TrailingComma | PythonLiteral | UndefinedLiteral | NonFiniteNumber => 4,
         SingleQuotedString | CurlyQuotedString | UnquotedKey | Ellipsis | MissingQuote
         | KeylessArguments => 8,
-        UnquotedString | BareArguments | CommandLineArguments => 20,
+        UnquotedString | BareArguments | CommandLineArguments | PositionalArgument => 20,
         MissingComma | MissingColon | Comment | RedundantCloser | MissingValue
-        | SurroundingText => 30,
+        | SurroundingText | DuplicateKey => 30,
         UnclosedString | MissingClosers => 40,
         _ => 4,
     }

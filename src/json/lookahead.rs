@@ -161,6 +161,9 @@ pub(crate) struct Lookahead {
     /// An object where a key of a JSON envelope's call object belongs is its arguments
     /// without their key (`{"name": "f", {...}}`): set by the repairer.
     pub(crate) keyless: bool,
+    /// Python call arguments, whose keys are bare words and strings may be single
+    /// quoted: neither is lenient there. Set by the repairer.
+    pub(crate) python: bool,
 }
 
 /// A nested `"` string end that a look-ahead read on past until the string's
@@ -225,6 +228,7 @@ impl Lookahead {
             marker_in_str: false,
             lenient: false,
             keyless: false,
+            python: false,
         }
     }
 
@@ -901,8 +905,10 @@ impl Lookahead {
             Some(&top) if top == open => {
                 self.pop(self.seen);
                 if self.closed {
-                    // The parent's own closer after the enclosing value: legal.
-                    if self.to_end && self.stack.is_empty() {
+                    // The parent's own closer after the enclosing value: legal. In a
+                    // string already malformed, with the whole value (or a call object
+                    // of a top-level array) closed, what follows decides how strong.
+                    if self.to_end && matches!(self.stack.as_slice(), [] | [b'[']) {
                         self.whole_ended = true;
                         self.st = St::After;
                         return None;
@@ -933,6 +939,11 @@ impl Lookahead {
             // After the whole value: the call's closer makes the close strong; anything
             // else (prose) leaves it weak.
             if is_blank(b) {
+                return None;
+            }
+            if b == b']' && self.stack.as_slice() == b"[" && self.marker.is_empty() {
+                // The top-level array's end, after the call object: the whole value.
+                self.stack.pop();
                 return None;
             }
             let trailer = ctx.trailer;
@@ -1003,6 +1014,12 @@ impl Lookahead {
 
     /// A structural byte of Python call arguments, read as its JSON counterpart.
     fn python_token(&mut self, b: u8) -> Option<Verdict> {
+        if self.closed && self.stack.is_empty() && self.to_end && b == b']' {
+            // A string already malformed, its call's `)`, then the list's `]`: the end
+            // of the stream or the call's closer after it makes the close strong.
+            self.whole_ended = true;
+            return None;
+        }
         if self.closed && self.stack.is_empty() {
             // After the call's `)`: the next call, the list's end or the next line.
             return Some(if matches!(b, b',' | b']' | b';' | b')') {
@@ -1013,6 +1030,8 @@ impl Lookahead {
         }
         let arguments = self.stack.len() == 1 && self.stack[0] == b'{';
         let b = match b {
+            // Only the call's `)` closes its arguments.
+            b'}' if arguments => return Some(Verdict::Content),
             b'(' => b'[',
             b')' if arguments => b'}',
             b')' => b']',
@@ -1121,7 +1140,7 @@ impl Lookahead {
             }
             St::Key => match b {
                 b'"' | b'\'' => {
-                    self.lenient |= b == b'\'';
+                    self.lenient |= b == b'\'' && !self.python;
                     self.st = St::KeyStr {
                         quote: b,
                         esc: false,
@@ -1135,7 +1154,7 @@ impl Lookahead {
                     None
                 }
                 _ if b.is_ascii_alphabetic() || b == b'_' || b == b'$' => {
-                    self.lenient = true;
+                    self.lenient |= !self.python;
                     self.key.push(b);
                     self.st = St::KeyWord;
                     None
@@ -1151,7 +1170,7 @@ impl Lookahead {
             },
             St::Value => match b {
                 b'"' | b'\'' => {
-                    self.lenient |= b == b'\'';
+                    self.lenient |= b == b'\'' && !self.python;
                     self.st = St::Str {
                         quote: b,
                         esc: false,

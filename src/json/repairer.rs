@@ -114,6 +114,9 @@ pub(crate) enum Status {
     /// at byte `consumed`: clone the repairer now for the competing readings; the
     /// next `feed` resolves it as the look-ahead decided.
     Fork { consumed: usize },
+    /// An object of the top-level array (a call of a body of several) closed at byte
+    /// `consumed`, with [`Policy::one_call`]: the reading stops where its call ends.
+    CallEnded { consumed: usize },
 }
 
 /// Limits and dialect data for a [`Repairer`].
@@ -485,6 +488,17 @@ impl Repairer {
         self.policy.track = true;
     }
 
+    /// How weak decisions are taken (see `json/readings.rs`).
+    pub(crate) fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    /// Read one call of a body of several, as a competing reading does: stop where it
+    /// ends ([`Policy::one_call`]).
+    pub(crate) fn one_call(&mut self) {
+        self.policy.one_call = true;
+    }
+
     /// The siblings that parted from this reading (see `json/readings.rs`).
     pub(crate) fn parted(&self) -> Parted {
         self.parted
@@ -567,6 +581,7 @@ impl Repairer {
             Status::TooDeep { .. } => Status::TooDeep { consumed },
             Status::HeldOverflow { .. } => Status::HeldOverflow { consumed },
             Status::Fork { .. } => Status::Fork { consumed },
+            Status::CallEnded { .. } => Status::CallEnded { consumed },
             other => other,
         })
     }
@@ -697,7 +712,8 @@ impl Repairer {
             | Status::Terminated { consumed, .. }
             | Status::TooDeep { consumed }
             | Status::HeldOverflow { consumed }
-            | Status::Fork { consumed } => consumed,
+            | Status::Fork { consumed }
+            | Status::CallEnded { consumed } => consumed,
         };
         self.strict_skip = self.strict_skip.saturating_sub(consumed);
         if let Some(from) = self.capture.from.take() {
@@ -981,6 +997,11 @@ impl Repairer {
                 break;
             }
             i += n;
+            if matches!(b, b'}' | b']') && self.stop.is_some() {
+                // A call object of the array closed, read as one call's readings:
+                // `feed` stops right after it.
+                break;
+            }
         }
         i
     }
@@ -1717,6 +1738,10 @@ impl Repairer {
         if self.opts.log_repairs && top == Some(b'{') && self.stack.as_slice() == b"[" {
             let fresh = std::mem::take(&mut self.fresh);
             self.log.push(fresh);
+            if self.policy.one_call {
+                // A reading of one call of the body: it ends here.
+                self.stop = Some(Status::CallEnded { consumed: 0 });
+            }
         }
         self.low = self.low.min(self.stack.len());
         top
@@ -1883,6 +1908,7 @@ impl Repairer {
             None => Box::new(Lookahead::new(&self.stack, self.opts.lookahead)),
         };
         la.keyless = !self.opts.keyless_key.is_empty();
+        la.python = self.opts.python;
         if self.suspect {
             la.read_to_end();
         }

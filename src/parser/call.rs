@@ -391,7 +391,9 @@ impl Parser {
         let consumed = step.consumed;
         match step.kind {
             StepKind::NeedMore => input.len(),
-            StepKind::Fork => unreachable!("the call forks its readings itself"),
+            StepKind::Fork | StepKind::CallEnded => {
+                unreachable!("the call forks and decides its readings itself")
+            }
             StepKind::Ended { closer_seen } => {
                 // A marker other than the closer ended the body: read it again after
                 // this call (the next call's opener, an end-of-turn token).
