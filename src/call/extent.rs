@@ -159,13 +159,14 @@ impl super::CallState {
     pub(crate) fn may_go_on(&self, enveloped: bool) -> bool {
         let json = enveloped
             || match self.grammar {
-            Grammar::Envelope(_) | Grammar::NameArgs(_) | Grammar::Harmony(_) => true,
-            // Their bodies end at their own markup (a list's `]`, a tag), not at a
-            // value's last quote.
-            Grammar::Xml(_) | Grammar::Python(_) | Grammar::Sniff { .. } | Grammar::Gate { .. } => {
-                false
-            }
-        };
+                Grammar::Envelope(_) | Grammar::NameArgs(_) | Grammar::Harmony(_) => true,
+                // Their bodies end at their own markup (a list's `]`, a tag), not at a
+                // value's last quote.
+                Grammar::Xml(_)
+                | Grammar::Python(_)
+                | Grammar::Sniff { .. }
+                | Grammar::Gate { .. } => false,
+            };
         json && self.args.rep.terminated_by().is_none()
             && (!self.form.closer.is_empty() || crate::calls::raw_string(self.args.rep.repairs()))
     }

@@ -130,7 +130,10 @@ pub fn pinned() -> Registry {
     let text = fs::read_to_string(&list).unwrap_or_else(|e| panic!("{}: {e}", list.display()));
     let mut files = Vec::new();
     let mut missing = Vec::new();
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
         let (want_hash, rel) = line
             .split_once(' ')
             .unwrap_or_else(|| panic!("{PINNED}: not `HASH NAME`: {line:?}"));
