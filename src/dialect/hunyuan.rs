@@ -1,11 +1,57 @@
-//! Tencent Hunyuan-A13B: `<think>...</think>` then `<answer>...</answer>` holding text
-//! and `<tool_calls>[...]</tool_calls>`; the answer tags are dropped.
+//! Tencent Hunyuan: Hunyuan-A13B writes `<think>...</think>` then `<answer>...</answer>`
+//! holding text and `<tool_calls>[...]</tool_calls>` (the answer tags are dropped).
+//! Named explicitly, the dialect also reads the tag format of Hy3 and Hy4 in plain tags
+//! (SGLang's `hunyuan`, vLLM's `hy_v4`): `<tool_calls><tool_call>NAME<arg_key>K
+//! </arg_key><arg_value>V</arg_value></tool_call></tool_calls>`, Hy3 with `<tool_sep>`
+//! after the name, values typed by the schema. Checkpoints whose tokens carry a
+//! per-checkpoint suffix (`<tool_call:6124c78e>`) are not read: the suffix is in the
+//! tokenizer's vocabulary, not in the output's format.
 
-use super::{jamba, Dialect, Spec};
+use super::{glm, jamba, Body, CallForm, Dialect, Spec, HERMES_ENVELOPE};
+
+/// A call object or the tag grammar (GLM's, whose name may be followed by `<tool_sep>`).
+static TAG_BODIES: [Body; 2] = [Body::Envelope(&HERMES_ENVELOPE), Body::Xml(&glm::XML)];
+
+const fn tag_form(opener: &'static [u8]) -> CallForm {
+    CallForm {
+        opener,
+        body: Body::Sniff(&TAG_BODIES),
+        closer: b"</tool_call>",
+        ..CallForm::BASE
+    }
+}
+
+const STRIP: &[&[u8]] = &[b"</tool_calls>", b"<answer>", b"</answer>", b"</think>"];
 
 pub(crate) static SPEC: Spec = Spec {
     dialect: Dialect::Hunyuan,
     reasoning: &[(b"<think>", b"</think>")],
+    calls: &[
+        jamba::TOOL_CALLS,
+        // The section's opener with the first call's outranks the A13B array's.
+        tag_form(b"<tool_calls><tool_call>"),
+        tag_form(b"<tool_calls>\n<tool_call>"),
+        tag_form(b"<tool_call>"),
+    ],
+    strip: &[
+        b"</tool_calls>",
+        b"<answer>",
+        b"</answer>",
+        b"</think>",
+        b"</tool_call>",
+        b"<tool_sep>",
+        b"<arg_key>",
+        b"</arg_key>",
+        b"<arg_value>",
+        b"</arg_value>",
+    ],
+};
+
+/// In `auto`, only A13B's array: the tag format's `<tool_call>` belongs to the dialects
+/// listed before (Hermes, GLM) and `<tool_calls><tool_call>` to Hunyuan 3.
+pub(crate) static AUTO_SPEC: Spec = Spec {
+    dialect: Dialect::Hunyuan,
+    reasoning: &[(b"<think>", b"</think>")],
     calls: &[jamba::TOOL_CALLS],
-    strip: &[b"</tool_calls>", b"<answer>", b"</answer>", b"</think>"],
+    strip: STRIP,
 };
