@@ -2086,6 +2086,16 @@ impl Parser {
                 }
             }
             Action::Call(form) if form.name_told => {
+                // A word that ends a line or a sentence (`the weather.\n`) is prose, not
+                // the name of the call that follows.
+                let prose = self.rep.as_ref().is_some_and(|w| {
+                    let ident = w.name.trim_ascii_end();
+                    ident.len() < w.name.len() && w.name[ident.len()..].contains(&b'\n')
+                        || ident.ends_with(b".")
+                });
+                if prose {
+                    self.show_name();
+                }
                 let name = match self.mode {
                     Mode::Text => self.take_name(),
                     _ => None,

@@ -52,6 +52,7 @@ mod minicpm5;
 mod minimax_m3;
 mod step3;
 // Dialects of issue 37.
+mod beam;
 mod deepseek_v41;
 mod dots;
 mod gigachat35;
@@ -198,6 +199,9 @@ pub enum Dialect {
     /// K2 Horizon IFM `<ifm|tool_call>NAME<ifm|arg_key>K</ifm|arg_key>[<ifm|arg_type>T
     /// </ifm|arg_type>]<ifm|arg_value>V</ifm|arg_value></ifm|tool_call>` or a JSON object.
     K2Horizon,
+    /// Beam: harmony-style messages, a call ` to=NAME<|channel|>analysis <|constrain|>xml
+    /// <|message|><rfl:parameter name="K">\nV\n</rfl:parameter>...<|call|>` (opt-in).
+    Beam,
 }
 
 impl Dialect {
@@ -255,6 +259,7 @@ impl Dialect {
         Dialect::MiMo,
         Dialect::Plamo3,
         Dialect::K2Horizon,
+        Dialect::Beam,
     ];
 
     /// The dialect's stable name (`auto`, `hermes`, `qwen3_coder`, ...).
@@ -313,6 +318,7 @@ impl Dialect {
             Dialect::MiMo => "mimo",
             Dialect::Plamo3 => "plamo3",
             Dialect::K2Horizon => "k2_horizon",
+            Dialect::Beam => "beam",
         }
     }
 
@@ -441,6 +447,7 @@ impl Dialect {
             Dialect::MiMo => &mimo::SPEC,
             Dialect::Plamo3 => &plamo3::SPEC,
             Dialect::K2Horizon => &k2_horizon::SPEC,
+            Dialect::Beam => &beam::SPEC,
         }
     }
 }

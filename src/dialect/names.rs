@@ -163,6 +163,7 @@ static ALIASES: &[(Dialect, &[&str])] = &[
     (Dialect::MiMo, &["xiaomi_mimo"]),
     (Dialect::Plamo3, &["plamo", "plamo_3"]),
     (Dialect::K2Horizon, &["k2_v3", "k2v3", "ifm"]),
+    (Dialect::Beam, &[]),
 ];
 
 /// A name as the table holds it: lowercase, `-` read as `_`.
@@ -248,6 +249,7 @@ mod tests {
         let table: &[(&str, Dialect)] = &[
             // vLLM
             ("apertus", Dialect::Apertus),
+            ("beam", Dialect::Beam),
             ("cohere_command3", Dialect::CommandR),
             ("cohere_command4", Dialect::CommandR),
             ("deepseek_v3", Dialect::DeepSeekV3),

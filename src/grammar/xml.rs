@@ -420,7 +420,9 @@ impl Xml {
                     let n = self.buf.len() - close.len();
                     self.buf.truncate(n);
                     self.end_name(sink)?;
-                } else if let Some(lt) = self.buf.iter().rposition(|&c| c == b'<') {
+                } else if let Some(lt) = self.buf.iter().position(|&c| c == b'<') {
+                    // A name holds no `<`: from the first one on, the separator (which
+                    // may be several tags) or what replaced it.
                     if !close.starts_with(&self.buf[lt..]) {
                         let rest = self.buf.split_off(lt);
                         sink.repair(Repair::MissingSeparator);

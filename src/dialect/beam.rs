@@ -1,0 +1,49 @@
+//! Beam: harmony-style messages whose call messages carry XML parameters. The prompt
+//! ends with `<|start|>assistant`; a call is ` to=NAME<|channel|>analysis <|constrain|>
+//! xml<|message|>` then `<rfl:parameter name="K">\nV\n</rfl:parameter>` per argument
+//! (one framing newline on each side of a value), ended by `<|call|>` or by `<|end|>`
+//! and the next message's `<|start|>assistant`. Reasoning is the `analysis` channel
+//! without a recipient, text the `final` channel. (SGLang's `BEAM_RESPONSE_TEMPLATE`;
+//! vLLM reads the same from the checkpoint's `response_template`.)
+
+use super::{Body, CallForm, Dialect, Spec, XmlSpec};
+
+static XML: XmlSpec = XmlSpec {
+    name_close: b"<|channel|>analysis <|constrain|>xml<|message|>",
+    key_open: b"<rfl:parameter name=",
+    key_close: b">",
+    value_close: b"</rfl:parameter",
+    // A stop token, so often absent; when written, it ends the call.
+    func_close: b"<|call|>",
+    framed: true,
+    ..XmlSpec::BASE
+};
+
+const CALL: CallForm = CallForm {
+    opener: b"<|start|>assistant to=",
+    body: Body::Xml(&XML),
+    closer: b"<|end|>",
+    ..CallForm::BASE
+};
+
+pub(crate) static SPEC: Spec = Spec {
+    dialect: Dialect::Beam,
+    reasoning: &[(b"<|channel|>analysis<|message|>", b"<|end|>")],
+    calls: &[
+        CALL,
+        // The first message's `<|start|>assistant` is the prompt's.
+        CallForm {
+            opener: b" to=",
+            start_only: true,
+            ..CALL
+        },
+    ],
+    strip: &[
+        b"<|start|>assistant",
+        b"<|channel|>final<|message|>",
+        b"<|end|>",
+        b"<|call|>",
+        b"<|return|>",
+        b"</rfl:parameter>",
+    ],
+};
