@@ -86,9 +86,11 @@ fn dialects_lists_names_aliases_and_openers() {
     assert_eq!(out.status.code(), Some(0));
     let text = stdout_of(&out);
     for line in [
-        "hermes*  (also qwen, qwen25, qwen2_5, qwen3)",
+        "hermes*  (also qwen, qwen25, qwen2_5, qwen3, qwen3_json, granite4, trinity)",
         "    opens with \"<tool_call>\"",
         "xlam",
+        "    models named magistral, devstral, ministral, codestral, mistral",
+        "* auto reads this dialect's calls.",
     ] {
         assert!(text.contains(line), "{line:?} in\n{text}");
     }
@@ -113,16 +115,27 @@ fn dialects_lists_names_aliases_and_openers() {
             assert!(status.success(), "--dialect {alias}");
         }
     }
-    // vLLM's tool-parser names.
-    for vllm in [
+    assert!(!text.contains("taken part in"), "{text}");
+    // vLLM's and SGLang's tool-parser names (scripts/server_parsers.py checks them all
+    // against the installed servers).
+    for server in [
         "hermes",
         "llama3_json",
         "pythonic",
         "granite-20b-fc",
         "openai",
         "glm45",
+        "beam",
+        "cohere_command4",
+        "deepseek_v41",
+        "dots",
+        "k2_horizon",
+        "plamo3",
+        "gigachat35",
+        "iquest_q1",
+        "minimax-m2",
     ] {
-        assert!(text.contains(&vllm.replace('-', "_")), "{vllm}");
+        assert!(text.contains(&server.replace('-', "_")), "{server}");
     }
 }
 
