@@ -45,6 +45,9 @@ enum Action {
     Call(&'static CallForm),
     /// Drop the marker.
     Strip,
+    /// A call's opener inside reasoning, left there as reasoning
+    /// ([`InReasoning::Ignore`]): counted, and kept as the reasoning's text.
+    InReasoning(&'static [u8]),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -205,6 +208,14 @@ impl Tables {
                 if policy == InReasoning::Extract {
                     for table in &mut t.reasoning {
                         table.add(form.opener, Action::Call(form));
+                    }
+                } else if (is_special_token(form.opener) || form.opener.starts_with(b"<"))
+                    && !(form.anchored || form.start_only || form.heuristic)
+                    && !(form.name_before || form.name_told)
+                {
+                    // A call the model drafted while thinking: counted, not executed.
+                    for table in &mut t.reasoning {
+                        table.add(form.opener, Action::InReasoning(form.opener));
                     }
                 }
             }
@@ -2051,6 +2062,14 @@ impl Parser {
     }
 
     fn act(&mut self, action: Action) {
+        if let Action::InReasoning(opener) = action {
+            self.stats.calls_in_reasoning += 1;
+            self.emit_shown(opener, true);
+            return;
+        }
+        if let Action::Strip = action {
+            self.stats.markup_stripped += 1;
+        }
         // A marker is a boundary: what follows it starts a line.
         self.last_text = b'\n';
         if !matches!(action, Action::Call(form) if form.name_before || form.name_told) {
@@ -2060,7 +2079,7 @@ impl Parser {
         match action {
             Action::Reason(i) => self.mode = Mode::Reasoning(i as u16),
             Action::EndReason => self.mode = Mode::Text,
-            Action::Strip => {}
+            Action::Strip | Action::InReasoning(_) => {}
             Action::Call(form) if form.name_before => {
                 // With no name before it (or in reasoning), the opener is markup.
                 let name = match self.mode {

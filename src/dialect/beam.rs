@@ -13,8 +13,8 @@ static XML: XmlSpec = XmlSpec {
     key_open: b"<rfl:parameter name=",
     key_close: b">",
     value_close: b"</rfl:parameter",
-    // A stop token, so often absent; when written, it ends the call.
-    func_close: b"<|call|>",
+    // The stop token (often absent from the output) ends the call as `<|end|>` does.
+    closer_alts: &[b"<|call|>"],
     framed: true,
     ..XmlSpec::BASE
 };

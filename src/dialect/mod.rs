@@ -675,6 +675,9 @@ pub(crate) struct XmlSpec {
     pub type_open: &'static [u8],
     /// Closes that element (`</ifm|arg_type>`).
     pub type_close: &'static [u8],
+    /// Other markers that end the call as its closer does (Beam's `<|call|>` stop token,
+    /// besides `<|end|>`).
+    pub closer_alts: &'static [&'static [u8]],
 }
 
 impl XmlSpec {
@@ -703,6 +706,7 @@ impl XmlSpec {
         func_open: b"",
         type_open: b"",
         type_close: b"",
+        closer_alts: &[],
     };
 }
 

@@ -181,11 +181,13 @@ impl Xml {
         confirm_value.extend_from_slice(func);
         confirm_value.extend_from_slice(spec.key_open_alts);
         let mut confirm_function: Vec<&'static [u8]> = vec![];
-        if !closer.is_empty() {
-            in_value.push(closer);
-            between.push(closer);
-            confirm_value.push(closer);
-            confirm_function.push(closer);
+        for &closer in std::iter::once(&closer).chain(spec.closer_alts) {
+            if !closer.is_empty() {
+                in_value.push(closer);
+                between.push(closer);
+                confirm_value.push(closer);
+                confirm_function.push(closer);
+            }
         }
         if !spec.name_open.is_empty() {
             confirm_function.push(spec.name_open);
