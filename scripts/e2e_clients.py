@@ -465,6 +465,9 @@ def failure_checks(openai, anthropic, client, base):
             check("not an event stream" in json.dumps(ext), f"not-sse: upstream_error {ext}")
         else:
             check(content == "Let me check.\n" and "<tool_call" not in content, f"cut: content {content!r}")
+            # Closed without [DONE]: said so, unlike a stop at the token limit.
+            check((ext or {}).get("upstream_error", {}).get("code") == "incomplete",
+                  f"cut: upstream_error {ext}")
     # Bad input: malformed, oversized, an unknown route.
     def raw(path, data, method="POST"):
         request = urllib.request.Request(root + path, data=data, method=method,
