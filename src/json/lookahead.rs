@@ -674,9 +674,7 @@ impl Lookahead {
                         None => Some(Verdict::Content),
                     }
                 }
-                // Bytes of structure that began a terminator and then did not (`[1]`
-                // where `[TOOL_CALLS]` may open): read again as the structure they are.
-                Found::None => self.replay_marker(ctx),
+                Found::None => Some(Verdict::Content),
             };
         }
         if self.to_end
@@ -903,22 +901,6 @@ impl Lookahead {
     }
 
     /// A structural byte of Python call arguments, read as its JSON counterpart.
-    /// The held marker's bytes, read as structure: the first as a token (it began no
-    /// terminator), the rest as they come. Each was counted in `seen` once already.
-    fn replay_marker(&mut self, ctx: &Ctx<'_>) -> Option<Verdict> {
-        let bytes = std::mem::take(&mut self.marker);
-        let first = if ctx.python {
-            self.python_token(bytes[0])
-        } else {
-            self.structural_token(bytes[0])
-        };
-        if first.is_some() {
-            return first;
-        }
-        self.seen -= bytes.len() - 1;
-        bytes[1..].iter().find_map(|&b| self.step(b, ctx))
-    }
-
     fn python_token(&mut self, b: u8) -> Option<Verdict> {
         if self.closed && self.stack.is_empty() {
             // After the call's `)`: the next call, the list's end or the next line.
