@@ -396,7 +396,7 @@ impl Sink<'_> {
                 self.config.tools.names().join(", ")
             )),
             ToolChoice::Required => None,
-            ToolChoice::Function(only) if only != name => Some(format!(
+            ToolChoice::Function(only) if &**only != name => Some(format!(
                 "{name}: the request allows only {only} (tool_choice); call {only}"
             )),
             ToolChoice::Function(_) => None,

@@ -89,7 +89,7 @@ pub enum ToolChoice {
     Required,
     /// Only this tool may be called (OpenAI `{"type": "function", "function": {"name":
     /// ...}}`, Anthropic `{"type": "tool", "name": ...}`).
-    Function(String),
+    Function(Box<str>),
 }
 
 /// How many calls one response may release: OpenAI's `parallel_tool_calls`, Anthropic's

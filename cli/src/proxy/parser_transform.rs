@@ -196,7 +196,7 @@ pub fn tool_choice(choice: &Value) -> ToolChoice {
         Value::String(s) if s == "none" => ToolChoice::None,
         Value::String(s) if s == "required" => ToolChoice::Required,
         Value::Object(o) => match o.get("function").and_then(|f| f.get("name")) {
-            Some(Value::String(name)) => ToolChoice::Function(name.clone()),
+            Some(Value::String(name)) => ToolChoice::Function(name.as_str().into()),
             _ => ToolChoice::Auto,
         },
         _ => ToolChoice::Auto,
