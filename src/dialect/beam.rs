@@ -31,9 +31,11 @@ pub(crate) static SPEC: Spec = Spec {
     reasoning: &[(b"<|channel|>analysis<|message|>", b"<|end|>")],
     calls: &[
         CALL,
-        // The first message's `<|start|>assistant` is the prompt's.
+        // The first message's `<|start|>assistant` is the prompt's. Elsewhere ` to=` is
+        // text, so it is a weak opener (as Muse Glimmer's `to=`), not a marker.
         CallForm {
             opener: b" to=",
+            anchored: true,
             start_only: true,
             ..CALL
         },

@@ -7,7 +7,7 @@ mod pythonic;
 mod xml;
 
 use crate::calls::{Abort, Sink};
-use crate::dialect::{Body, Dialect, EnvelopeSpec};
+use crate::dialect::{Body, Dialect, EnvelopeSpec, XmlSpec};
 use crate::json::repairer::Repairer;
 
 pub(crate) use envelope::Envelope;
@@ -127,6 +127,12 @@ pub(crate) enum Grammar {
         spec: &'static EnvelopeSpec,
         held: Vec<u8>,
     },
+    /// An XML call's name after a weak opener (Beam's ` to=`), held until the name's
+    /// closing tag (or a parameter's opening tag) shows it is one (see [`xml_gate`]).
+    XmlGate {
+        spec: &'static XmlSpec,
+        held: Vec<u8>,
+    },
     Xml(Box<Xml>),
     NameArgs(NameArgs),
     Harmony(Harmony),
@@ -141,6 +147,12 @@ impl Grammar {
                 held: Vec::new(),
             },
             Body::Envelope(spec) => Grammar::Envelope(Envelope::new(spec, closer)),
+            Body::Xml(spec) if weak && !spec.nameless && spec.name_open.is_empty() => {
+                Grammar::XmlGate {
+                    spec,
+                    held: Vec::new(),
+                }
+            }
             Body::Xml(spec) => Grammar::Xml(Box::new(Xml::new(spec, closer))),
             Body::NameArgs(spec) => Grammar::NameArgs(NameArgs::new(spec, weak)),
             Body::Harmony(spec) => Grammar::Harmony(Harmony::new(spec, weak)),
@@ -178,7 +190,9 @@ impl Grammar {
 
     pub(crate) fn take_leftover(&mut self, rep: &mut Repairer) -> Vec<u8> {
         match self {
-            Grammar::Sniff { held, .. } | Grammar::Gate { held, .. } => std::mem::take(held),
+            Grammar::Sniff { held, .. }
+            | Grammar::Gate { held, .. }
+            | Grammar::XmlGate { held, .. } => std::mem::take(held),
             Grammar::Envelope(_) => rep.take_leftover(),
             Grammar::Xml(x) => x.take_leftover(),
             Grammar::NameArgs(n) => n.take_leftover(rep),
@@ -211,6 +225,25 @@ impl Grammar {
                             again.extend_from_slice(&input[n + 1..]);
                             *self = Grammar::Envelope(Envelope::new(spec, closer));
                             rep.set_policy(crate::json::readings::Policy::ARMED);
+                            let step = self.feed(&again, sink, rep, scratch, closer, chosen);
+                            return step.shifted_back(before);
+                        }
+                    }
+                }
+                Step::NeedMore
+            }
+            Grammar::XmlGate { spec, held } => {
+                let before = held.len();
+                for (n, &b) in input.iter().enumerate() {
+                    held.push(b);
+                    match xml_gate(spec, held, sink.config.limits.max_name_bytes) {
+                        None => {}
+                        Some(false) => return Step::Reject { consumed: n + 1 },
+                        Some(true) => {
+                            // A call: the XML body reads it from its first byte.
+                            let mut again = std::mem::take(held);
+                            again.extend_from_slice(&input[n + 1..]);
+                            *self = Grammar::Xml(Box::new(Xml::new(spec, closer)));
                             let step = self.feed(&again, sink, rep, scratch, closer, chosen);
                             return step.shifted_back(before);
                         }
@@ -312,7 +345,7 @@ impl Grammar {
     /// weak opener's or markerless JSON's): at the end of the stream, it is text.
     pub(crate) fn undecided(&self) -> bool {
         match self {
-            Grammar::Gate { .. } => true,
+            Grammar::Gate { .. } | Grammar::XmlGate { .. } => true,
             Grammar::Sniff { weak, bodies, .. } => *weak && !bodies.is_empty(),
             Grammar::Python(p) => p.undecided(),
             Grammar::Harmony(h) => h.undecided(),
@@ -324,7 +357,9 @@ impl Grammar {
     /// The bytes a rejected weak call read, to be text.
     pub(crate) fn take_rejected(&mut self) -> Vec<u8> {
         match self {
-            Grammar::Gate { held, .. } | Grammar::Sniff { held, .. } => std::mem::take(held),
+            Grammar::Gate { held, .. }
+            | Grammar::Sniff { held, .. }
+            | Grammar::XmlGate { held, .. } => std::mem::take(held),
             Grammar::Harmony(h) => h.take_rejected(),
             Grammar::NameArgs(n) => n.take_rejected(),
             Grammar::Python(p) => p.take_rejected(),
@@ -345,9 +380,36 @@ impl Grammar {
             Grammar::NameArgs(n) => n.finish(sink, rep, scratch),
             Grammar::Harmony(h) => h.finish(sink, rep, scratch),
             Grammar::Python(p) => p.finish(sink, rep, scratch),
-            Grammar::Sniff { .. } | Grammar::Gate { .. } => false,
+            Grammar::Sniff { .. } | Grammar::Gate { .. } | Grammar::XmlGate { .. } => false,
         }
     }
+}
+
+/// Whether `held`, what followed a weak opener of an XML call (Beam's ` to=`), begins
+/// one: a name without blanks, then the name's closing tag (or, the separator dropped, a
+/// parameter's opening tag). `None` while it cannot be told. Anything else (` to=you
+/// later`) is not, and stays text.
+fn xml_gate(spec: &XmlSpec, held: &[u8], max_name: usize) -> Option<bool> {
+    let (name, tag) = held.split_at(held.iter().position(|&c| c == b'<').unwrap_or(held.len()));
+    if name.is_empty() && !tag.is_empty() || name.iter().any(u8::is_ascii_whitespace) {
+        return Some(false);
+    }
+    if name.len() > max_name {
+        return Some(false);
+    }
+    let tags = [spec.name_close, spec.key_open];
+    let tags = tags.iter().filter(|t| t.starts_with(b"<"));
+    if tag.is_empty() {
+        return None;
+    }
+    let mut open = false;
+    for t in tags {
+        if tag.starts_with(t) {
+            return Some(true);
+        }
+        open |= t.starts_with(tag);
+    }
+    (!open).then_some(false)
 }
 
 /// The most bytes read before a markerless JSON value shows whether it is a call.
