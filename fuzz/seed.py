@@ -5,18 +5,27 @@ repository). Each target reads a few header bytes before the raw input (see the 
 copy chunked small.
 
     python3 fuzz/seed.py                      # fixtures only
-    python3 fuzz/seed.py --extra ../shared    # also real traffic and peer-suite inputs
+    python3 fuzz/seed.py --extra ../shared    # also real traffic, peer-suite inputs and
+                                              # every input in ../shared/fuzz-findings/
+    python3 fuzz/seed.py --out DIR            # into DIR/<target>/ (scripts/fuzz.sh
+                                              # keeps its corpus in the cargo target dir)
 
 The corpus directory is not committed (.gitignore): rebuild it with this script.
+Seeds are named by their hash, so seeding a corpus again adds only what is new.
 """
-import argparse, hashlib, json, os, pathlib
+import argparse, hashlib, json, os, pathlib, re
 
 ROOT = pathlib.Path(__file__).resolve().parent
 FIXTURES = ROOT.parent / "tests" / "fixtures" / "parse.jsonl"
 
 
+OUT = ROOT / "corpus"
+# Every target the fuzz crate declares, read from its manifest.
+TARGETS = re.findall(r'\[\[bin\]\]\s*name = "([^"]+)"', (ROOT / "Cargo.toml").read_text())
+
+
 def put(target, data):
-    d = ROOT / "corpus" / target
+    d = OUT / target
     d.mkdir(parents=True, exist_ok=True)
     (d / hashlib.sha1(data).hexdigest()).write_bytes(data)
 
@@ -46,7 +55,11 @@ def seed_parse(raw):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--extra", help="the shared test-data directory (not committed)")
+    ap.add_argument("--out", help="the corpus directory (default fuzz/corpus)")
     args = ap.parse_args()
+    global OUT
+    if args.out:
+        OUT = pathlib.Path(args.out)
     for line in FIXTURES.read_text().splitlines():
         fx = json.loads(line)
         raw = fx["raw"].encode()
@@ -57,11 +70,14 @@ def main():
                 if isinstance(v, str):
                     put("schema_prior", bytes([0, 1, 2]) + v.encode())
         put("repair_vs_serde", raw)
-    # readings: the project's own real files, each in the four ways, whole and in 3s.
+    # readings: the project's own real files in a spread of dialects (the header's
+    # first byte picks one of Dialect::ALL, then its form and way), whole and in 3s.
     for f in sorted((ROOT.parent / "tests" / "fixtures" / "files").iterdir()):
-        for way in range(4):
-            for chunk in (0, 3):
-                put("readings", bytes([way]) + bytes([chunk] * 6) + f.read_bytes())
+        for dialect in range(0, 40, 3):
+            for way in range(4):
+                chunk = 3 if (dialect + way) % 2 else 0
+                header = bytes([dialect, 0, way]) + bytes([chunk] * 6)
+                put("readings", header + f.read_bytes())
     if args.extra:
         extra = pathlib.Path(args.extra)
         traffic = extra / "corpus" / "mlx-serve-traffic.jsonl"
@@ -73,7 +89,15 @@ def main():
                 case = json.loads(line)
                 put("repair_vs_serde", case["input"].encode())
                 put("schema_prior", bytes([3, 0, 1]) + case["input"].encode()[:200])
-    for t in sorted((ROOT / "corpus").iterdir()):
+        # Every input a target found that broke an invariant: a seed for every target
+        # (the header bytes of one target are a valid header of another).
+        findings = extra / "fuzz-findings"
+        if findings.is_dir():
+            for f in sorted(findings.iterdir()):
+                if f.name != "README.md" and f.is_file():
+                    for t in TARGETS:
+                        put(t, f.read_bytes())
+    for t in sorted(OUT.iterdir()):
         print(f"{t.name}: {len(os.listdir(t))} seeds")
 
 

@@ -135,13 +135,12 @@ def check_truncated(client, model, name, kept):
 
 
 def check_stream_helper(client, model, expected):
-    """The SDK's own stream accumulator, where this version has it."""
+    """The SDK's own stream accumulator (the pinned version has it: a missing helper
+    fails, it is not skipped)."""
     holder = getattr(client.chat.completions, "stream", None)
+    check(holder is not None, "this openai version has no chat.completions.stream helper "
+          "(scripts/e2e-requirements.txt pins one that has)")
     if holder is None:
-        holder = getattr(getattr(client.beta, "chat", None), "completions", None)
-        holder = getattr(holder, "stream", None)
-    if holder is None:
-        print(f"note: this openai version has no chat.completions.stream helper; skipped")
         return
     with holder(model=model, messages=MESSAGES, tools=TOOLS) as stream:
         final = stream.get_final_completion()
@@ -193,15 +192,24 @@ def check_sse(path):
     check(events and events[-1] == b"data: [DONE]", f"{path}: last event is not [DONE]")
 
 
+# The fewest checks a client run makes (44 today): a run that checked less passed less.
+MIN_CLIENT_CHECKS = 44
+
+
 def main(argv):
+    floor = 3
     if len(argv) == 3 and argv[1] == "--check-sse":
         check_sse(argv[2])
     elif len(argv) == 2:
         run_client(argv[1])
+        floor = MIN_CLIENT_CHECKS
     else:
         print(__doc__, file=sys.stderr)
         return 2
     print(f"{passed} passed, {failed} failed")
+    if passed + failed < floor:
+        print(f"FAIL: {passed + failed} checks made, fewer than the floor of {floor}")
+        return 1
     return 1 if failed or not passed else 0
 
 

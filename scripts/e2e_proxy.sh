@@ -2,7 +2,8 @@
 # End to end: the official `openai` Python package and curl, through `toolsift proxy`,
 # in front of `toolsift replay-upstream` replaying the recorded raw model outputs in
 # cli/tests/fixtures/e2e/ (model name M -> M.txt). Needs cargo, python3 (with venv) and curl;
-# installs `openai` from PyPI into a fresh virtual environment.
+# installs the clients pinned in scripts/e2e-requirements.txt from PyPI into a fresh
+# virtual environment (scripts/e2e_venv.sh).
 #
 #   scripts/e2e_proxy.sh        (E2E_VENV=DIR reuses/keeps a virtual environment there)
 #
@@ -70,17 +71,7 @@ PROXY_PID=${PIDS[-1]}
 echo "e2e_proxy: upstream $UPSTREAM, proxy $PROXY"
 
 VENV=${E2E_VENV:-$WORK/venv}
-if [ ! -x "$VENV/bin/python" ]; then
-    python3 -m venv "$VENV" ||
-        fail "python3 -m venv failed (on Debian/Ubuntu: apt-get install python3-venv)"
-fi
-if ! "$VENV/bin/python" -c 'import openai' 2>/dev/null; then
-    echo "e2e_proxy: pip install openai"
-    if ! "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check openai >"$WORK/pip.log" 2>&1; then
-        cat "$WORK/pip.log" >&2
-        fail "pip could not install the openai package: is PyPI reachable from this machine?"
-    fi
-fi
+"$ROOT/scripts/e2e_venv.sh" "$VENV" || fail "no virtual environment with the pinned clients"
 
 status=0
 echo "e2e_proxy: openai client"

@@ -109,6 +109,9 @@ pub(crate) struct Call {
     pub cut: bool,
     /// Deltas are held: competing readings of the arguments are open (`json/readings.rs`).
     pub hold: bool,
+    /// The start is held: the model's id may still follow the arguments
+    /// ([`EnvelopeSpec::id_after_arguments`](crate::dialect::EnvelopeSpec)).
+    pub awaiting_id: bool,
     /// The competing readings could not be told apart: not released, with this feedback.
     pub ambiguous: Option<String>,
     /// The name written is not a name (quotes, braces, blanks): never emitted; the
@@ -327,6 +330,23 @@ impl Sink<'_> {
             call.id = id.to_owned();
             call.id_from_model = true;
         }
+        self.id_settled();
+    }
+
+    /// Hold the open call's start until its id is read: the model writes it after the
+    /// arguments (unless it already did before them).
+    pub(crate) fn await_id(&mut self) {
+        let call = self.call();
+        call.awaiting_id = !call.started && !call.id_from_model;
+    }
+
+    /// The open call's id came, or cannot come any more (its object ended): start it.
+    pub(crate) fn id_settled(&mut self) {
+        if let Some(call) = self.calls.current.as_mut() {
+            if std::mem::take(&mut call.awaiting_id) {
+                self.flush();
+            }
+        }
     }
 
     /// The tool name is complete.
@@ -443,6 +463,20 @@ impl Sink<'_> {
                 serde_json::Value::String(raw.to_owned()).to_string(),
                 Repairs::NONE,
             ),
+        }
+    }
+
+    /// Type the text leaves of `members` by the call's tool schema (see
+    /// `Tool::type_raw_members`), and without one by what they read as.
+    pub(crate) fn type_raw_members(&self, members: &mut crate::ordered::Map) -> Repairs {
+        match self.tool() {
+            Some(tool) => tool.type_raw_members(members),
+            None => {
+                for (_, value) in members.iter_mut() {
+                    crate::schema::type_untyped(value);
+                }
+                Repairs::NONE
+            }
         }
     }
 
@@ -570,7 +604,7 @@ impl Sink<'_> {
         let Some(call) = self.calls.current.as_mut() else {
             return;
         };
-        if call.silent || call.name.is_none() {
+        if call.silent || call.name.is_none() || call.awaiting_id {
             return;
         }
         let index = CallIndex(call.index);
@@ -678,6 +712,7 @@ impl Sink<'_> {
             call.bad_name = reading.bad_name;
         }
         call.args = reading.args;
+        call.ambiguous = reading.ambiguous;
         call.conformer = reading.conformer;
         call.repairs = reading.repairs;
         call.members = reading.members;
@@ -692,6 +727,7 @@ impl Sink<'_> {
             return;
         };
         call.hold = false;
+        call.awaiting_id = false;
         if let Some(feedback) = call.ambiguous.take() {
             only_sent(&mut call);
             if call.bad_name {
@@ -899,7 +935,17 @@ impl Sink<'_> {
         let Some(mut call) = self.calls.current.take() else {
             return;
         };
-        if why == Abort::Ambiguous {
+        // Cut short by a limit, or no reading could be told: what the deltas held back
+        // was undecided when the call stopped (a quote that may or may not end its
+        // string). Cut by the end of the stream after deltas went out: the end decided
+        // what they held, after the call had stopped. Either way the members are
+        // reported only as far as they were sent (a call that sent nothing, its deltas
+        // withheld whole, reports what the end decided).
+        let cut_short = matches!(
+            why,
+            Abort::Ambiguous | Abort::TooLarge | Abort::TooDeep | Abort::HeldTooLong
+        );
+        if cut_short || (why == Abort::Truncated && call.sent > 0) {
             only_sent(&mut call);
         }
         if call.name.is_none() && !call.bad_name {
@@ -1094,6 +1140,12 @@ const INVENTED: [Repair; 7] = [
     Repair::RedundantCloser,
     Repair::MissingValue,
 ];
+
+/// Whether the repairs are those of a string written raw (inner quotes, control bytes or
+/// backslashes unescaped): any of its quotes may have been taken as its end.
+pub(crate) fn raw_string(repairs: Repairs) -> bool {
+    any_of(repairs, &RAW_STRING)
+}
 
 fn any_of(repairs: Repairs, kinds: &[Repair]) -> bool {
     kinds.iter().any(|r| repairs.contains(*r))

@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 
 mod ascii;
+mod call;
 mod calls;
 mod config;
 mod conform;
@@ -16,6 +17,7 @@ mod json;
 mod ordered;
 mod parser;
 mod queue;
+pub mod render;
 mod repairs;
 mod scan;
 pub mod schema;

@@ -71,7 +71,8 @@ repairs! {
     Ellipsis = "ellipsis",
     /// A key with no value (`"a":,`) got `null`.
     MissingValue = "missing_value",
-    /// A lone surrogate escape was replaced by U+FFFD.
+    /// A lone surrogate escape (`\ud800` without its low half: no character) kept its
+    /// backslash as text, as an invalid escape does.
     LoneSurrogate = "lone_surrogate",
     /// The call object used `"parameters"` (or `"args"`, `"input"`) for `"arguments"`.
     ParametersKey = "parameters_key",

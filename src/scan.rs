@@ -150,6 +150,11 @@ impl MarkerSet {
         self.markers[id]
     }
 
+    /// The markers, in the order of their ids.
+    pub(crate) fn markers(&self) -> &[&'static [u8]] {
+        &self.markers
+    }
+
     /// The longest marker's length: the most bytes a partial match can hold back.
     pub(crate) fn max_len(&self) -> usize {
         self.max_len

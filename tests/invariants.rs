@@ -1,9 +1,12 @@
 //! Every fixture in `tests/fixtures/parse.jsonl` under every chunking: whole, one byte
 //! at a time, at every split point (small fixtures) and in random chunks. Each run must
 //! keep every invariant (see `support::check`), all runs must agree, `auto` must agree
-//! with the explicit dialect, and the message must equal the blessed one.
+//! with the explicit dialect, the message must equal the blessed one, and the work
+//! must stay within the bound of `docs/performance.md` (`support::check_all_chunkings`).
 //!
-//! Set `TOOLSIFT_BLESS=1` to rewrite the expected messages after reviewing a change.
+//! `TOOLSIFT_BLESS=write` rewrites the expected messages from the code's output (after
+//! reviewing a change) and prints how many changed and which; any other value of the
+//! variable fails, and so does any value under `CI=true` (`.ci/run` refuses it too).
 
 mod support;
 
@@ -44,16 +47,43 @@ fn config_of(fx: &Value, line: &str) -> Config {
     config
 }
 
+/// The fewest fixtures the test accepts: a check that read fewer checked too little.
+const MIN_FIXTURES: usize = 600;
+
+/// Whether to rewrite the expected messages: only with `TOOLSIFT_BLESS=write`, never
+/// under CI.
+fn bless() -> bool {
+    match std::env::var("TOOLSIFT_BLESS") {
+        Err(std::env::VarError::NotPresent) => false,
+        Ok(v) if v == "write" => {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "TOOLSIFT_BLESS=write under CI=true: CI compares, it never writes"
+            );
+            true
+        }
+        other => {
+            panic!("TOOLSIFT_BLESS={other:?}: only `write` rewrites the fixtures' expectations")
+        }
+    }
+}
+
 #[test]
 fn fixtures_keep_every_invariant_under_every_chunking() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/parse.jsonl");
     let text = std::fs::read_to_string(path).unwrap();
-    let bless = std::env::var_os("TOOLSIFT_BLESS").is_some();
+    let bless = bless();
     let mut fixtures: Vec<Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    assert!(
+        fixtures.len() >= MIN_FIXTURES,
+        "{} fixtures in {path}, fewer than the floor of {MIN_FIXTURES}",
+        fixtures.len()
+    );
     let mut failures = Vec::new();
+    let mut changed = Vec::new();
     let mut by_name = HashMap::new();
     for (fx, line) in fixtures.iter_mut().zip(text.lines()) {
         let name = fx["name"].as_str().unwrap().to_owned();
@@ -71,6 +101,9 @@ fn fixtures_keep_every_invariant_under_every_chunking() {
         let msg = support::message(&events);
         by_name.insert(name.clone(), msg.clone());
         if bless {
+            if fx.get("expect") != Some(&msg) {
+                changed.push(name.clone());
+            }
             fx["expect"] = msg;
         } else if fx.get("expect") != Some(&msg) {
             failures.push(format!(
@@ -94,6 +127,13 @@ fn fixtures_keep_every_invariant_under_every_chunking() {
             .map(|f| serde_json::to_string(f).unwrap() + "\n")
             .collect();
         std::fs::write(path, out).unwrap();
+        eprintln!(
+            "TOOLSIFT_BLESS=write: {} of {} expectations changed{}{}",
+            changed.len(),
+            fixtures.len(),
+            if changed.is_empty() { "" } else { ": " },
+            changed.join(", ")
+        );
     }
     assert!(
         failures.is_empty(),

@@ -1115,3 +1115,250 @@ fn a_misread_call_reports_only_what_it_sent() {
     support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
         .unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// chunking (`../shared/fuzz-findings/chunking-08df6fb1`): text after a call's body,
+/// held while the closer may still come, is bounded by `max_args_bytes`. The bound was
+/// judged at the end of each chunk and a marker found in the same chunk won, so a
+/// closer (or the next call's opener) completed past the bound ended the held text in
+/// the input pushed whole and not in a chunking that ended past the bound. The bound
+/// is met at the byte that passes it: a marker counts only if it is complete by then.
+#[test]
+fn held_text_after_a_body_meets_the_size_limit_at_the_same_byte_however_cut() {
+    use toolsift::{Config, Dialect, InReasoning, Limits, OwnedEvent, StopReason};
+    let max = 96;
+    // The body ends at `-` (`>` cannot go on a bare value); from `>` on the text is held.
+    let opener = "<tool_call>-";
+    let closer = "</tool_call>";
+    let next_call = "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>";
+    for dialect in [Dialect::Hermes, Dialect::Xlam, Dialect::Auto] {
+        for in_reasoning in [false, true] {
+            let mut config = Config::new(dialect).limits(Limits {
+                max_args_bytes: max,
+                ..Limits::default()
+            });
+            if in_reasoning {
+                config = config
+                    .reasoning_open(true)
+                    .in_reasoning(InReasoning::Extract);
+            }
+            for filler in (max - 14..max - 8).chain([max + 8]) {
+                for (after, marker) in [(closer, closer), (next_call, "<tool_call>")] {
+                    let raw = format!("{opener}>{}{after}", "a".repeat(filler));
+                    let events =
+                        support::check_all_chunkings(&config, raw.as_bytes(), StopReason::Stop)
+                            .unwrap_or_else(|e| {
+                                panic!("{dialect}, reasoning {in_reasoning}, {raw:?}: {e}")
+                            });
+                    // The held text is `>`, the filler, then the marker: in time when it
+                    // is complete at most one byte past the bound.
+                    let in_time = 1 + filler + marker.len() <= max + 1;
+                    let shown: String = events
+                        .iter()
+                        .filter_map(|e| match e {
+                            OwnedEvent::Text(t) | OwnedEvent::Reasoning(t) => Some(t.as_str()),
+                            _ => None,
+                        })
+                        .collect();
+                    if in_reasoning && after == closer {
+                        // In reasoning a closer read as text stays (nothing strips it).
+                        assert_eq!(
+                            shown.contains(closer),
+                            !in_time,
+                            "{dialect}, filler {filler}: {shown:?}"
+                        );
+                    }
+                    assert!(
+                        shown.starts_with('>') && shown.contains(&"a".repeat(filler)),
+                        "{dialect}, reasoning {in_reasoning}, filler {filler}: {shown:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// chunking (found by the 10-minute run of this round): a call body chosen by sniffing
+/// (`<tool_call>` then JSON or XML) that ended inside the bytes held while sniffing
+/// left no JSON grammar behind, so the text after it was not held as a body that may
+/// have gone on: the call got `missing_closer` in one chunking and not in another. A
+/// JSON call object is judged one, however its bytes were split.
+#[test]
+fn a_sniffed_json_body_ending_where_it_was_chosen_may_go_on_like_any_other() {
+    use toolsift::Dialect::{Auto, Hermes, Qwen3Coder};
+    let cases: [(&[u8], &[toolsift::Dialect]); 4] = [
+        // The finding, then the form it was minimized to (XML markup in them is text
+        // under Hermes).
+        (
+            b"<tool_call>\n<function}Glob>\n<parameter=pattern>\n/Users/david/mlx-soak/(uns/whisperer_model_code.json\n</parameter>\n</function>\n</tool_call>",
+            &[Qwen3Coder, Auto],
+        ),
+        (b"<tool_call><<parameter=</tool_call>", &[Qwen3Coder, Auto]),
+        (
+            b"<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}} tail\"}}</tool_call>",
+            &[Hermes, Qwen3Coder, Auto],
+        ),
+        (
+            b"<tool_call>[{\"name\": \"f\", \"arguments\": {}}]x\"}}</tool_call> after",
+            &[Hermes, Qwen3Coder, Auto],
+        ),
+    ];
+    for (raw, dialects) in cases {
+        for &dialect in dialects {
+            let config = toolsift::Config::new(dialect);
+            support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+                .unwrap_or_else(|e| panic!("{dialect} {:?}: {e}", String::from_utf8_lossy(raw)));
+        }
+    }
+}
+
+/// chunking (found by the 10-minute run of this round; a KNOWN FAILURE, ignored): a
+/// call whose competing readings forked (a weak quote) ends its primary reading, then a
+/// closing tag follows (`</n>`, a misspelled closer). The closer misspelled is the
+/// call's closer unless the real one follows it; the readings decide that on the bytes
+/// read so far (`follow` in src/grammar/envelope/readings.rs), so a chunk that ends
+/// right after the tag takes it for the closer and the input pushed whole does not:
+/// repairs and visible text differ with the split. Waiting for the real closer instead
+/// makes both inputs pass, but then text after a misspelled closer waits for the end of
+/// the stream and, past `max_args_bytes`, is skipped with the call: the readings need
+/// the held-text rule of `Parser::held_text` (release as text at the limit). The
+/// `engine` branch rewrites the readings (issue 35); un-ignore this test there.
+#[test]
+#[ignore = "known failure: the forked readings judge a misspelled closer on the bytes of the chunk (issue 35)"]
+fn a_misspelled_closer_after_a_forked_body_is_judged_by_what_follows_however_cut() {
+    let cases: [&[u8]; 2] = [
+        b"<tool_call>{r>\n{s\"\n\"}}</n></tool_call>",
+        // The finding as found (Hermes, default settings).
+        b"<tool_call>\n{\"name\"\x02\x00\x01\x03\x07\x02\x05\x0b\x00\x00\x00\x00\x00\x00Now I can use the Edit tool with the exact strings in the file to modify the three occurrences.\n\n<tool_call>\n<function=Edit>\n<parameter=file_path>\n/Users/david/flags.js\n</parameter>\n<par: \"f\", \"arguments\": {\"s\": \"write </tool_callameter=old_string>\n  debug: false,\n</parameter>\n<parameter=new_string>\n  debug: true,\n</parameter>\xff\xe2\x8e8\xe3\x8e8\xe3ion>\n</tool_call>\n<tool_call>\n<function=Edit>\n<parameter=file_path>\n/Users/david/flags.js\n</parameter>\n<parameter=new_string>\nfuturespires: 7\n</parameter>\n<par: \"f\", \"arguments\": {\"s\": \"write </tool_callameter=old_string>\n  debug: false,\n</parameter>\n<parameter=new_string>\n  debug: true,\n</parameter>\xff\xe2\x8e8\xe3\x8e8\xe3ion>\n</tool_call>\n<tool_call>\n<function=Edit>\n<parameter=file_path>\n/Users/david/flags.js\n</parameter>\n<parameter=new_string>\nfuturespires: 7\n</parameter>\n<parameter=old_string>\nfulayout: 42\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=Edit>\n<parameter=file_path>\n/Users/david/flags.js\n</parameter>\n<parameter=new_string>\nfallback: 'none',\n</parameter>\n<parameter=old_> here\"}}\n</tool_castring>\nfallback: null,\n</parameter>\n</function>\n\n<parameter=old_string>\nfulayout: 42\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=Edit>\n<parameter=file_path>\n/Users/david/flags.js\n</parameter>\n<parameter=new_string>\nfallback: 'none',\n</parameter>\n<parameter=old_> here\"}}\n</tool_castring>\nfallback: null,\n</parameter>\n</function>\n</tool_llcall>>",
+    ];
+    let config = toolsift::Config::new(toolsift::Dialect::Hermes);
+    for raw in cases {
+        support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+            .unwrap_or_else(|e| panic!("{:?}: {e}", String::from_utf8_lossy(raw)));
+    }
+}
+
+/// readings (found by the 10-minute run of this round): a file written into a call with
+/// its backslashes raw holds `\ud800` as text; read as an escape it is a lone surrogate,
+/// no character, and was replaced by U+FFFD: the call was released with content the
+/// file does not have. A lone surrogate escape keeps its backslash, as an invalid escape
+/// does, so the text comes back as written, wherever it stands in the string.
+#[test]
+fn a_lone_surrogate_escape_is_the_text_as_written() {
+    use toolsift::{Config, Dialect, OwnedEvent, StopReason};
+    for (written, meant) in [
+        (
+            r"light an\ud800, no framework",
+            r"light an\ud800, no framework",
+        ),
+        (r"low \udc00 half", r"low \udc00 half"),
+        (r"high \ud83d then \u0041", r"high \ud83d then A"),
+        (r"a pair \ud83d\ude00 stays", "a pair \u{1f600} stays"),
+    ] {
+        let raw = format!(
+            "<tool_call>{{\"name\": \"write_file\", \"arguments\": {{\"path\": \"a.css\", \"content\": \"/* {written} */\\n:root {{}}\"}}}}</tool_call>"
+        );
+        for dialect in [Dialect::Hermes, Dialect::Auto] {
+            let events = support::check_all_chunkings(
+                &Config::new(dialect),
+                raw.as_bytes(),
+                StopReason::Stop,
+            )
+            .unwrap_or_else(|e| panic!("{raw:?}: {e}"));
+            let content = events.iter().find_map(|e| match e {
+                OwnedEvent::CallFinished { arguments, .. } => {
+                    let v: serde_json::Value = serde_json::from_str(arguments).unwrap();
+                    Some(v["content"].as_str().unwrap().to_owned())
+                }
+                _ => None,
+            });
+            assert_eq!(
+                content.as_deref(),
+                Some(format!("/* {meant} */\n:root {{}}").as_str()),
+                "{dialect} {raw:?}"
+            );
+        }
+    }
+    let fixed = toolsift::repair(br#"["\ud800"]"#).unwrap();
+    assert_eq!(fixed.json, r#"["\\ud800"]"#);
+    assert!(fixed.repairs.contains(toolsift::Repair::LoneSurrogate));
+}
+
+/// push (found by the 10-minute run of this round): a call cut mid-stream by a limit
+/// (`max_args_bytes`; also the depth and held-bytes limits) reported as completed a
+/// member whose closing quote its deltas still held back, undecided (the quote may
+/// not end the string): the report said more than the deltas and more than was known.
+/// It reports its members only as far as it sent them, as an ambiguous call does.
+#[test]
+fn a_call_cut_by_a_limit_reports_its_members_only_as_far_as_it_sent_them() {
+    use toolsift::{Config, Dialect, Invalid, Limits, StopReason, Tools, UnknownTool};
+    // The fuzz target's tight limits and tools, unknown tools forwarded, invalid calls
+    // held back; `auto`.
+    let tools = r#"[{"type":"function","function":{"name":"write_file","parameters":{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}}},
+        {"type":"function","function":{"name":"read_file","parameters":{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer"},"recursive":{"type":"boolean"},"tags":{"type":"array","items":{"type":"string"}}},"required":["path"]}}}]"#;
+    let raw: &[u8] = b"[g\x00\x00\x00\x00\x00\x00\x00\x00<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": \"\\vb'evb'v\x02\"q\\\"\"}}</toot_weather(cil_call>ty='San Francisco', met and afteric='cel='rSan F";
+    for open in [false, true] {
+        let config = Config::new(Dialect::Auto)
+            .reasoning_open(open)
+            .limits(Limits {
+                max_args_bytes: 96,
+                max_depth: 4,
+                max_held_bytes: 24,
+                lookahead: 12,
+                max_calls: 2,
+                max_name_bytes: 12,
+            })
+            .tools(Tools::from_json(tools.as_bytes()).unwrap())
+            .unknown_tool(UnknownTool::Forward)
+            .invalid(Invalid::HoldBack);
+        support::check_all_chunkings(&config, raw, StopReason::Stop)
+            .unwrap_or_else(|e| panic!("reasoning open {open}: {e}"));
+    }
+}
+
+/// chunking (found by the 10-minute run of this round): the same for a call cut by the
+/// end of the stream (`length`): bytes the deltas held back were decided only by the
+/// end, after the call had stopped, and the report counted them as completed members
+/// the client never saw. Checked here on the finding, whole, byte at a time and in the
+/// chunking that found it.
+#[test]
+fn a_call_cut_by_the_end_of_the_stream_reports_its_members_only_as_far_as_it_sent_them() {
+    use toolsift::{Config, Dialect, InReasoning, Invalid, OwnedEvent, StopReason, UnknownTool};
+    let raw: &[u8] = b"\xff\xff\x01\x00\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xba\xff\xff\xff\xff\xff\xff\xff\xff\xd7\xff\xff\xff\xff\xff\x03\x00\x01\x03\x07\x02\x05\x0b\x00\x00\x00\x00\x00\x00<|tool_call>call:write{con\xff\xff\xff\xff\xff\x00\x00\x01\x03\x07\x02\x05\x0b\x00\x00\x00\xb3\x00\x00\x00<\xef\xbd\x9cDS\xe2\x80\x82ML\xef\xbd\x9cfunc[ion_calls>\n<\xef\xbd\x9cDSML\xef\xbd\x9cinvoke name=\"wri\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x0b\x00\x00\x00\x00\x06\x00\x00<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": [[[[[[[[[[[\"city\": \"Paris\"}}\n</tool_call>\n<tool_call>\n[\"name\": \"get_weather\", \"arguments\": {\"city\": ML\xef\xbd\x9cpara|meter na]]]]]]]]]]]]]]]]]me=\x02c]]]]\x00ntent\" string=]]]]]]]]]]>\"true\"]]}}\n</tool_ca>ll>abc";
+    let config = Config::new(Dialect::Qwen3Coder)
+        .in_reasoning(InReasoning::Extract)
+        .unknown_tool(UnknownTool::Forward)
+        .invalid(Invalid::HoldBack);
+    let found = [117usize, 101, 1, 0, 1, 3];
+    let mut cuts = Vec::new();
+    let (mut at, mut i) = (0, 0);
+    while at < raw.len() {
+        at += (found[i % 6] % 65).min(raw.len() - at);
+        if at < raw.len() && found[i % 6] % 65 > 0 {
+            cuts.push(at);
+        }
+        i += 1;
+    }
+    for cuts in [Vec::new(), (1..raw.len()).collect(), cuts] {
+        let events = support::run_cuts(&config, raw, &cuts, StopReason::Length);
+        let mut sent = std::collections::BTreeMap::<u32, String>::new();
+        for event in &events {
+            match event {
+                OwnedEvent::ArgsDelta { index, fragment } => {
+                    sent.entry(index.0).or_default().push_str(fragment)
+                }
+                OwnedEvent::CallNotReleased {
+                    index, completed, ..
+                } => {
+                    let sent = sent.get(&index.0).map_or("", String::as_str);
+                    assert!(
+                        sent.is_empty()
+                            || completed == "{}"
+                            || sent.starts_with(completed.trim_end_matches('}')),
+                        "completed {completed:?}, sent {sent:?}"
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+}

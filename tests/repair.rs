@@ -154,9 +154,15 @@ fn json_looking_content_stays_in_the_string() {
 #[test]
 fn escapes_and_unicode() {
     t!(r#"["\u12"]"#, r#"["\\u12"]"#, ["invalid_escape"]);
-    t!(r#"["\ud83d"]"#, r#"["\ufffd"]"#, ["lone_surrogate"]);
-    t!(r#"["\ud83dx"]"#, r#"["\ufffdx"]"#, ["lone_surrogate"]);
-    t!(r#"["\ude00"]"#, r#"["\ufffd"]"#, ["lone_surrogate"]);
+    // A lone surrogate is no character: the escape is the text as written.
+    t!(r#"["\ud83d"]"#, r#"["\\ud83d"]"#, ["lone_surrogate"]);
+    t!(r#"["\ud83dx"]"#, r#"["\\ud83dx"]"#, ["lone_surrogate"]);
+    t!(r#"["\ude00"]"#, r#"["\\ude00"]"#, ["lone_surrogate"]);
+    t!(
+        r#"["\ud83d\u0041"]"#,
+        r#"["\\ud83d\u0041"]"#,
+        ["lone_surrogate"]
+    );
     t!("[\"a\u{1}b\"]", r#"["a\u0001b"]"#, ["control_character"]);
     // A tab inside an unquoted word is escaped like any control byte in a string.
     t!("abc\tdef", r#""abc\tdef""#, ["unquoted_string"]);
@@ -214,4 +220,27 @@ fn repairing_the_output_again_changes_nothing() {
         assert_eq!(twice.json, once);
         assert!(twice.repairs.is_empty(), "{input}: {:?}", twice.repairs);
     }
+}
+
+#[path = "../benches/support/inputs.rs"]
+mod inputs;
+
+/// Issue 35: `toolsift::repair` has no closer, so the end of its input bounds the value:
+/// the benchmarks' malformed 19 KB `write_file` body (an HTML page written raw into a
+/// string: quotes, newlines, tabs, `\d`), without its tags, comes back with the page
+/// exact, not with its own `"}}` read into `content` and closers invented after it.
+#[test]
+fn repair_is_bounded_by_the_end_of_its_input() {
+    let html = inputs::html(19 * 1024, 19);
+    let call = inputs::write_file_call_malformed(&html);
+    let body = std::str::from_utf8(&call).unwrap();
+    let body = body
+        .trim_start_matches("<tool_call>\n")
+        .trim_end_matches("\n</tool_call>");
+    let fixed = repair(body.as_bytes()).unwrap_or_else(|e| panic!("not repaired: {e}"));
+    let value: serde_json::Value = serde_json::from_str(&fixed.json).unwrap();
+    assert_eq!(value["arguments"]["content"].as_str(), Some(html.as_str()));
+    assert_eq!(value["arguments"]["path"], "index.html");
+    let names: Vec<&str> = fixed.repairs.names().collect();
+    assert!(!names.contains(&"missing_closers"), "{names:?}");
 }

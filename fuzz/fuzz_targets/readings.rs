@@ -1,7 +1,10 @@
-//! Released means right, as a fuzz oracle: any text written into a `write_file` call in
-//! one of the four ways small models write files (`tests/real_files`) is released with
-//! exactly its content (or with only escape sequences read as escapes), or not released;
-//! never with other content, and the same whatever the chunking.
+//! Released means right, as a fuzz oracle, in every dialect: any text written by
+//! `Dialect::render` into a `write_file` call of a dialect and form drawn from the
+//! header, in one of the ways small models write files (`tests/real_files`: four ways
+//! into a JSON or Python string, raw or holding the dialect's own closing markup in an
+//! XML or Gemma value), is released with exactly its content (or with only escape
+//! sequences read as escapes), or not released; never with other content, and the same
+//! whatever the chunking.
 #![no_main]
 
 mod common;
@@ -12,31 +15,48 @@ mod classify;
 #[allow(dead_code)]
 mod embed;
 
-use classify::{classify, Class};
+use classify::{classify, Class, Expect};
 use common::{check, header, merge, run, Chunking};
 use embed::Way;
 use libfuzzer_sys::fuzz_target;
 use toolsift::{Config, Dialect, Parser, StopReason, Tools};
 
 fuzz_target!(|data: &[u8]| {
-    // Header: the way (1 byte), a chunking (6 bytes); then the file's text.
-    let ((way, chunking), text): ((u8, Chunking), _) = header(data, 7);
+    // Header: the dialect (1 byte), its form (1), the way (1), a chunking (6 bytes);
+    // then the file's text.
+    let ((dialect, form, way, chunking), text): ((u8, u8, u8, Chunking), _) = header(data, 9);
     let Ok(text) = std::str::from_utf8(text) else {
         return;
     };
-    // A file holding the dialect's own markers (`<|im_end|>`, `</tool_call>`) cannot
-    // be written into a call unambiguously: the marker acts.
-    if Dialect::Hermes
-        .markers()
-        .iter()
-        .any(|m| text.as_bytes().windows(m.len()).any(|w| w == *m))
+    let dialect = Dialect::ALL[usize::from(dialect) % Dialect::ALL.len()];
+    let forms = dialect.forms();
+    let form = forms[usize::from(form) % forms.len()];
+    let ways = Way::of(form);
+    let way = ways[usize::from(way) % ways.len()];
+    // A file holding the dialect's own markers (`<|im_end|>`, `</tool_call>`) written
+    // as it is cannot be read unambiguously: the marker acts. The markup way inserts
+    // them on purpose; there, a call may be held, never released wrong.
+    if way != Way::WithMarkup
+        && dialect
+            .markers()
+            .iter()
+            .any(|m| text.as_bytes().windows(m.len()).any(|w| w == *m))
     {
         return;
     }
-    let way = Way::ALL[usize::from(way) % 4];
-    let raw = embed::output(way, "a.txt", text);
-    let mut config = Config::new(Dialect::Hermes);
-    config = config.tools(
+    let seed = u64::from_le_bytes([
+        chunking.0[0],
+        chunking.0[1],
+        chunking.0[2],
+        chunking.0[3],
+        chunking.0[4],
+        chunking.0[5],
+        0,
+        1,
+    ]);
+    let written = embed::output(form, way, "a.txt", text, seed);
+    let raw = written.raw.as_bytes();
+    let config = Config::new(dialect).tools(
         Tools::from_value(&serde_json::json!([{"type": "function", "function": {
             "name": "write_file",
             "parameters": {"type": "object",
@@ -46,31 +66,40 @@ fuzz_target!(|data: &[u8]| {
     );
     let whole = run(
         &mut Parser::with_config(config.clone()),
-        raw.as_bytes(),
+        raw,
         &Chunking([0; 6]),
         StopReason::Stop,
     );
     let cut = run(
         &mut Parser::with_config(config),
-        raw.as_bytes(),
+        raw,
         &chunking,
         StopReason::Stop,
     );
+    let expect = Expect {
+        way,
+        path: "a.txt",
+        written: &written,
+    };
     for (name, got) in [("whole", &whole), ("chunked", &cut)] {
-        if let Err(e) = check(Dialect::Hermes, got) {
-            panic!("{name}: {e}");
+        if let Err(e) = check(dialect, got) {
+            panic!("{} ({}) {name}: {e}", dialect.name(), form.name());
         }
-        let outcome = classify(&got.events, way, "a.txt", text);
+        let outcome = classify(&got.events, &expect);
         assert!(
             outcome.class != Class::Wrong,
-            "{name}, way {}: {}",
-            way.number(),
+            "{} ({}) {name}, way {}: {}",
+            dialect.name(),
+            form.name(),
+            way.label(),
             outcome.detail
         );
     }
     assert_eq!(
         merge(&whole.events),
         merge(&cut.events),
-        "chunking {chunking:?} differs from the whole input"
+        "{} ({}): chunking {chunking:?} differs from the whole input",
+        dialect.name(),
+        form.name()
     );
 });

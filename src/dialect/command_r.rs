@@ -3,6 +3,10 @@
 //! `<|START_RESPONSE|>...<|END_RESPONSE|>`.
 
 use super::{Body, CallForm, Dialect, EnvelopeSpec, Spec};
+use crate::render::{
+    Ids, Layout,
+    Piece::{Markup as M, Slot},
+};
 use crate::repairs::Repair;
 
 static ENVELOPE: EnvelopeSpec = EnvelopeSpec {
@@ -14,6 +18,7 @@ static ENVELOPE: EnvelopeSpec = EnvelopeSpec {
     ],
     id_keys: &["tool_call_id", "id"],
     name_is_key: false,
+    id_after_arguments: false,
 };
 
 pub(crate) static SPEC: Spec = Spec {
@@ -33,3 +38,21 @@ pub(crate) static SPEC: Spec = Spec {
         b"<|END_OF_TURN_TOKEN|>",
     ],
 };
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)): the
+/// call id is its position unless one is given.
+pub(crate) static FORMS: &[Layout] = &[Layout {
+    name: "command_r",
+    note: "Command R7B, Command A",
+    reasoning: &[M("<|START_THINKING|>"), Slot, M("<|END_THINKING|>")],
+    text: &[M("<|START_RESPONSE|>"), Slot, M("<|END_RESPONSE|>")],
+    calls_open: &[M("<|START_ACTION|>[\n    ")],
+    call: "{\"tool_call_id\": \"$id\", \"tool_name\": \"$name\", \"parameters\": $args}",
+    ids: Ids::Default("$index"),
+    between: &[M(",\n    ")],
+    calls_close: &[M("\n]<|END_ACTION|>")],
+    after: &[M("<|START_RESPONSE|>"), Slot, M("<|END_RESPONSE|>")],
+    end_of_turn: "<|END_OF_TURN_TOKEN|>",
+    closing_markup: &["<|END_ACTION|>"],
+    ..Layout::BASE
+}];

@@ -5,6 +5,11 @@
 //! bytes; R1 distills also write look-alike section markers, stripped as well.
 
 use super::{Body, CallForm, Dialect, NameArgsSpec, Spec};
+use crate::render::{
+    Layout,
+    Piece::{Markup as M, Text as T},
+    THINK,
+};
 use crate::repairs::Repair;
 
 /// After the call opener: an optional `function<｜tool▁sep｜>`, the name, then either
@@ -59,3 +64,30 @@ pub(crate) static SPEC: Spec = Spec {
         b"</think>",
     ],
 };
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)).
+pub(crate) static FORMS: &[Layout] = &[
+    Layout {
+        name: "v3",
+        note: "DeepSeek V3, V3-0324, R1, R1-0528",
+        reasoning: THINK,
+        calls_open: &[M("<｜tool▁calls▁begin｜>")],
+        call: "<｜tool▁call▁begin｜>function<｜tool▁sep｜>$name\n```json\n$args\n```<｜tool▁call▁end｜>",
+        between: &[T("\n")],
+        calls_close: &[M("<｜tool▁calls▁end｜>")],
+        end_of_turn: "<｜end▁of▁sentence｜>",
+        closing_markup: &["<｜tool▁call▁end｜>", "<｜tool▁calls▁end｜>"],
+        ..Layout::BASE
+    },
+    Layout {
+        name: "v3.1",
+        note: "DeepSeek V3.1, V3.1-Terminus",
+        reasoning: THINK,
+        calls_open: &[M("<｜tool▁calls▁begin｜>")],
+        call: "<｜tool▁call▁begin｜>$name<｜tool▁sep｜>$args<｜tool▁call▁end｜>",
+        calls_close: &[M("<｜tool▁calls▁end｜>")],
+        end_of_turn: "<｜end▁of▁sentence｜>",
+        closing_markup: &["<｜tool▁call▁end｜>", "<｜tool▁calls▁end｜>"],
+        ..Layout::BASE
+    },
+];

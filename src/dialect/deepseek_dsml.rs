@@ -7,6 +7,11 @@
 //! with or without the prefix, each invoke begins a call, sections are wrappers.
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec};
+use crate::render::{
+    Args, Layout, Params,
+    Piece::{Markup as M, Slot, Text as T},
+    THINK_TIGHT,
+};
 
 static XML: XmlSpec = XmlSpec {
     name_open: b"",
@@ -62,3 +67,51 @@ pub(crate) static SPEC: Spec = Spec {
         "<｜DSML｜".as_bytes(),
     ],
 };
+
+/// `string="true"`: the value is raw text; `"false"`: JSON.
+static PARAMS: Params = Params {
+    param: "<｜DSML｜parameter name=\"$key\" string=\"$string\">$value</｜DSML｜parameter>\n",
+    python_values: false,
+    cdata: false,
+    escape_attributes: false,
+};
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)).
+pub(crate) static FORMS: &[Layout] = &[
+    Layout {
+        name: "v3.2",
+        note: "DeepSeek V3.2 (`function_calls` section)",
+        reasoning: THINK_TIGHT,
+        text: &[Slot, T("\n\n")],
+        calls_open: &[M("<｜DSML｜function_calls>"), T("\n")],
+        call: "<｜DSML｜invoke name=\"$name\">\n$args</｜DSML｜invoke>",
+        args: Args::Params(&PARAMS),
+        between: &[T("\n")],
+        calls_close: &[T("\n"), M("</｜DSML｜function_calls>")],
+        end_of_turn: "<｜end▁of▁sentence｜>",
+        closing_markup: &[
+            "</｜DSML｜parameter>",
+            "</｜DSML｜invoke>",
+            "</｜DSML｜function_calls>",
+        ],
+        ..Layout::BASE
+    },
+    Layout {
+        name: "v4",
+        note: "DeepSeek V4 (`tool_calls` section)",
+        reasoning: THINK_TIGHT,
+        text: &[Slot, T("\n\n")],
+        calls_open: &[M("<｜DSML｜tool_calls>"), T("\n")],
+        call: "<｜DSML｜invoke name=\"$name\">\n$args</｜DSML｜invoke>",
+        args: Args::Params(&PARAMS),
+        between: &[T("\n")],
+        calls_close: &[T("\n"), M("</｜DSML｜tool_calls>")],
+        end_of_turn: "<｜end▁of▁sentence｜>",
+        closing_markup: &[
+            "</｜DSML｜parameter>",
+            "</｜DSML｜invoke>",
+            "</｜DSML｜tool_calls>",
+        ],
+        ..Layout::BASE
+    },
+];

@@ -3,6 +3,10 @@
 //! other things in other dialects).
 
 use super::{Body, CallForm, Dialect, NameArgsSpec, Spec};
+use crate::render::{
+    Layout,
+    Piece::{Markup as M, Slot},
+};
 
 /// `NAME\n{...}`.
 static V32_CALL: NameArgsSpec = NameArgsSpec {
@@ -39,3 +43,26 @@ pub(crate) static V31: Spec = Spec {
     }],
     strip: &[b"</function>", b"<|eot_id|>", b"<|eom_id|>"],
 };
+
+/// How a v3.2 model writes its calls ([`Dialect::render`](crate::Dialect::render)):
+/// text and each call after `>>>`.
+pub(crate) static V32_FORMS: &[Layout] = &[Layout {
+    name: "functionary_v32",
+    note: "Functionary v3.2",
+    text: &[M(">>>all\n"), Slot],
+    call: ">>>$name\n$args",
+    after: &[M(">>>all\n"), Slot],
+    end_of_turn: "<|eot_id|>",
+    closing_markup: &[">>>", "<|eot_id|>"],
+    ..Layout::BASE
+}];
+
+/// How a v3.1 model writes its calls.
+pub(crate) static V31_FORMS: &[Layout] = &[Layout {
+    name: "functionary_v31",
+    note: "Functionary v3.1",
+    call: "<function=$name>$args</function>",
+    end_of_turn: "<|eom_id|>",
+    closing_markup: &["</function>"],
+    ..Layout::BASE
+}];

@@ -2,6 +2,7 @@
 //! <end_function_call>`; the `<escape>` token delimits raw strings, keys are bare.
 
 use super::{Body, CallForm, Dialect, NameArgsSpec, Spec};
+use crate::render::{Args, Layout};
 use crate::repairs::Repair;
 
 static CALL: NameArgsSpec = NameArgsSpec {
@@ -30,3 +31,14 @@ pub(crate) static SPEC: Spec = Spec {
         b"<end_of_turn>",
     ],
 };
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)).
+pub(crate) static FORMS: &[Layout] = &[Layout {
+    name: "functiongemma",
+    note: "FunctionGemma 270M",
+    call: "<start_function_call>call:$name$args<end_function_call>",
+    args: Args::Delimited { quote: "<escape>" },
+    end_of_turn: "<end_of_turn>",
+    closing_markup: &["<escape>", "<end_function_call>"],
+    ..Layout::BASE
+}];

@@ -3,6 +3,10 @@
 //! line of its own.
 
 use super::{Body, CallForm, Dialect, PythonicSpec, Spec};
+use crate::render::{
+    Args, Layout,
+    Piece::{Markup as M, Slot, Text as T},
+};
 
 static CALLS: PythonicSpec = PythonicSpec { in_list: false };
 
@@ -36,3 +40,21 @@ pub(crate) static SPEC: Spec = Spec {
     ],
     strip: &[b"<end_of_turn>"],
 };
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)).
+pub(crate) static FORMS: &[Layout] = &[Layout {
+    name: "gemma3",
+    note: "Gemma 3 with community tool templates",
+    text: &[Slot, T("\n")],
+    calls_open: &[M("```tool_code\n")],
+    call: "$name($args)",
+    args: Args::Python {
+        json_literals: false,
+    },
+    between: &[M("\n")],
+    calls_close: &[M("\n```")],
+    after: &[T("\n"), Slot],
+    end_of_turn: "<end_of_turn>",
+    closing_markup: &["```"],
+    ..Layout::BASE
+}];

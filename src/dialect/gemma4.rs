@@ -2,6 +2,10 @@
 //! `<|channel>thought ... <channel|>`.
 
 use super::{Body, CallForm, Dialect, NameArgsSpec, Spec};
+use crate::render::{
+    Args, Layout,
+    Piece::{Markup as M, Reasoning as R, Slot},
+};
 use crate::repairs::Repair;
 
 /// After `<|tool_call>`: `call:NAME{...}`.
@@ -52,3 +56,21 @@ pub(crate) static SPEC: Spec = Spec {
         b"<turn|>",
     ],
 };
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)).
+pub(crate) static FORMS: &[Layout] = &[Layout {
+    name: "gemma4",
+    note: "Gemma 4 (its chat template writes keys sorted; any order reads)",
+    reasoning: &[
+        M("<|channel>thought"),
+        R("\n"),
+        Slot,
+        R("\n"),
+        M("<channel|>"),
+    ],
+    call: "<|tool_call>call:$name$args<tool_call|>",
+    args: Args::Delimited { quote: "<|\"|>" },
+    end_of_turn: "<turn|>",
+    closing_markup: &["<|\"|>", "<tool_call|>"],
+    ..Layout::BASE
+}];

@@ -5,6 +5,7 @@
 //! and the end token `</s>` are dropped.
 
 use super::{Body, CallForm, Dialect, Spec, HERMES_ENVELOPE};
+use crate::render::{Layout, Piece::Markup as M};
 
 pub(crate) static SPEC: Spec = Spec {
     dialect: Dialect::GigaChat3,
@@ -29,3 +30,29 @@ pub(crate) static SPEC: Spec = Spec {
         b"</s>",
     ],
 };
+
+/// How the model writes its call ([`Dialect::render`](crate::Dialect::render)): one per
+/// turn, nothing after it.
+pub(crate) static FORMS: &[Layout] = &[
+    Layout {
+        name: "3.0",
+        note: "GigaChat 3 (a `function call` message after the assistant's)",
+        calls_open: &[M("<|message_sep|>\n\n")],
+        call: "function call<|role_sep|>\n{\"name\": \"$name\", \"arguments\": $args}",
+        parallel: false,
+        after: &[],
+        end_of_turn: "</s>",
+        closing_markup: &["<|message_sep|>", "</s>"],
+        ..Layout::BASE
+    },
+    Layout {
+        name: "3.1",
+        note: "GigaChat 3.1 (inline)",
+        call: "<|function_call|>{\"name\": \"$name\", \"arguments\": $args}",
+        parallel: false,
+        after: &[],
+        end_of_turn: "</s>",
+        closing_markup: &["<|message_sep|>", "</s>"],
+        ..Layout::BASE
+    },
+];

@@ -8,6 +8,7 @@
 //! `<tool_call>` dropped, the output begins `NAME<arg_key>` (`CallForm::name_before`).
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec};
+use crate::render::{Args, Layout, Params, Piece::Text as T, THINK_TIGHT};
 use crate::repairs::Repair;
 
 pub(crate) static XML: XmlSpec = XmlSpec {
@@ -63,3 +64,44 @@ pub(crate) static SPEC: Spec = Spec {
         b"<|endoftext|>",
     ],
 };
+
+/// GLM-4.5/4.6: one tag a line.
+static PARAMS: Params = Params {
+    param: "<arg_key>$key</arg_key>\n<arg_value>$value</arg_value>\n",
+    python_values: false,
+    cdata: false,
+    escape_attributes: false,
+};
+
+/// GLM-4.7/5: no newlines.
+static TIGHT: Params = Params {
+    param: "<arg_key>$key</arg_key><arg_value>$value</arg_value>",
+    ..PARAMS
+};
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)): the
+/// chat template begins every call on a new line.
+pub(crate) static FORMS: &[Layout] = &[
+    Layout {
+        name: "glm45",
+        note: "GLM-4.5, GLM-4.6",
+        reasoning: THINK_TIGHT,
+        calls_open: &[T("\n")],
+        call: "<tool_call>$name\n$args</tool_call>",
+        args: Args::Params(&PARAMS),
+        between: &[T("\n")],
+        end_of_turn: "<|observation|>",
+        closing_markup: &["</arg_value>", "</tool_call>"],
+        ..Layout::BASE
+    },
+    Layout {
+        name: "glm47",
+        note: "GLM-4.7, GLM-5, Poolside Laguna",
+        reasoning: THINK_TIGHT,
+        call: "<tool_call>$name$args</tool_call>",
+        args: Args::Params(&TIGHT),
+        end_of_turn: "<|observation|>",
+        closing_markup: &["</arg_value>", "</tool_call>"],
+        ..Layout::BASE
+    },
+];

@@ -5,6 +5,10 @@
 //! on any channel) makes the message a call whose content is its JSON arguments.
 
 use super::{Body, CallForm, Dialect, HarmonySpec, Spec};
+use crate::render::{
+    Layout,
+    Piece::{Markup as M, Slot},
+};
 
 static HEADER: HarmonySpec = HarmonySpec {
     json_args: true,
@@ -41,3 +45,28 @@ pub(crate) static SPEC: Spec = Spec {
         b"<|endoftext|>",
     ],
 };
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)): one
+/// message each, the first `<|start|>assistant` in the prompt. gpt-oss stops at
+/// `<|call|>`, so calls after the first and text after them are later turns' output,
+/// written here as the same stream.
+pub(crate) static FORMS: &[Layout] = &[Layout {
+    name: "harmony",
+    note: "gpt-oss-20b, gpt-oss-120b",
+    reasoning: &[
+        M("<|channel|>analysis<|message|>"),
+        Slot,
+        M("<|end|><|start|>assistant"),
+    ],
+    text: &[
+        M("<|channel|>commentary<|message|>"),
+        Slot,
+        M("<|end|><|start|>assistant"),
+    ],
+    call: "<|channel|>commentary to=functions.$name <|constrain|>json<|message|>$args<|call|>",
+    between: &[M("<|start|>assistant")],
+    after: &[M("<|start|>assistant<|channel|>final<|message|>"), Slot],
+    end_of_turn: "<|return|>",
+    closing_markup: &["<|call|>", "<|end|>"],
+    ..Layout::BASE
+}];

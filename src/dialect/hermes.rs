@@ -4,6 +4,11 @@
 //! practice, so the body is chosen by how it begins.
 
 use super::{glm, qwen3_coder, Body, CallForm, Dialect, Spec, HERMES_ENVELOPE};
+use crate::render::{
+    Layout,
+    Piece::{Slot, Text as T},
+    THINK,
+};
 
 /// `{`/`[` begins the JSON envelope, `<function=` Qwen3-Coder's XML, a name GLM's
 /// argument tags.
@@ -31,3 +36,16 @@ pub(crate) static SPEC: Spec = Spec {
         b"<|endoftext|>",
     ],
 };
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)).
+pub(crate) static FORMS: &[Layout] = &[Layout {
+    name: "hermes",
+    note: "Hermes 2/3, Qwen 2.5/3, QwQ (the Qwen chat template)",
+    reasoning: THINK,
+    text: &[Slot, T("\n")],
+    call: "<tool_call>\n{\"name\": \"$name\", \"arguments\": $args}\n</tool_call>",
+    between: &[T("\n")],
+    end_of_turn: "<|im_end|>",
+    closing_markup: &["</tool_call>"],
+    ..Layout::BASE
+}];

@@ -3,6 +3,11 @@
 //! calls are released only when they name a declared tool (or no tools are declared).
 
 use super::{Body, CallForm, Dialect, PythonicSpec, Spec, HERMES_ENVELOPE};
+use crate::render::{
+    InAuto, Layout,
+    Piece::{Markup as M, Slot, Text as T},
+    THINK_TIGHT,
+};
 
 const FENCE: CallForm = CallForm {
     opener: b"```json",
@@ -100,3 +105,32 @@ pub(crate) static BARE_JSON: Spec = Spec {
     ],
     strip: &[b"</think>"],
 };
+
+/// How a model without a call marker writes a fenced call
+/// ([`Dialect::render`](crate::Dialect::render)): one call object a line in the fence.
+pub(crate) static FENCED_FORMS: &[Layout] = &[Layout {
+    name: "fenced_json",
+    note: "any model prompted to answer with a ```json fence",
+    reasoning: THINK_TIGHT,
+    text: &[Slot, T("\n")],
+    calls_open: &[M("```json\n")],
+    call: "{\"name\": \"$name\", \"arguments\": $args}",
+    between: &[M("\n")],
+    calls_close: &[M("\n```")],
+    after: &[T("\n"), Slot],
+    closing_markup: &["```"],
+    ..Layout::BASE
+}];
+
+/// A bare call object is the whole output; several, one a line.
+pub(crate) static BARE_FORMS: &[Layout] = &[Layout {
+    name: "bare_json",
+    note: "any model prompted to answer with a JSON call object",
+    reasoning: THINK_TIGHT,
+    text: &[],
+    call: "{\"name\": \"$name\", \"arguments\": $args}",
+    between: &[M("\n")],
+    closing_markup: &["}"],
+    auto: InAuto::Alone,
+    ..Layout::BASE
+}];

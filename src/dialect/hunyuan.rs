@@ -8,6 +8,10 @@
 //! tokenizer's vocabulary, not in the output's format.
 
 use super::{glm, jamba, Body, CallForm, Dialect, Spec, HERMES_ENVELOPE};
+use crate::render::{
+    Layout,
+    Piece::{Markup as M, Reasoning as R, Slot, Text as T},
+};
 
 /// A call object or the tag grammar (GLM's, whose name may be followed by `<tool_sep>`).
 static TAG_BODIES: [Body; 2] = [Body::Envelope(&HERMES_ENVELOPE), Body::Xml(&glm::XML)];
@@ -55,3 +59,20 @@ pub(crate) static AUTO_SPEC: Spec = Spec {
     calls: &[jamba::TOOL_CALLS],
     strip: STRIP,
 };
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)): text
+/// and calls inside `<answer>`.
+pub(crate) static FORMS: &[Layout] = &[Layout {
+    name: "hunyuan",
+    note: "Hunyuan-A13B",
+    reasoning: &[M("<think>"), R("\n"), Slot, R("\n"), M("</think>"), T("\n")],
+    text: &[M("<answer>"), T("\n"), Slot],
+    text_always: true,
+    calls_open: &[M("<tool_calls>[")],
+    call: "{\"name\": \"$name\", \"arguments\": $args}",
+    between: &[M(", ")],
+    calls_close: &[M("]</tool_calls>")],
+    tail: &[T("\n"), M("</answer>")],
+    closing_markup: &["</tool_calls>", "</answer>"],
+    ..Layout::BASE
+}];

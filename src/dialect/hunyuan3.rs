@@ -8,6 +8,7 @@
 //! <arg_value>V</arg_value></tool_call></tool_calls>`; values are typed by the schema.
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec, HERMES_ENVELOPE};
+use crate::render::{Args, Layout, Params, Piece::Markup as M, THINK_TIGHT};
 
 static XML: XmlSpec = XmlSpec {
     name_open: b"",
@@ -94,3 +95,57 @@ pub(crate) static SPEC: Spec = Spec {
         b"</arg_value>",
     ],
 };
+
+static PARAMS: Params = Params {
+    param: "<arg_key:opensource>$key</arg_key:opensource>\
+            <arg_value:opensource>$value</arg_value:opensource>",
+    python_values: false,
+    cdata: false,
+    escape_attributes: false,
+};
+
+static PLAIN_PARAMS: Params = Params {
+    param: "<arg_key>$key</arg_key><arg_value>$value</arg_value>",
+    ..PARAMS
+};
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)).
+pub(crate) static FORMS: &[Layout] = &[
+    Layout {
+        name: "hunyuan3",
+        note: "Hunyuan 3 (the tokenizer's `:opensource` tags)",
+        reasoning: THINK_TIGHT,
+        calls_open: &[M("<tool_calls:opensource>")],
+        call: "<tool_call:opensource>$name<tool_sep:opensource>$args</tool_call:opensource>",
+        args: Args::Params(&PARAMS),
+        calls_close: &[M("</tool_calls:opensource>")],
+        closing_markup: &[
+            "</arg_value:opensource>",
+            "</tool_call:opensource>",
+            "</tool_calls:opensource>",
+        ],
+        ..Layout::BASE
+    },
+    Layout {
+        name: "plain",
+        note: "Hy3-preview served without the `:opensource` suffix",
+        reasoning: THINK_TIGHT,
+        calls_open: &[M("<tool_calls>")],
+        call: "<tool_call>$name<tool_sep>$args</tool_call>",
+        args: Args::Params(&PLAIN_PARAMS),
+        calls_close: &[M("</tool_calls>")],
+        closing_markup: &["</arg_value>", "</tool_call>", "</tool_calls>"],
+        ..Layout::BASE
+    },
+    Layout {
+        name: "json",
+        note: "Hunyuan's JSON variant: a call object in the same tags",
+        reasoning: THINK_TIGHT,
+        calls_open: &[M("<tool_calls:opensource>")],
+        call: "<tool_call:opensource>{\"name\": \"$name\", \"arguments\": $args}\
+               </tool_call:opensource>",
+        calls_close: &[M("</tool_calls:opensource>")],
+        closing_markup: &["</tool_call:opensource>", "</tool_calls:opensource>"],
+        ..Layout::BASE
+    },
+];

@@ -5,6 +5,10 @@
 //! `<|content_text|>` (`CallForm::name_told`): it is not shown.
 
 use super::{Body, CallForm, Dialect, EnvelopeSpec, Spec};
+use crate::render::{
+    Layout,
+    Piece::{Markup as M, Slot},
+};
 use crate::repairs::Repair;
 
 static ENVELOPE: EnvelopeSpec = EnvelopeSpec {
@@ -16,6 +20,7 @@ static ENVELOPE: EnvelopeSpec = EnvelopeSpec {
     ],
     id_keys: &["id"],
     name_is_key: false,
+    id_after_arguments: false,
 };
 
 pub(crate) static SPEC: Spec = Spec {
@@ -34,3 +39,23 @@ pub(crate) static SPEC: Spec = Spec {
         b"<|end_message|>",
     ],
 };
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)).
+pub(crate) static FORMS: &[Layout] = &[Layout {
+    name: "inkling",
+    note: "Thinking Machines Inkling",
+    reasoning: &[M("<|content_thinking|>"), Slot, M("<|end_message|>")],
+    text: &[
+        M("<|message_model|><|content_text|>"),
+        Slot,
+        M("<|end_message|>"),
+    ],
+    call: "<|content_invoke_tool_json|>{\"name\": \"$name\", \"args\": $args}<|end_message|>",
+    after: &[
+        M("<|message_model|><|content_text|>"),
+        Slot,
+        M("<|end_message|>"),
+    ],
+    closing_markup: &["<|end_message|>"],
+    ..Layout::BASE
+}];

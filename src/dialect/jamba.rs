@@ -2,6 +2,7 @@
 //! carries Hunyuan's array and MiniMax M1's one object per line, so the form repeats.
 
 use super::{Body, CallForm, Dialect, Spec, HERMES_ENVELOPE};
+use crate::render::{Layout, Piece::Markup as M};
 
 /// `<tool_calls>` + an array, or objects one per line, + `</tool_calls>`.
 pub(crate) const TOOL_CALLS: CallForm = CallForm {
@@ -18,3 +19,16 @@ pub(crate) static SPEC: Spec = Spec {
     calls: &[TOOL_CALLS],
     strip: &[b"</tool_calls>", b"<|eom|>"],
 };
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)).
+pub(crate) static FORMS: &[Layout] = &[Layout {
+    name: "jamba",
+    note: "AI21 Jamba 1.5",
+    calls_open: &[M("<tool_calls>[")],
+    call: "{\"name\": \"$name\", \"arguments\": $args}",
+    between: &[M(", ")],
+    calls_close: &[M("]</tool_calls>")],
+    end_of_turn: "<|eom|>",
+    closing_markup: &["</tool_calls>"],
+    ..Layout::BASE
+}];

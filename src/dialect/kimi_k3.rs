@@ -8,6 +8,10 @@
 //! `response` (instruct): thinking needs `reasoning_open`.
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec};
+use crate::render::{
+    Args, Layout, Params,
+    Piece::{Markup as M, Slot},
+};
 
 static XML: XmlSpec = XmlSpec {
     name_close: b"<|sep|>",
@@ -43,3 +47,32 @@ pub(crate) static SPEC: Spec = Spec {
         b"<|end_of_msg|>",
     ],
 };
+
+/// The tag names the type: `string` raw, any other JSON.
+static PARAMS: Params = Params {
+    param: "<|open|>argument key=\"$key\" type=\"$type\"<|sep|>$value<|close|>argument<|sep|>",
+    python_values: false,
+    cdata: false,
+    escape_attributes: true,
+};
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)): the
+/// prompt opens the `think` channel (thinking) or, without reasoning, the `response`
+/// channel (instruct).
+pub(crate) static FORMS: &[Layout] = &[Layout {
+    name: "kimi_k3",
+    note: "Kimi K3",
+    reasoning: &[Slot, M("<|close|>think<|sep|><|open|>response<|sep|>")],
+    prompt_opens_reasoning: true,
+    text: &[Slot, M("<|close|>response<|sep|>")],
+    text_always: true,
+    calls_open: &[M("<|open|>tools<|sep|>")],
+    call: "<|open|>call tool=\"$name\" index=\"$number\"<|sep|>$args<|close|>call<|sep|>",
+    args: Args::Params(&PARAMS),
+    calls_close: &[M("<|close|>tools<|sep|>")],
+    after: &[],
+    tail: &[M("<|close|>message<|sep|>")],
+    end_of_turn: "<|end_of_msg|>",
+    closing_markup: &["<|close|>argument<|sep|>", "<|close|>call<|sep|>"],
+    ..Layout::BASE
+}];

@@ -3,6 +3,7 @@
 //! `<|python_start|>...<|python_end|>`. `parameters` is native here.
 
 use super::{Body, CallForm, Dialect, EnvelopeSpec, Spec};
+use crate::render::{InAuto, Layout, Piece::Markup as M};
 use crate::repairs::Repair;
 
 /// Llama's call object: `parameters` (and `arguments`) are both native.
@@ -16,6 +17,7 @@ pub(crate) static ENVELOPE: EnvelopeSpec = EnvelopeSpec {
     ],
     id_keys: &["id", "tool_call_id", "call_id"],
     name_is_key: false,
+    id_after_arguments: false,
 };
 
 /// The forms with a marker.
@@ -70,3 +72,39 @@ pub(crate) static AUTO_SPEC: Spec = Spec {
     calls: &[PYTHON_TAG, PYTHON_START],
     strip: STRIP,
 };
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)).
+pub(crate) static FORMS: &[Layout] = &[
+    Layout {
+        name: "python_tag",
+        note: "Llama 3.1-3.3 (ipython mode)",
+        calls_open: &[M("<|python_tag|>")],
+        call: "{\"name\": \"$name\", \"parameters\": $args}",
+        between: &[M("; ")],
+        end_of_turn: "<|eom_id|>",
+        closing_markup: &["<|eom_id|>", "<|eot_id|>"],
+        ..Layout::BASE
+    },
+    Layout {
+        name: "bare",
+        note: "Llama 3.x JSON templates: the call object is the whole output",
+        text: &[],
+        call: "{\"name\": \"$name\", \"parameters\": $args}",
+        between: &[M("; ")],
+        end_of_turn: "<|eot_id|>",
+        closing_markup: &["<|eot_id|>"],
+        auto: InAuto::No,
+        ..Layout::BASE
+    },
+    Layout {
+        name: "llama4",
+        note: "Llama 4 with the JSON template",
+        calls_open: &[M("<|python_start|>")],
+        call: "{\"name\": \"$name\", \"parameters\": $args}",
+        between: &[M("; ")],
+        calls_close: &[M("<|python_end|>")],
+        end_of_turn: "<|eot|>",
+        closing_markup: &["<|python_end|>", "<|eot|>"],
+        ..Layout::BASE
+    },
+];

@@ -6,6 +6,10 @@
 //! `<longcat_think>` ... `</longcat_think>`.
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec, HERMES_ENVELOPE};
+use crate::render::{
+    Args, Layout, Params,
+    Piece::{Markup as M, Reasoning as R, Slot, Text as T},
+};
 
 static XML: XmlSpec = XmlSpec {
     name_open: b"",
@@ -41,3 +45,47 @@ pub(crate) static SPEC: Spec = Spec {
         b"</longcat_s>",
     ],
 };
+
+/// The key/value tags, one a line.
+static PARAMS: Params = Params {
+    param:
+        "<longcat_arg_key>$key</longcat_arg_key>\n<longcat_arg_value>$value</longcat_arg_value>\n",
+    python_values: false,
+    cdata: false,
+    escape_attributes: false,
+};
+
+const THINK: &[crate::render::Piece] = &[
+    M("<longcat_think>"),
+    R("\n"),
+    Slot,
+    R("\n"),
+    M("</longcat_think>"),
+    T("\n"),
+];
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)).
+pub(crate) static FORMS: &[Layout] = &[
+    Layout {
+        name: "json",
+        note: "LongCat-Flash-Chat",
+        reasoning: THINK,
+        text: &[Slot, T("\n")],
+        call:
+            "<longcat_tool_call>\n{\"name\": \"$name\", \"arguments\": $args}\n</longcat_tool_call>",
+        end_of_turn: "</longcat_s>",
+        closing_markup: &["</longcat_tool_call>"],
+        ..Layout::BASE
+    },
+    Layout {
+        name: "xml",
+        note: "LongCat-Flash-Thinking-2601, LongCat-Flash-Lite",
+        reasoning: THINK,
+        text: &[Slot, T("\n")],
+        call: "<longcat_tool_call>$name\n$args</longcat_tool_call>",
+        args: Args::Params(&PARAMS),
+        end_of_turn: "</longcat_s>",
+        closing_markup: &["</longcat_arg_value>", "</longcat_tool_call>"],
+        ..Layout::BASE
+    },
+];

@@ -4,6 +4,11 @@
 //! prints them: `True`, `['a']`); reasoning in `<think>`.
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec};
+use crate::render::{
+    Args, Layout, Params,
+    Piece::{Slot, Text as T},
+    THINK,
+};
 use crate::repairs::Repair;
 
 static XML: XmlSpec = XmlSpec {
@@ -44,3 +49,25 @@ pub(crate) static SPEC: Spec = Spec {
     ],
     strip: &[b"</function>", b"</param>", b"</think>", b"<|im_end|>"],
 };
+
+/// A value holding `<`, `&` or a line break in CDATA; other values as Python prints them.
+static PARAMS: Params = Params {
+    param: "<param name=\"$key\">$value</param>",
+    python_values: true,
+    cdata: true,
+    escape_attributes: false,
+};
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)).
+pub(crate) static FORMS: &[Layout] = &[Layout {
+    name: "minicpm5",
+    note: "MiniCPM5",
+    reasoning: THINK,
+    text: &[Slot, T("\n")],
+    call: "<function name=\"$name\">$args</function>",
+    args: Args::Params(&PARAMS),
+    between: &[T("\n")],
+    end_of_turn: "<|im_end|>",
+    closing_markup: &["</param>", "</function>"],
+    ..Layout::BASE
+}];

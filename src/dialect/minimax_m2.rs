@@ -8,6 +8,11 @@
 //! tags as a tokenizer artifact: it is dropped wherever it appears.
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec};
+use crate::render::{
+    Args, Layout, Params,
+    Piece::{Markup as M, Slot, Text as T},
+    THINK,
+};
 
 pub(crate) static XML: XmlSpec = XmlSpec {
     name_open: b"",
@@ -45,3 +50,26 @@ pub(crate) static SPEC: Spec = Spec {
         super::minimax_m3::NS,
     ],
 };
+
+static PARAMS: Params = Params {
+    param: "<parameter name=\"$key\">$value</parameter>\n",
+    python_values: false,
+    cdata: false,
+    escape_attributes: false,
+};
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)).
+pub(crate) static FORMS: &[Layout] = &[Layout {
+    name: "minimax_m2",
+    note: "MiniMax M2, M2.1, M2.5, M2.7",
+    reasoning: THINK,
+    text: &[Slot, T("\n")],
+    calls_open: &[M("<minimax:tool_call>"), T("\n")],
+    call: "<invoke name=\"$name\">\n$args</invoke>",
+    args: Args::Params(&PARAMS),
+    between: &[T("\n")],
+    calls_close: &[T("\n"), M("</minimax:tool_call>")],
+    end_of_turn: "[e~[",
+    closing_markup: &["</parameter>", "</invoke>", "</minimax:tool_call>"],
+    ..Layout::BASE
+}];

@@ -8,6 +8,10 @@
 //! the model may drop it. Tags read with or without it; the marker alone is dropped.
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec};
+use crate::render::{
+    Args, Layout,
+    Piece::{Markup as M, Slot, Text as T},
+};
 
 /// The namespace marker before every tag (a special token).
 pub(crate) const NS: &[u8] = b"]<]minimax[>[";
@@ -50,3 +54,22 @@ pub(crate) static SPEC: Spec = Spec {
         b"</minimax:tool_call>",
     ],
 };
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)): every
+/// tag after the namespace marker, one element a line.
+pub(crate) static FORMS: &[Layout] = &[Layout {
+    name: "minimax_m3",
+    note: "MiniMax M3",
+    reasoning: &[M("<mm:think>"), Slot, M("</mm:think>")],
+    text: &[Slot, T("\n")],
+    calls_open: &[M("]<]minimax[>[<tool_call>"), T("\n")],
+    call: "]<]minimax[>[<invoke name=\"$name\">\n$args]<]minimax[>[</invoke>",
+    args: Args::Elements { ns: NS_STR },
+    between: &[T("\n")],
+    calls_close: &[T("\n"), M("]<]minimax[>[</tool_call>")],
+    closing_markup: &["]<]minimax[>[</invoke>", "]<]minimax[>[</tool_call>"],
+    ..Layout::BASE
+}];
+
+/// [`NS`] as text.
+const NS_STR: &str = "]<]minimax[>[";

@@ -8,6 +8,7 @@
 mod gemma4;
 mod hermes;
 mod qwen3_coder;
+mod render;
 // XML, pythonic and harmony dialects
 mod deepseek_dsml;
 mod detect;
@@ -596,11 +597,25 @@ pub(crate) struct EnvelopeSpec {
     /// The call object's one key is the tool name and its value the arguments
     /// (Apertus `{"NAME": {...}}`); the keys above are not used.
     pub name_is_key: bool,
+    /// The model writes the call's id after its arguments (`{"name": ..., "arguments":
+    /// {...}, "id": "..."}`): the call starts once its id is read or its object ends,
+    /// so that the id it starts with is the model's (its arguments are not streamed
+    /// before that).
+    pub id_after_arguments: bool,
 }
 
 /// The Hermes call object: `arguments` is native; `parameters`, `args` and `input` are
 /// repairs.
-pub(crate) static HERMES_ENVELOPE: EnvelopeSpec = EnvelopeSpec {
+pub(crate) static HERMES_ENVELOPE: EnvelopeSpec = HERMES;
+
+/// The Hermes call object with the id after the arguments, as Mistral's templates
+/// before v11 and LFM2's JSON template write it.
+pub(crate) static ID_AFTER_ARGUMENTS_ENVELOPE: EnvelopeSpec = EnvelopeSpec {
+    id_after_arguments: true,
+    ..HERMES
+};
+
+const HERMES: EnvelopeSpec = EnvelopeSpec {
     name_keys: &["name", "tool_name", "function_name"],
     args_keys: &[
         ("arguments", None),
@@ -610,6 +625,7 @@ pub(crate) static HERMES_ENVELOPE: EnvelopeSpec = EnvelopeSpec {
     ],
     id_keys: &["id", "tool_call_id", "call_id"],
     name_is_key: false,
+    id_after_arguments: false,
 };
 
 /// Markers of an XML-parameter grammar.

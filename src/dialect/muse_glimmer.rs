@@ -6,6 +6,10 @@
 //! output may begin inside the first header (` to=self<|message|>`).
 
 use super::{Body, CallForm, Dialect, HarmonySpec, Spec, XmlSpec};
+use crate::render::{
+    Args, Layout, Params,
+    Piece::{Markup as M, Slot},
+};
 
 static HEADER: HarmonySpec = HarmonySpec {
     json_args: false,
@@ -70,3 +74,44 @@ pub(crate) static SPEC: Spec = Spec {
         b"<|message|>",
     ],
 };
+
+static PARAMS: Params = Params {
+    param: "<atem:parameter name=\"$key\">$value</atem:parameter>",
+    python_values: false,
+    cdata: false,
+    escape_attributes: false,
+};
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)).
+pub(crate) static FORMS: &[Layout] = &[Layout {
+    name: "muse_glimmer",
+    note: "Meta Muse-Glimmer",
+    reasoning: &[
+        M("<|start|>assistant to=self<|message|>"),
+        Slot,
+        M("<|eom|>"),
+    ],
+    text: &[
+        M("<|start|>assistant to=user<|message|>"),
+        Slot,
+        M("<|eom|>"),
+    ],
+    calls_open: &[M(
+        "<|start|>assistant to=functions<|message|><atem:function_calls>",
+    )],
+    call: "<atem:invoke name=\"$name\">$args</atem:invoke>",
+    args: Args::Params(&PARAMS),
+    calls_close: &[M("</atem:function_calls><|eom|>")],
+    after: &[
+        M("<|start|>assistant to=user<|message|>"),
+        Slot,
+        M("<|eom|>"),
+    ],
+    end_of_turn: "<|eot|>",
+    closing_markup: &[
+        "</atem:parameter>",
+        "</atem:invoke>",
+        "</atem:function_calls>",
+    ],
+    ..Layout::BASE
+}];

@@ -2,6 +2,11 @@
 //! reasoning in `<think>` ... `</think>`.
 
 use super::{Body, CallForm, Dialect, PythonicSpec, Spec};
+use crate::render::{
+    Args, Layout,
+    Piece::{Markup as M, Slot, Text as T},
+    THINK_TIGHT,
+};
 
 static CALLS: PythonicSpec = PythonicSpec { in_list: false };
 
@@ -23,3 +28,22 @@ pub(crate) static SPEC: Spec = Spec {
         b"<|endoftext|>",
     ],
 };
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)): JSON's
+/// literals, as the chat template writes them.
+pub(crate) static FORMS: &[Layout] = &[Layout {
+    name: "olmo3",
+    note: "Olmo 3",
+    reasoning: THINK_TIGHT,
+    text: &[Slot, T("\n")],
+    calls_open: &[M("<function_calls>\n")],
+    call: "$name($args)",
+    args: Args::Python {
+        json_literals: true,
+    },
+    between: &[M("\n")],
+    calls_close: &[M("\n</function_calls>")],
+    end_of_turn: "<|im_end|>",
+    closing_markup: &["</function_calls>"],
+    ..Layout::BASE
+}];

@@ -3,6 +3,10 @@
 //! `<|python_start|>` ... `<|python_end|>`.
 
 use super::{Body, CallForm, Dialect, PythonicSpec, Spec};
+use crate::render::{
+    Args, InAuto, Layout,
+    Piece::{Markup as M, Slot, Text as T},
+};
 
 /// After `<|python_start|>`: a list or calls one per line.
 pub(crate) static TAGGED: PythonicSpec = PythonicSpec { in_list: false };
@@ -63,4 +67,38 @@ pub(crate) static AUTO_SPEC: Spec = Spec {
 static AUTO_BARE: [Body; 2] = [
     Body::Pythonic(&TAGGED),
     Body::Envelope(&super::HERMES_ENVELOPE),
+];
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)).
+pub(crate) static FORMS: &[Layout] = &[
+    Layout {
+        name: "bare",
+        note: "Llama 3.2 / Llama 4 pythonic templates, ToolACE: a list at a line's start",
+        text: &[Slot, T("\n")],
+        calls_open: &[M("[")],
+        call: "$name($args)",
+        args: Args::Python {
+            json_literals: false,
+        },
+        between: &[M(", ")],
+        calls_close: &[M("]")],
+        end_of_turn: "<|eot_id|>",
+        closing_markup: &[")]"],
+        auto: InAuto::Alone,
+        ..Layout::BASE
+    },
+    Layout {
+        name: "llama4",
+        note: "Llama 4 in `<|python_start|>`",
+        calls_open: &[M("<|python_start|>[")],
+        call: "$name($args)",
+        args: Args::Python {
+            json_literals: false,
+        },
+        between: &[M(", ")],
+        calls_close: &[M("]<|python_end|>")],
+        end_of_turn: "<|eot|>",
+        closing_markup: &["<|python_end|>"],
+        ..Layout::BASE
+    },
 ];

@@ -2,6 +2,11 @@
 //! value</parameter></function></tool_call>`, also without the `<tool_call>` wrapper.
 
 use super::{hermes, Body, CallForm, Dialect, Spec, XmlSpec};
+use crate::render::{
+    Args, Layout, Params,
+    Piece::{Slot, Text as T},
+    THINK,
+};
 use crate::repairs::Repair;
 
 pub(crate) static XML: XmlSpec = XmlSpec {
@@ -70,3 +75,25 @@ pub(crate) static SPEC: Spec = Spec {
         b"<|endoftext|>",
     ],
 };
+
+/// A parameter: the value framed by one newline on each side.
+pub(crate) static PARAMS: Params = Params {
+    param: "<parameter=$key>\n$value\n</parameter>\n",
+    python_values: false,
+    cdata: false,
+    escape_attributes: false,
+};
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)).
+pub(crate) static FORMS: &[Layout] = &[Layout {
+    name: "qwen3_coder",
+    note: "Qwen3-Coder, Qwen 3.5/3.6, Nemotron 3, Step-3.5",
+    reasoning: THINK,
+    text: &[Slot, T("\n")],
+    call: "<tool_call>\n<function=$name>\n$args</function>\n</tool_call>",
+    args: Args::Params(&PARAMS),
+    between: &[T("\n")],
+    end_of_turn: "<|im_end|>",
+    closing_markup: &["</parameter>", "</function>", "</tool_call>"],
+    ..Layout::BASE
+}];

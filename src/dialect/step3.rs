@@ -5,6 +5,10 @@
 //! reasoning runs from the first byte to `</think>` (the prompt opens it).
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec};
+use crate::render::{
+    Args, Layout, Params,
+    Piece::{Markup as M, Slot, Text as T},
+};
 
 static XML: XmlSpec = XmlSpec {
     name_open: "function<｜tool_sep｜><steptml:invoke name=".as_bytes(),
@@ -39,3 +43,31 @@ pub(crate) static SPEC: Spec = Spec {
         b"</think>",
     ],
 };
+
+static PARAMS: Params = Params {
+    param: "<steptml:parameter name=\"$key\">$value</steptml:parameter>",
+    python_values: false,
+    cdata: false,
+    escape_attributes: false,
+};
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)): the
+/// prompt opens the reasoning.
+pub(crate) static FORMS: &[Layout] = &[Layout {
+    name: "step3",
+    note: "Step 3",
+    reasoning: &[Slot, M("</think>")],
+    prompt_opens_reasoning: true,
+    calls_open: &[M("<｜tool_calls_begin｜>"), T("\n")],
+    call: "<｜tool_call_begin｜>\nfunction<｜tool_sep｜><steptml:invoke name=\"$name\">$args\
+           </steptml:invoke><｜tool_call_end｜>",
+    args: Args::Params(&PARAMS),
+    between: &[T("\n")],
+    calls_close: &[T("\n"), M("<｜tool_calls_end｜>")],
+    closing_markup: &[
+        "</steptml:parameter>",
+        "</steptml:invoke>",
+        "<｜tool_call_end｜>",
+    ],
+    ..Layout::BASE
+}];

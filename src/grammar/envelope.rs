@@ -4,14 +4,13 @@
 //! (strict) text and picks out the name, the id and the arguments value, whose bytes
 //! stream to the sink as they are decided.
 
-use super::Step;
+use super::{Step, StepKind};
+use crate::call::args::ArgsReader;
 use crate::calls::{Abort, Sink};
 use crate::dialect::EnvelopeSpec;
 use crate::json::repairer::{Nesting, Repairer, Status};
 use crate::repairs::{Repair, Repairs};
 use smallvec::SmallVec;
-
-mod readings;
 
 /// The bytes that matter inside a container below the call object's level.
 const NESTED: [bool; 256] = {
@@ -44,8 +43,6 @@ enum Expect {
 #[derive(Clone)]
 pub(crate) struct Envelope {
     spec: &'static EnvelopeSpec,
-    /// The call's closing marker (empty when the dialect has none).
-    closer: &'static [u8],
     depth: u32,
     /// Depth of the call object(s): 1 for an object body, 2 for an array of them; one
     /// more inside an OpenAI-style `"function": {...}`.
@@ -75,9 +72,6 @@ pub(crate) struct Envelope {
     /// Where in the current output the closers begin that a marker supplied when it
     /// ended the body before its JSON ended.
     cut_from: usize,
-    /// The readings forked at the first weak decision, decided when the body ends
-    /// (`super::readings`).
-    fork: readings::Fork,
     /// The call object's repaired text while it has shown no arguments key (`None`
     /// once it has, or past the size limit): a call object that never does holds its
     /// arguments as its own members, beside its name (`{"name": "f", "a": 1}`) or with
@@ -88,13 +82,16 @@ pub(crate) struct Envelope {
     /// In an array body, the repairs the repairer made in each call object, in order
     /// (`Repairer::take_log`), not yet taken: each call takes its own at its end.
     repair_log: std::collections::VecDeque<Repairs>,
+    /// Each call object of an array body read as one call's competing readings
+    /// (`Policy::one_call`): a call that closes is not released here (the readings
+    /// release it once decided).
+    one_call: bool,
 }
 
 impl Envelope {
-    pub(crate) fn new(spec: &'static EnvelopeSpec, closer: &'static [u8]) -> Envelope {
+    pub(crate) fn new(spec: &'static EnvelopeSpec) -> Envelope {
         Envelope {
             spec,
-            closer,
             depth: 0,
             base: 1,
             in_str: false,
@@ -112,194 +109,116 @@ impl Envelope {
             args_null: false,
             args_scalar: Vec::new(),
             cut_from: usize::MAX,
-            fork: readings::Fork(None),
             object_text: (!spec.name_is_key).then(Vec::new),
             args_seen: false,
             repair_log: std::collections::VecDeque::new(),
+            one_call: false,
         }
     }
 
-    /// Whether the body forked its readings: every byte must come through `feed`
-    /// (it is kept for them), so the parser's bypasses stay closed.
-    pub(crate) fn forked(&self) -> bool {
-        self.fork.0.is_some()
-    }
-
-    /// Bytes the primary reading consumed: the competing readings read them too.
-    fn record(&mut self, bytes: &[u8], sink: &mut Sink<'_>, rep: &Repairer) {
-        if let Some(fork) = self.fork.0.as_mut() {
-            fork.read(bytes, sink.config, rep.parted());
-            sink.stats.examined(fork.take_work());
-        }
-    }
-
-    /// Whether the primary reading ended and competing readings still read.
-    fn parked(&self) -> bool {
-        self.fork.0.as_ref().is_some_and(|f| f.parked())
+    /// Whether the body is an array of call objects.
+    pub(crate) fn array_body(&self) -> bool {
+        self.array_body
     }
 
     pub(crate) fn feed(
         &mut self,
         input: &[u8],
         sink: &mut Sink<'_>,
-        rep: &mut Repairer,
-        scratch: &mut Vec<u8>,
+        args: &mut ArgsReader,
     ) -> Step {
-        scratch.clear();
-        if self.parked() {
-            return self.feed_parked(input, sink, rep);
-        }
         if self.in_args_string() {
             // Inside a string of the arguments: its content goes to the sink as the
             // repairer writes it, with no projection (`project` would pass it as is).
-            let n = rep.pass_string(input, scratch);
+            args.out.clear();
+            let n = args.rep.pass_string(input, &mut args.out);
             if n > 0 {
-                self.record(&input[..n], sink, rep);
-                if let Err(why) = sink.string_args(scratch) {
-                    return Step::Abort { why, consumed: n };
+                if let Err(why) = sink.string_args(&args.out) {
+                    return Step::abort(why, n);
                 }
                 if n == input.len() {
-                    return Step::NeedMore;
+                    return Step::more(n);
                 }
-                return self.feed(&input[n..], sink, rep, scratch).after(n);
+                return self.feed(&input[n..], sink, args).after(n);
             }
         }
-        if rep.at_first_value() {
+        if args.rep.at_first_value() {
             // A well-formed call object read whole is projected from the input itself:
             // no repairer pass, no copy (`json/strict.rs`).
             let blanks = input.iter().take_while(|b| b.is_ascii_whitespace()).count();
             if matches!(input.get(blanks), Some(b'{' | b'[')) {
                 if blanks > 0 {
-                    let step = self.feed_repaired(&input[..blanks], sink, rep, scratch);
-                    if !matches!(step, Step::NeedMore) {
+                    let step = self.feed_repaired(&input[..blanks], sink, args);
+                    if !step.goes_on() {
                         return step;
                     }
                 }
-                let n = rep.pass_value(&input[blanks..]);
+                let n = args.rep.pass_value(&input[blanks..]);
                 if n > 0 {
                     let value = &input[blanks..blanks + n];
                     // The model closed it: nothing in it was supplied by a marker.
                     self.cut_from = usize::MAX;
                     if let Err(why) = self.project(value, sink) {
-                        return Step::Abort {
-                            why,
-                            consumed: blanks + n,
-                        };
+                        return Step::abort(why, blanks + n);
                     }
                     let rest = &input[blanks + n..];
-                    return self
-                        .feed_repaired(rest, sink, rep, scratch)
-                        .after(blanks + n);
+                    return self.feed_repaired(rest, sink, args).after(blanks + n);
                 }
-                return self
-                    .feed_sliced(&input[blanks..], sink, rep, scratch)
-                    .after(blanks);
+                return self.feed_sliced(&input[blanks..], sink, args).after(blanks);
             }
         }
-        self.feed_sliced(input, sink, rep, scratch)
+        self.feed_sliced(input, sink, args)
     }
 
     /// Feed the repairer in slices (see [`super::SLICE`]).
-    fn feed_sliced(
-        &mut self,
-        input: &[u8],
-        sink: &mut Sink<'_>,
-        rep: &mut Repairer,
-        scratch: &mut Vec<u8>,
-    ) -> Step {
-        super::sliced(input, |piece| self.feed_repaired(piece, sink, rep, scratch))
+    fn feed_sliced(&mut self, input: &[u8], sink: &mut Sink<'_>, args: &mut ArgsReader) -> Step {
+        super::sliced(input, |piece| self.feed_repaired(piece, sink, args))
     }
 
-    fn feed_repaired(
-        &mut self,
-        input: &[u8],
-        sink: &mut Sink<'_>,
-        rep: &mut Repairer,
-        scratch: &mut Vec<u8>,
-    ) -> Step {
-        scratch.clear();
-        if self.parked() {
-            return self.feed_parked(input, sink, rep);
-        }
-        let status = rep.feed(input, scratch);
-        self.take_repair_log(rep);
+    fn feed_repaired(&mut self, input: &[u8], sink: &mut Sink<'_>, args: &mut ArgsReader) -> Step {
+        self.one_call = args.rep.policy().one_call;
+        let status = args.read(input);
+        self.take_repair_log(&mut args.rep);
         if let Status::Fork { consumed } = status {
             // The output so far is every reading's: project it, then fork.
-            self.record(&input[..consumed], sink, rep);
             self.cut_from = usize::MAX;
-            if let Err(why) = self.project(scratch, sink) {
-                return Step::Abort { why, consumed };
+            if let Err(why) = self.project(&args.out, sink) {
+                return Step::abort(why, consumed);
             }
-            if !self.array_body {
-                // Readings compete over one call; an array's calls end inside the body,
-                // so there the look-ahead's verdicts stand (as they do with no fork).
-                self.fork_readings(rep, sink);
-            }
-            return self
-                .feed_repaired(&input[consumed..], sink, rep, scratch)
-                .after(consumed);
+            // Readings compete over one call (`call::readings`): in an array, over the
+            // call object being read, up to its end.
+            return Step {
+                consumed,
+                kind: StepKind::Fork,
+            };
         }
-        self.record(&input[..consumed_by(status, input.len())], sink, rep);
-        self.cut_from = cut_from(status, rep, scratch);
+        self.cut_from = cut_from(status, &args.rep, &args.out);
         let passed = match status {
             // Below the call object's level: else `project` has the call's fields to read.
-            Status::NeedMore if self.depth > self.base => rep
+            Status::NeedMore if self.depth > self.base => args
+                .rep
                 .nesting()
-                .and_then(|n| self.pass_nested(scratch, n, sink)),
+                .and_then(|n| self.pass_nested(&args.out, n, sink)),
             _ => None,
         };
-        if let Err(why) = passed.unwrap_or_else(|| self.project(scratch, sink)) {
+        if let Err(why) = passed.unwrap_or_else(|| self.project(&args.out, sink)) {
             let consumed = match status {
                 Status::Complete { consumed } | Status::Terminated { consumed, .. } => consumed,
                 _ => input.len(),
             };
-            return Step::Abort { why, consumed };
+            return Step::abort(why, consumed);
         }
-        match status {
-            Status::NeedMore => Step::NeedMore,
-            Status::Complete { consumed } if self.forked() => self
-                .primary_ended(&input[consumed..], false, sink, rep)
-                .after(consumed),
-            Status::Terminated { consumed, .. } if self.forked() => self
-                .primary_ended(&input[consumed..], true, sink, rep)
-                .after(consumed),
-            Status::Complete { consumed } => Step::Ended {
-                consumed,
-                closer_seen: false,
-            },
-            Status::Terminated { consumed, .. } => Step::Ended {
-                consumed,
-                closer_seen: true,
-            },
-            Status::TooDeep { consumed } => Step::Abort {
-                why: Abort::TooDeep,
-                consumed,
-            },
-            Status::HeldOverflow { consumed } => Step::Abort {
-                why: Abort::HeldTooLong,
-                consumed,
-            },
-            Status::Fork { .. } => unreachable!("handled above"),
-        }
+        ArgsReader::step(status, 0, input.len())
     }
 
     /// At the end of the stream: whether the body completed with what was held.
-    pub(crate) fn finish(
-        &mut self,
-        sink: &mut Sink<'_>,
-        rep: &mut Repairer,
-        scratch: &mut Vec<u8>,
-    ) -> bool {
-        scratch.clear();
-        if self.forked() {
-            return self.finish_readings(sink, rep, scratch);
-        }
-        let status = rep.drain_at_eof(scratch);
-        self.take_repair_log(rep);
-        self.cut_from = cut_from(status, rep, scratch);
-        let _ = self.project(scratch, sink);
+    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>, args: &mut ArgsReader) -> bool {
+        let status = args.drain();
+        self.take_repair_log(&mut args.rep);
+        self.cut_from = cut_from(status, &args.rep, &args.out);
+        let _ = self.project(&args.out, sink);
         self.flush_name(sink);
-        matches!(status, Status::Complete { .. } | Status::Terminated { .. })
+        ArgsReader::complete(status)
     }
 
     /// Keep the repairs the repairer logged for the call objects of an array body that
@@ -614,6 +533,7 @@ impl Envelope {
                         sink.args(b"{}")?;
                     }
                     self.flush_name(sink);
+                    sink.id_settled();
                 }
                 if self.in_value && self.value_is_container && self.depth == self.base {
                     self.flush_run(out, run, i + 1, sink)?;
@@ -631,7 +551,9 @@ impl Envelope {
                     if let Some(repairs) = self.repair_log.pop_front() {
                         sink.repairs(repairs);
                     }
-                    sink.end();
+                    if !self.one_call {
+                        sink.end();
+                    }
                     self.expect = Expect::Key;
                 }
             }
@@ -775,6 +697,9 @@ impl Envelope {
             self.object_text = None;
         }
         if field == Field::Args {
+            if self.spec.id_after_arguments {
+                sink.await_id();
+            }
             self.flush_name(sink);
         }
         if field == Field::Other && self.key.as_slice() != b"type" && !second_args {
@@ -865,18 +790,6 @@ fn string_value(quoted: &[u8]) -> String {
         "{quoted:?}"
     );
     text.to_owned()
-}
-
-/// How many bytes of an input of `len` a repairer status consumed.
-fn consumed_by(status: Status, len: usize) -> usize {
-    match status {
-        Status::NeedMore => len,
-        Status::Complete { consumed }
-        | Status::Terminated { consumed, .. }
-        | Status::TooDeep { consumed }
-        | Status::HeldOverflow { consumed }
-        | Status::Fork { consumed } => consumed,
-    }
 }
 
 /// Where the closers begin that a marker supplied when it ended the body before its JSON

@@ -9,15 +9,17 @@
 //! in the content (Muse-Glimmer's `<atem:invoke>`) only drop the header.
 
 use super::Step;
-use crate::calls::{Abort, Sink};
+use crate::call::args::{ArgsReader, ArgsValue};
+use crate::calls::Sink;
 use crate::dialect::HarmonySpec;
-use crate::json::repairer::{Options, Repairer, Status};
+use crate::json::repairer::{Options, Status};
 use crate::scan::MarkerSet;
 
 const MESSAGE: &[u8] = b"<|message|>";
 /// What ends a call's arguments where structure is expected.
 const ENDS: [&[u8]; 3] = [b"<|call|>", b"<|end|>", b"<|start|>"];
 
+#[derive(Clone)]
 pub(crate) struct Harmony {
     spec: &'static HarmonySpec,
     header: Vec<u8>,
@@ -25,6 +27,8 @@ pub(crate) struct Harmony {
     leftover: Vec<u8>,
     /// After a weak opener (a header the prompt began): what is not a header is text.
     weak: bool,
+    /// The arguments as written or string-encoded.
+    value: ArgsValue,
 }
 
 /// What a finished header says.
@@ -43,6 +47,7 @@ impl Harmony {
             in_args: false,
             leftover: Vec::new(),
             weak,
+            value: ArgsValue::default(),
         }
     }
 
@@ -56,36 +61,37 @@ impl Harmony {
         std::mem::take(&mut self.header)
     }
 
-    pub(crate) fn take_leftover(&mut self, rep: &mut Repairer) -> Vec<u8> {
+    pub(crate) fn take_leftover(&mut self, args: &mut ArgsReader) -> Vec<u8> {
         let mut rest = std::mem::take(&mut self.leftover);
-        rest.extend(rep.take_leftover());
+        rest.extend(args.rep.take_leftover());
         rest
+    }
+
+    /// What [`take_leftover`](Self::take_leftover) would return, left in place.
+    pub(crate) fn leftover(&self, args: &ArgsReader) -> Vec<u8> {
+        [&self.leftover[..], args.rep.leftover()].concat()
     }
 
     pub(crate) fn feed(
         &mut self,
         input: &[u8],
         sink: &mut Sink<'_>,
-        rep: &mut Repairer,
-        scratch: &mut Vec<u8>,
+        args: &mut ArgsReader,
     ) -> Step {
         let mut i = 0;
         if !self.in_args {
             let limit = sink.config.limits.max_name_bytes * 4;
             loop {
                 let Some(&b) = input.get(i) else {
-                    return Step::NeedMore;
+                    return Step::more(input.len());
                 };
                 if b == b'\n' && !self.header.is_empty() {
                     // A header is one line: this was markup followed by text, not a header
                     // (after a weak opener, all of it is text).
                     if self.weak {
-                        return Step::Reject { consumed: i };
+                        return Step::reject(i);
                     }
-                    return Step::Switch {
-                        consumed: i,
-                        reasoning: false,
-                    };
+                    return Step::switch(i, false);
                 }
                 i += 1;
                 self.header.push(b);
@@ -95,31 +101,24 @@ impl Harmony {
                 if self.header.len() > limit {
                     // Too long for a header: not one; what follows is text.
                     if self.weak {
-                        return Step::Reject { consumed: i };
+                        return Step::reject(i);
                     }
-                    return Step::Switch {
-                        consumed: i,
-                        reasoning: false,
-                    };
+                    return Step::switch(i, false);
                 }
             }
             let text = &self.header[..self.header.len() - MESSAGE.len()];
             match read_header(text, self.spec, sink) {
-                Header::Switch { reasoning } => {
-                    return Step::Switch {
-                        consumed: i,
-                        reasoning,
-                    }
-                }
+                Header::Switch { reasoning } => return Step::switch(i, reasoning),
                 Header::Call(name) => {
                     sink.name(&name);
                     self.in_args = true;
                     let limits = &sink.config.limits;
-                    rep.set_options(Options {
+                    args.rep.set_options(Options {
                         max_depth: limits.max_depth,
                         lookahead: limits.lookahead,
                         max_held: limits.max_held_bytes,
                         terminators: MarkerSet::new(&ENDS),
+                        trailer: b"",
                         alt_string: b"",
                         // The header named the tool: its schema's keys are known.
                         keys: sink.key_check(1),
@@ -131,53 +130,28 @@ impl Harmony {
                 }
             }
         }
-        scratch.clear();
-        let status = rep.feed(&input[i..], scratch);
-        if let Err(why) = sink.args(scratch) {
-            return Step::Abort {
-                why,
-                consumed: input.len(),
-            };
+        i += self.value.begin(&input[i..]);
+        let status = args.read(&input[i..]);
+        let done = !matches!(status, Status::NeedMore | Status::Fork { .. });
+        if let Err(why) = self.value.write(&args.out, sink, done) {
+            return Step::abort(why, input.len());
         }
-        match status {
-            Status::NeedMore => Step::NeedMore,
-            Status::Complete { consumed } => Step::Ended {
-                consumed: i + consumed,
-                closer_seen: false,
-            },
-            Status::Terminated { consumed, marker } => {
-                // The end marker is read again: stripped, or the next message's opener.
-                self.leftover = ENDS[marker].to_vec();
-                Step::Ended {
-                    consumed: i + consumed,
-                    closer_seen: false,
-                }
-            }
-            Status::TooDeep { consumed } => Step::Abort {
-                why: Abort::TooDeep,
-                consumed: i + consumed,
-            },
-            Status::HeldOverflow { consumed } => Step::Abort {
-                why: Abort::HeldTooLong,
-                consumed: i + consumed,
-            },
-            Status::Fork { .. } => unreachable!("readings fork only in an envelope"),
+        if let Status::Terminated { consumed, marker } = status {
+            // The end marker is read again: stripped, or the next message's opener.
+            self.leftover = ENDS[marker].to_vec();
+            return Step::ended(i + consumed, false);
         }
+        ArgsReader::step(status, i, input.len())
     }
 
-    pub(crate) fn finish(
-        &mut self,
-        sink: &mut Sink<'_>,
-        rep: &mut Repairer,
-        scratch: &mut Vec<u8>,
-    ) -> bool {
+    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>, args: &mut ArgsReader) -> bool {
         if !self.in_args {
             return false;
         }
-        scratch.clear();
-        let status = rep.drain_at_eof(scratch);
-        let _ = sink.args(scratch);
-        matches!(status, Status::Complete { .. } | Status::Terminated { .. })
+        let status = args.drain();
+        let done = ArgsReader::complete(status);
+        let _ = self.value.write(&args.out, sink, done);
+        done
     }
 }
 

@@ -6,9 +6,9 @@ mod name_args;
 mod pythonic;
 mod xml;
 
+use crate::call::args::ArgsReader;
 use crate::calls::{Abort, Sink};
 use crate::dialect::{Body, Dialect, EnvelopeSpec, XmlSpec};
-use crate::json::repairer::Repairer;
 
 pub(crate) use envelope::Envelope;
 pub(crate) use harmony::Harmony;
@@ -16,79 +16,98 @@ pub(crate) use name_args::NameArgs;
 pub(crate) use pythonic::{python_native, Python};
 pub(crate) use xml::Xml;
 
-/// What feeding a grammar came to.
+/// What feeding a grammar came to: how many input bytes it used, and what then.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Step {
+pub(crate) struct Step {
+    /// Input bytes used (all of them for [`StepKind::NeedMore`]).
+    pub consumed: usize,
+    pub kind: StepKind,
+}
+
+/// What a grammar stopped on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum StepKind {
     /// All input was used; the body goes on.
     NeedMore,
-    /// The body ended after `consumed` bytes (the grammar's leftover comes first).
+    /// The body ended (the grammar's leftover comes before the unused input).
     /// `closer_seen`: the call's closing marker was consumed too.
-    Ended { consumed: usize, closer_seen: bool },
+    Ended { closer_seen: bool },
     /// The call must end early.
-    Abort { why: Abort, consumed: usize },
-    /// What followed a weak opener is not a call: the opener and the first `consumed`
-    /// bytes are text (see [`Grammar::take_rejected`]).
-    Reject { consumed: usize },
-    /// A header that is not a call ended after `consumed` bytes: it is dropped, and
-    /// what follows is reasoning or text.
-    Switch { consumed: usize, reasoning: bool },
+    Abort(Abort),
+    /// What followed a weak opener is not a call: the opener and the bytes used are
+    /// text (see [`Grammar::take_rejected`]).
+    Reject,
+    /// A header that is not a call ended: it is dropped, and what follows is
+    /// reasoning or text.
+    Switch { reasoning: bool },
+    /// The value reader stopped at its first weak decision (a quote that may end a
+    /// string or be its content): the call forks its competing readings here
+    /// (`call::readings`), then feeds the grammar the rest.
+    Fork,
+    /// In a body of several calls read as one call's competing readings: the call
+    /// ended (not released) and the body goes on (`Policy::one_call`).
+    CallEnded,
 }
 
 impl Step {
+    /// All of `len` input bytes used; the body goes on.
+    pub(crate) fn more(len: usize) -> Step {
+        Step {
+            consumed: len,
+            kind: StepKind::NeedMore,
+        }
+    }
+
+    /// The body ended after `consumed` bytes.
+    pub(crate) fn ended(consumed: usize, closer_seen: bool) -> Step {
+        Step {
+            consumed,
+            kind: StepKind::Ended { closer_seen },
+        }
+    }
+
+    /// The call ends early, after `consumed` bytes.
+    pub(crate) fn abort(why: Abort, consumed: usize) -> Step {
+        Step {
+            consumed,
+            kind: StepKind::Abort(why),
+        }
+    }
+
+    /// Not a call: the first `consumed` bytes are text.
+    pub(crate) fn reject(consumed: usize) -> Step {
+        Step {
+            consumed,
+            kind: StepKind::Reject,
+        }
+    }
+
+    /// A header that is not a call ended after `consumed` bytes.
+    pub(crate) fn switch(consumed: usize, reasoning: bool) -> Step {
+        Step {
+            consumed,
+            kind: StepKind::Switch { reasoning },
+        }
+    }
+
+    /// Whether the body goes on.
+    pub(crate) fn goes_on(self) -> bool {
+        self.kind == StepKind::NeedMore
+    }
+
     /// The step of input that began with `n` bytes given before (and counted then).
     pub(crate) fn shifted_back(self, n: usize) -> Step {
-        let back = |c: usize| c.saturating_sub(n);
-        match self {
-            Step::NeedMore => Step::NeedMore,
-            Step::Ended {
-                consumed,
-                closer_seen,
-            } => Step::Ended {
-                consumed: back(consumed),
-                closer_seen,
-            },
-            Step::Abort { why, consumed } => Step::Abort {
-                why,
-                consumed: back(consumed),
-            },
-            Step::Reject { consumed } => Step::Reject {
-                consumed: back(consumed),
-            },
-            Step::Switch {
-                consumed,
-                reasoning,
-            } => Step::Switch {
-                consumed: back(consumed),
-                reasoning,
-            },
+        Step {
+            consumed: self.consumed.saturating_sub(n),
+            ..self
         }
     }
 
     /// The step of the input that followed `n` bytes already used.
     pub(crate) fn after(self, n: usize) -> Step {
-        match self {
-            Step::NeedMore => Step::NeedMore,
-            Step::Ended {
-                consumed,
-                closer_seen,
-            } => Step::Ended {
-                consumed: n + consumed,
-                closer_seen,
-            },
-            Step::Abort { why, consumed } => Step::Abort {
-                why,
-                consumed: n + consumed,
-            },
-            Step::Reject { consumed } => Step::Reject {
-                consumed: n + consumed,
-            },
-            Step::Switch {
-                consumed,
-                reasoning,
-            } => Step::Switch {
-                consumed: n + consumed,
-                reasoning,
-            },
+        Step {
+            consumed: n + self.consumed,
+            ..self
         }
     }
 }
@@ -105,13 +124,14 @@ pub(crate) fn sliced(input: &[u8], mut feed: impl FnMut(&[u8]) -> Step) -> Step 
     loop {
         let end = input.len().min(at + SLICE);
         let step = feed(&input[at..end]);
-        if !matches!(step, Step::NeedMore) || end == input.len() {
+        if !step.goes_on() || end == input.len() {
             return step.after(at);
         }
         at = end;
     }
 }
 
+#[derive(Clone)]
 pub(crate) enum Grammar {
     /// Choosing among bodies by how the body begins; the bytes so far are held.
     Sniff {
@@ -146,7 +166,7 @@ impl Grammar {
                 spec,
                 held: Vec::new(),
             },
-            Body::Envelope(spec) => Grammar::Envelope(Envelope::new(spec, closer)),
+            Body::Envelope(spec) => Grammar::Envelope(Envelope::new(spec)),
             Body::Xml(spec) if weak && !spec.nameless && spec.name_open.is_empty() => {
                 Grammar::XmlGate {
                     spec,
@@ -175,29 +195,90 @@ impl Grammar {
     pub(crate) fn open_string_holds(&self, marker: &[u8]) -> bool {
         match self {
             Grammar::Envelope(e) => e.open_string_holds(marker),
-            _ => false,
+            // Their names and keys end at a tag or a separator, not a quote.
+            Grammar::Xml(_)
+            | Grammar::NameArgs(_)
+            | Grammar::Harmony(_)
+            | Grammar::Python(_)
+            | Grammar::Sniff { .. }
+            | Grammar::Gate { .. }
+            | Grammar::XmlGate { .. } => false,
         }
     }
 
     /// Bytes the grammar and the repairer examined since the last call.
-    pub(crate) fn take_work(&mut self, rep: &mut Repairer) -> u64 {
+    pub(crate) fn take_work(&mut self, args: &mut ArgsReader) -> u64 {
         let own = match self {
             Grammar::Xml(x) => x.take_work(),
-            _ => 0,
+            // The others' work is the repairer's, or a few header bytes.
+            Grammar::Envelope(_)
+            | Grammar::NameArgs(_)
+            | Grammar::Harmony(_)
+            | Grammar::Python(_)
+            | Grammar::Sniff { .. }
+            | Grammar::Gate { .. }
+            | Grammar::XmlGate { .. } => 0,
         };
-        own + rep.take_work()
+        own + args.rep.take_work()
     }
 
-    pub(crate) fn take_leftover(&mut self, rep: &mut Repairer) -> Vec<u8> {
+    /// Bytes read past the body's end, to be read again after it.
+    pub(crate) fn take_leftover(&mut self, args: &mut ArgsReader) -> Vec<u8> {
         match self {
             Grammar::Sniff { held, .. }
             | Grammar::Gate { held, .. }
             | Grammar::XmlGate { held, .. } => std::mem::take(held),
-            Grammar::Envelope(_) => rep.take_leftover(),
+            Grammar::Envelope(_) => args.rep.take_leftover(),
             Grammar::Xml(x) => x.take_leftover(),
-            Grammar::NameArgs(n) => n.take_leftover(rep),
-            Grammar::Harmony(h) => h.take_leftover(rep),
-            Grammar::Python(p) => p.take_leftover(rep),
+            Grammar::NameArgs(n) => n.take_leftover(args),
+            Grammar::Harmony(h) => h.take_leftover(args),
+            Grammar::Python(p) => p.take_leftover(args),
+        }
+    }
+
+    /// Bytes to read again before the next input, after what the grammar read past its
+    /// place already: the rest of a body of several calls after one call's readings
+    /// were decided.
+    pub(crate) fn push_back(&mut self, args: &mut ArgsReader, bytes: &[u8]) {
+        match self {
+            Grammar::Python(p) => p.push_back(bytes),
+            Grammar::Xml(x) => x.push_back(bytes),
+            Grammar::Sniff { held, .. }
+            | Grammar::Gate { held, .. }
+            | Grammar::XmlGate { held, .. } => held.extend_from_slice(bytes),
+            // They read every byte through their value reader first.
+            Grammar::Envelope(_) | Grammar::NameArgs(_) | Grammar::Harmony(_) => {
+                args.rep.push_leftover(bytes)
+            }
+        }
+    }
+
+    /// Whether the body holds several calls, each ending inside it (a JSON array of
+    /// call objects, a list of Python calls).
+    pub(crate) fn calls_inside(&self) -> bool {
+        match self {
+            Grammar::Envelope(e) => e.array_body(),
+            Grammar::Python(_) => true,
+            Grammar::Xml(_)
+            | Grammar::NameArgs(_)
+            | Grammar::Harmony(_)
+            | Grammar::Sniff { .. }
+            | Grammar::Gate { .. }
+            | Grammar::XmlGate { .. } => false,
+        }
+    }
+
+    /// What [`take_leftover`](Self::take_leftover) would return, left in place.
+    pub(crate) fn leftover(&self, args: &ArgsReader) -> Vec<u8> {
+        match self {
+            Grammar::Sniff { held, .. }
+            | Grammar::Gate { held, .. }
+            | Grammar::XmlGate { held, .. } => held.clone(),
+            Grammar::Envelope(_) => args.rep.leftover().to_vec(),
+            Grammar::Xml(x) => x.leftover(),
+            Grammar::NameArgs(n) => n.leftover(args),
+            Grammar::Harmony(h) => h.leftover(args),
+            Grammar::Python(p) => p.leftover(args),
         }
     }
 
@@ -205,32 +286,35 @@ impl Grammar {
         &mut self,
         input: &[u8],
         sink: &mut Sink<'_>,
-        rep: &mut Repairer,
-        scratch: &mut Vec<u8>,
+        args: &mut ArgsReader,
         closer: &'static [u8],
         chosen: &mut Option<&'static Body>,
     ) -> Step {
         match self {
-            Grammar::Envelope(e) => e.feed(input, sink, rep, scratch),
+            Grammar::Envelope(e) => e.feed(input, sink, args),
             Grammar::Gate { spec, held } => {
                 let before = held.len();
                 for (n, &b) in input.iter().enumerate() {
                     held.push(b);
                     match gate(spec, held, &sink.config.tools) {
                         None => {}
-                        Some(false) => return Step::Reject { consumed: n + 1 },
+                        Some(false) => return Step::reject(n + 1),
                         Some(true) => {
                             // A call: the envelope reads it from its first byte.
                             let mut again = std::mem::take(held);
                             again.extend_from_slice(&input[n + 1..]);
-                            *self = Grammar::Envelope(Envelope::new(spec, closer));
-                            rep.set_policy(crate::json::readings::Policy::ARMED);
-                            let step = self.feed(&again, sink, rep, scratch, closer, chosen);
+                            *self = Grammar::Envelope(Envelope::new(spec));
+                            let step = self.feed(&again, sink, args, closer, chosen);
+                            let stopped = matches!(step.kind, StepKind::Fork | StepKind::CallEnded);
+                            if stopped && step.consumed < before {
+                                // Forked inside the held bytes: read the rest of them first.
+                                args.rep.push_leftover(&again[step.consumed..before]);
+                            }
                             return step.shifted_back(before);
                         }
                     }
                 }
-                Step::NeedMore
+                Step::more(input.len())
             }
             Grammar::XmlGate { spec, held } => {
                 let before = held.len();
@@ -238,23 +322,23 @@ impl Grammar {
                     held.push(b);
                     match xml_gate(spec, held, sink.config.limits.max_name_bytes) {
                         None => {}
-                        Some(false) => return Step::Reject { consumed: n + 1 },
+                        Some(false) => return Step::reject(n + 1),
                         Some(true) => {
                             // A call: the XML body reads it from its first byte.
                             let mut again = std::mem::take(held);
                             again.extend_from_slice(&input[n + 1..]);
                             *self = Grammar::Xml(Box::new(Xml::new(spec, closer)));
-                            let step = self.feed(&again, sink, rep, scratch, closer, chosen);
+                            let step = self.feed(&again, sink, args, closer, chosen);
                             return step.shifted_back(before);
                         }
                     }
                 }
-                Step::NeedMore
+                Step::more(input.len())
             }
             Grammar::Xml(x) => x.feed(input, sink),
-            Grammar::NameArgs(n) => sliced(input, |piece| n.feed(piece, sink, rep, scratch)),
-            Grammar::Harmony(h) => sliced(input, |piece| h.feed(piece, sink, rep, scratch)),
-            Grammar::Python(p) => sliced(input, |piece| p.feed(piece, sink, rep, scratch)),
+            Grammar::NameArgs(n) => sliced(input, |piece| n.feed(piece, sink, args)),
+            Grammar::Harmony(h) => sliced(input, |piece| h.feed(piece, sink, args)),
+            Grammar::Python(p) => sliced(input, |piece| p.feed(piece, sink, args)),
             Grammar::Sniff { bodies, held, weak } => {
                 let weak = *weak;
                 let before = held.len();
@@ -269,7 +353,7 @@ impl Grammar {
                     }
                 }
                 let Some(body) = decided else {
-                    return Step::NeedMore;
+                    return Step::more(input.len());
                 };
                 let held = std::mem::take(held);
                 if held.trim_ascii_start().starts_with(closer) && !closer.is_empty() {
@@ -278,54 +362,55 @@ impl Grammar {
                 }
                 *chosen = Some(body);
                 *self = Grammar::new(body, closer, weak);
-                if let Grammar::Envelope(_) = self {
-                    rep.set_policy(crate::json::readings::Policy::ARMED);
-                }
                 if before == 0 {
                     // Every byte sniffed came from this input: the body reads it whole
                     // (a well-formed call pushed whole takes the strict fast path).
-                    return self.feed(input, sink, rep, scratch, closer, chosen);
+                    return self.feed(input, sink, args, closer, chosen);
                 }
-                match self.feed(&held, sink, rep, scratch, closer, chosen) {
-                    Step::NeedMore => self
-                        .feed(&input[used..], sink, rep, scratch, closer, chosen)
+                let step = self.feed(&held, sink, args, closer, chosen);
+                match step.kind {
+                    StepKind::NeedMore => self
+                        .feed(&input[used..], sink, args, closer, chosen)
                         .after(used),
-                    Step::Ended {
-                        consumed,
-                        closer_seen,
-                    } => {
+                    StepKind::Ended { .. } => {
                         // The body ended inside the held bytes: the rest comes back.
-                        let mut rest = self.take_leftover(rep);
-                        rest.extend_from_slice(&held[consumed..]);
+                        let mut rest = self.take_leftover(args);
+                        rest.extend_from_slice(&held[step.consumed..]);
                         *self = Grammar::Sniff {
                             bodies: &[],
                             held: rest,
                             weak: false,
                         };
-                        Step::Ended {
+                        Step {
                             consumed: used,
-                            closer_seen,
+                            ..step
                         }
                     }
-                    Step::Abort { why, .. } => Step::Abort {
-                        why,
-                        consumed: used,
-                    },
-                    Step::Reject { consumed } => {
+                    StepKind::Reject => {
                         // Not a call: what the body read is text again, and so are the
                         // held bytes it did not read.
                         let mut back = self.take_rejected();
-                        back.extend_from_slice(&held[consumed.min(held.len())..]);
+                        back.extend_from_slice(&held[step.consumed.min(held.len())..]);
                         *self = Grammar::Sniff {
                             bodies: &[],
                             held: back,
                             weak: false,
                         };
-                        Step::Reject { consumed: used }
+                        Step::reject(used)
                     }
-                    Step::Switch { reasoning, .. } => Step::Switch {
+                    StepKind::Fork | StepKind::CallEnded => {
+                        // Forked (or a forked call ended) inside the held bytes: the
+                        // value reader reads the rest of them first (and every reading,
+                        // cloned from it, too).
+                        args.rep.push_leftover(&held[step.consumed..]);
+                        Step {
+                            consumed: used,
+                            ..step
+                        }
+                    }
+                    StepKind::Abort(_) | StepKind::Switch { .. } => Step {
                         consumed: used,
-                        reasoning,
+                        ..step
                     },
                 }
             }
@@ -337,7 +422,14 @@ impl Grammar {
     pub(crate) fn close_clean(&mut self, sink: &mut Sink<'_>) -> bool {
         match self {
             Grammar::Xml(x) => x.close_clean(sink),
-            _ => false,
+            // A JSON value missing its closers was cut; its closers are the repairer's.
+            Grammar::Envelope(_)
+            | Grammar::NameArgs(_)
+            | Grammar::Harmony(_)
+            | Grammar::Python(_)
+            | Grammar::Sniff { .. }
+            | Grammar::Gate { .. }
+            | Grammar::XmlGate { .. } => false,
         }
     }
 
@@ -350,7 +442,7 @@ impl Grammar {
             Grammar::Python(p) => p.undecided(),
             Grammar::Harmony(h) => h.undecided(),
             Grammar::NameArgs(n) => n.undecided(),
-            _ => false,
+            Grammar::Envelope(_) | Grammar::Xml(_) => false,
         }
     }
 
@@ -358,28 +450,24 @@ impl Grammar {
     pub(crate) fn take_rejected(&mut self) -> Vec<u8> {
         match self {
             Grammar::Gate { held, .. }
-            | Grammar::Sniff { held, .. }
-            | Grammar::XmlGate { held, .. } => std::mem::take(held),
+            | Grammar::XmlGate { held, .. }
+            | Grammar::Sniff { held, .. } => std::mem::take(held),
             Grammar::Harmony(h) => h.take_rejected(),
             Grammar::NameArgs(n) => n.take_rejected(),
             Grammar::Python(p) => p.take_rejected(),
-            _ => Vec::new(),
+            // Bodies a marker opened: never rejected.
+            Grammar::Envelope(_) | Grammar::Xml(_) => Vec::new(),
         }
     }
 
     /// At the end of the stream: whether the body is complete.
-    pub(crate) fn finish(
-        &mut self,
-        sink: &mut Sink<'_>,
-        rep: &mut Repairer,
-        scratch: &mut Vec<u8>,
-    ) -> bool {
+    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>, args: &mut ArgsReader) -> bool {
         match self {
-            Grammar::Envelope(e) => e.finish(sink, rep, scratch),
+            Grammar::Envelope(e) => e.finish(sink, args),
             Grammar::Xml(x) => x.finish(sink),
-            Grammar::NameArgs(n) => n.finish(sink, rep, scratch),
-            Grammar::Harmony(h) => h.finish(sink, rep, scratch),
-            Grammar::Python(p) => p.finish(sink, rep, scratch),
+            Grammar::NameArgs(n) => n.finish(sink, args),
+            Grammar::Harmony(h) => h.finish(sink, args),
+            Grammar::Python(p) => p.finish(sink, args),
             Grammar::Sniff { .. } | Grammar::Gate { .. } | Grammar::XmlGate { .. } => false,
         }
     }
@@ -397,13 +485,14 @@ fn xml_gate(spec: &XmlSpec, held: &[u8], max_name: usize) -> Option<bool> {
     if name.len() > max_name {
         return Some(false);
     }
-    let tags = [spec.name_close, spec.key_open];
-    let tags = tags.iter().filter(|t| t.starts_with(b"<"));
     if tag.is_empty() {
         return None;
     }
     let mut open = false;
-    for t in tags {
+    for t in [spec.name_close, spec.key_open] {
+        if !t.starts_with(b"<") {
+            continue;
+        }
         if tag.starts_with(t) {
             return Some(true);
         }
@@ -537,28 +626,4 @@ fn sniff(bodies: &'static [Body], held: &[u8], closer: &[u8]) -> Option<&'static
     }
     // Nothing fits: the first body reads it (and reports what it cannot use).
     bodies.first()
-}
-
-/// Whether `held`, right after a call's body, is a closing tag standing for the call's
-/// closer `</...>` (`</tool_action>` for `</tool_call>`): see [`closing_tag`]; `None`
-/// when the closer is no closing tag.
-pub(crate) fn misspelled_closer(closer: &[u8], held: &[u8]) -> Option<bool> {
-    if !closer.starts_with(b"</") || !closer.ends_with(b">") {
-        return None;
-    }
-    closing_tag(held)
-}
-
-/// Whether `held` is a closing tag `</NAME>`: `Some(true)` when whole, `Some(false)`
-/// while it may still become one, `None` when it cannot. A tag name is at most 32
-/// bytes of letters, digits and `_ - . :`.
-pub(crate) fn closing_tag(held: &[u8]) -> Option<bool> {
-    let name = held.strip_prefix(b"</")?;
-    let is_name = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':');
-    match name.split_last() {
-        None => Some(false),
-        Some((b'>', name)) if !name.is_empty() && name.iter().all(is_name) => Some(true),
-        Some(_) if name.len() <= 32 && name.iter().all(is_name) => Some(false),
-        Some(_) => None,
-    }
 }

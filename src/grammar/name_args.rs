@@ -3,9 +3,10 @@
 //! with the dialect's raw string delimiter if it has one.
 
 use super::Step;
+use crate::call::args::{ArgsReader, ArgsValue};
 use crate::calls::{is_name_byte, Abort, Sink};
 use crate::dialect::NameArgsSpec;
-use crate::json::repairer::{Repairer, Status};
+use crate::json::repairer::Status;
 use crate::repairs::Repair;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -17,17 +18,7 @@ enum Phase {
     Args,
 }
 
-/// How the arguments value began.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum ArgsKind {
-    /// Nothing but blanks yet.
-    Unknown,
-    /// An object (or anything but a string): streamed as it is decided.
-    Value,
-    /// A JSON string holding the arguments: collected, then decoded.
-    Encoded,
-}
-
+#[derive(Clone)]
 pub(crate) struct NameArgs {
     spec: &'static NameArgsSpec,
     phase: Phase,
@@ -45,9 +36,8 @@ pub(crate) struct NameArgs {
     keys_pending: bool,
     /// The name, held while the call id that follows it is read.
     name: Option<String>,
-    kind: ArgsKind,
-    /// The repaired string of string-encoded arguments.
-    encoded: Vec<u8>,
+    /// The arguments as written or string-encoded.
+    value: ArgsValue,
 }
 
 impl NameArgs {
@@ -67,8 +57,7 @@ impl NameArgs {
             buf: Vec::new(),
             leftover: Vec::new(),
             name: None,
-            kind: ArgsKind::Unknown,
-            encoded: Vec::new(),
+            value: ArgsValue::default(),
         }
     }
 
@@ -92,23 +81,27 @@ impl NameArgs {
         self.weak && matches!(self.phase, Phase::Prefix | Phase::Name)
     }
 
-    pub(crate) fn take_leftover(&mut self, rep: &mut Repairer) -> Vec<u8> {
+    pub(crate) fn take_leftover(&mut self, args: &mut ArgsReader) -> Vec<u8> {
         let mut rest = std::mem::take(&mut self.leftover);
-        rest.extend(rep.take_leftover());
+        rest.extend(args.rep.take_leftover());
         rest
+    }
+
+    /// What [`take_leftover`](Self::take_leftover) would return, left in place.
+    pub(crate) fn leftover(&self, args: &ArgsReader) -> Vec<u8> {
+        [&self.leftover[..], args.rep.leftover()].concat()
     }
 
     pub(crate) fn feed(
         &mut self,
         input: &[u8],
         sink: &mut Sink<'_>,
-        rep: &mut Repairer,
-        scratch: &mut Vec<u8>,
+        args: &mut ArgsReader,
     ) -> Step {
         let mut i = 0;
         while self.phase != Phase::Args {
             let Some(&b) = input.get(i) else {
-                return Step::NeedMore;
+                return Step::more(input.len());
             };
             i += 1;
             if self.weak && self.spec.identifier_name {
@@ -140,9 +133,10 @@ impl NameArgs {
                     self.phase = Phase::Name;
                     let mut again = held;
                     again.extend_from_slice(&input[i..]);
-                    return match self.feed(&again, sink, rep, scratch) {
-                        Step::NeedMore => Step::NeedMore,
-                        step => shift(step, i, last + 1),
+                    let step = self.feed(&again, sink, args);
+                    return match step.goes_on() {
+                        true => Step::more(input.len()),
+                        false => shift(step, i, last + 1),
                     };
                 }
                 Phase::Name => {
@@ -150,13 +144,13 @@ impl NameArgs {
                     if self.weak && !is_name_byte(b) && !opens_args && !self.in_separator(b) {
                         // Not a call after all: the opener and the name read so far are text.
                         self.rejected = std::mem::take(&mut self.buf);
-                        return Step::Reject { consumed: i - 1 };
+                        return Step::reject(i - 1);
                     }
                     if self.spec.identifier_name && !self.weak && self.not_a_name(b) {
                         // Prose after the marker: no call; the marker is dropped and the
                         // bytes read so far are text.
                         self.rejected = std::mem::take(&mut self.buf);
-                        return Step::Reject { consumed: i - 1 };
+                        return Step::reject(i - 1);
                     }
                     if self.dropped_separator(b) {
                         // `NAME{`: the separator was dropped; the `{` starts the arguments.
@@ -168,20 +162,16 @@ impl NameArgs {
                         if b == b'(' {
                             // `call:NAME(city="Tokyo")`: Python arguments; the `(` reads
                             // as the object's `{` and the `)` closes it.
-                            rep.set_python(true);
-                            scratch.clear();
-                            let _ = rep.feed(b"{", scratch);
-                            let _ = sink.args(scratch);
+                            args.rep.set_python(true);
+                            let _ = args.read(b"{");
+                            let _ = sink.args(&args.out);
                         } else {
                             // The `{` that ended the name starts the arguments.
                             i -= 1;
                         }
                     }
                     if self.buf.len() > sink.config.limits.max_name_bytes {
-                        return Step::Abort {
-                            why: Abort::TooLarge,
-                            consumed: i,
-                        };
+                        return Step::abort(Abort::TooLarge, i);
                     }
                 }
                 Phase::Id => {
@@ -196,10 +186,7 @@ impl NameArgs {
                         }
                         self.phase = Phase::Args;
                     } else if self.buf.len() > sink.config.limits.max_name_bytes {
-                        return Step::Abort {
-                            why: Abort::TooLarge,
-                            consumed: i,
-                        };
+                        return Step::abort(Abort::TooLarge, i);
                     }
                 }
                 Phase::Args => unreachable!(),
@@ -211,13 +198,13 @@ impl NameArgs {
                 i += 1;
             }
             let Some(&b) = input.get(i) else {
-                return Step::NeedMore;
+                return Step::more(input.len());
             };
             if !matches!(b, b'{' | b'"') {
                 // After a weak opener, prose where the arguments belong: no call; the
                 // name, the separator and the blanks are text again.
                 self.rejected = std::mem::take(&mut self.read);
-                return Step::Reject { consumed: i };
+                return Step::reject(i);
             }
             self.read = Vec::new();
             if let Some(name) = self.deferred.take() {
@@ -230,72 +217,17 @@ impl NameArgs {
             self.keys_pending = false;
             let check = sink.key_check(1);
             if check.keys.is_some() {
-                rep.set_keys(check);
+                args.rep.set_keys(check);
             }
         }
-        if self.kind == ArgsKind::Unknown {
-            // Blanks before the arguments are framing (DeepSeek's fence line).
-            while input.get(i).is_some_and(u8::is_ascii_whitespace) {
-                i += 1;
-            }
-            if let Some(&b) = input.get(i) {
-                self.kind = if b == b'"' {
-                    ArgsKind::Encoded
-                } else {
-                    ArgsKind::Value
-                };
-            }
+        // Blanks before the arguments are framing (DeepSeek's fence line).
+        i += self.value.begin(&input[i..]);
+        let status = args.read(&input[i..]);
+        let done = !matches!(status, Status::NeedMore | Status::Fork { .. });
+        if let Err(why) = self.value.write(&args.out, sink, done) {
+            return Step::abort(why, input.len());
         }
-        scratch.clear();
-        let status = rep.feed(&input[i..], scratch);
-        if let Err(why) = self.args(scratch, sink, status != Status::NeedMore) {
-            return Step::Abort {
-                why,
-                consumed: input.len(),
-            };
-        }
-        match status {
-            Status::NeedMore => Step::NeedMore,
-            Status::Complete { consumed } => Step::Ended {
-                consumed: i + consumed,
-                closer_seen: false,
-            },
-            Status::Terminated { consumed, .. } => Step::Ended {
-                consumed: i + consumed,
-                closer_seen: true,
-            },
-            Status::TooDeep { consumed } => Step::Abort {
-                why: Abort::TooDeep,
-                consumed: i + consumed,
-            },
-            Status::HeldOverflow { consumed } => Step::Abort {
-                why: Abort::HeldTooLong,
-                consumed: i + consumed,
-            },
-            Status::Fork { .. } => unreachable!("readings fork only in an envelope"),
-        }
-    }
-
-    /// Repaired argument bytes: streamed, or collected when they are an encoded string
-    /// (decoded and repaired once the string ends).
-    fn args(&mut self, bytes: &[u8], sink: &mut Sink<'_>, done: bool) -> Result<(), Abort> {
-        if self.kind != ArgsKind::Encoded {
-            return sink.args(bytes);
-        }
-        self.encoded.extend_from_slice(bytes);
-        if !done {
-            return Ok(());
-        }
-        sink.repair(Repair::ArgumentsString);
-        let encoded = std::mem::take(&mut self.encoded);
-        let text: Option<String> = serde_json::from_slice(&encoded).ok();
-        match text.as_deref().map(|t| crate::repair(t.as_bytes())) {
-            Some(Ok(fixed)) => {
-                sink.repairs(fixed.repairs);
-                sink.args(fixed.json.as_bytes())
-            }
-            _ => sink.args(&encoded),
-        }
+        ArgsReader::step(status, i, input.len())
     }
 
     /// One byte of the name; true when the name ended at it.
@@ -402,12 +334,7 @@ impl NameArgs {
         }
     }
 
-    pub(crate) fn finish(
-        &mut self,
-        sink: &mut Sink<'_>,
-        rep: &mut Repairer,
-        scratch: &mut Vec<u8>,
-    ) -> bool {
+    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>, args: &mut ArgsReader) -> bool {
         if let Some(name) = self.name.take().filter(|_| self.phase == Phase::Id) {
             // Cut inside the call id: reported with the name before it.
             sink.name(&name);
@@ -419,10 +346,9 @@ impl NameArgs {
             // Cut before its arguments: a call, reported with its name.
             sink.name(&name);
         }
-        scratch.clear();
-        let status = rep.drain_at_eof(scratch);
-        let done = matches!(status, Status::Complete { .. } | Status::Terminated { .. });
-        let _ = self.args(scratch, sink, done);
+        let status = args.drain();
+        let done = ArgsReader::complete(status);
+        let _ = self.value.write(&args.out, sink, done);
         done
     }
 }
@@ -459,29 +385,8 @@ fn index_misplaced(id: &str) -> bool {
 /// Map a step over `again` (which began with `held` bytes already counted in `i`) back
 /// to the caller's input.
 fn shift(step: Step, i: usize, held: usize) -> Step {
-    let map = |c: usize| (i + c).saturating_sub(held);
-    match step {
-        Step::NeedMore => Step::NeedMore,
-        Step::Ended {
-            consumed,
-            closer_seen,
-        } => Step::Ended {
-            consumed: map(consumed),
-            closer_seen,
-        },
-        Step::Abort { why, consumed } => Step::Abort {
-            why,
-            consumed: map(consumed),
-        },
-        Step::Reject { consumed } => Step::Reject {
-            consumed: map(consumed),
-        },
-        Step::Switch {
-            consumed,
-            reasoning,
-        } => Step::Switch {
-            consumed: map(consumed),
-            reasoning,
-        },
+    Step {
+        consumed: (i + step.consumed).saturating_sub(held),
+        ..step
     }
 }

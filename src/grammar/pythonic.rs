@@ -3,7 +3,8 @@
 //! call's arguments go through the repairer in Python mode, fed a `{` in place of the
 //! `(`: `KEY=` binds a value, Python literals become JSON, `)` closes the object.
 
-use super::Step;
+use super::{Step, StepKind};
+use crate::call::args::ArgsReader;
 use crate::calls::{Abort, Sink};
 use crate::dialect::PythonicSpec;
 use crate::json::repairer::{Repairer, Status};
@@ -32,6 +33,7 @@ enum Phase {
     Between,
 }
 
+#[derive(Clone)]
 pub(crate) struct Python {
     phase: Phase,
     in_list: bool,
@@ -63,6 +65,15 @@ enum Run {
         used: usize,
     },
     Abort(Abort, usize),
+    /// The repairer stopped at its first weak decision, `used` bytes in: the call
+    /// forks its readings there.
+    Fork {
+        used: usize,
+    },
+    /// A call read as one call's competing readings ended, `used` bytes in.
+    CallEnded {
+        used: usize,
+    },
 }
 
 fn is_ident(b: u8) -> bool {
@@ -103,25 +114,34 @@ impl Python {
         self.weak && self.calls == 0 && matches!(self.phase, Phase::Start | Phase::Name)
     }
 
-    pub(crate) fn take_leftover(&mut self, rep: &mut Repairer) -> Vec<u8> {
+    pub(crate) fn take_leftover(&mut self, args: &mut ArgsReader) -> Vec<u8> {
         let mut rest = std::mem::take(&mut self.leftover);
         rest.append(&mut self.back);
-        rest.extend(rep.take_leftover());
+        rest.extend(args.rep.take_leftover());
         rest
+    }
+
+    /// Read `bytes` again after what is read back already (see `Grammar::push_back`).
+    pub(crate) fn push_back(&mut self, bytes: &[u8]) {
+        self.back.extend_from_slice(bytes);
+    }
+
+    /// What [`take_leftover`](Self::take_leftover) would return, left in place.
+    pub(crate) fn leftover(&self, args: &ArgsReader) -> Vec<u8> {
+        [&self.leftover[..], &self.back, args.rep.leftover()].concat()
     }
 
     pub(crate) fn feed(
         &mut self,
         input: &[u8],
         sink: &mut Sink<'_>,
-        rep: &mut Repairer,
-        scratch: &mut Vec<u8>,
+        args: &mut ArgsReader,
     ) -> Step {
         let mut i = 0;
         loop {
             while !self.back.is_empty() {
                 let back = std::mem::take(&mut self.back);
-                match self.run(&back, sink, rep, scratch) {
+                match self.run(&back, sink, args) {
                     Run::Used(n) => {
                         let mut next = std::mem::take(&mut self.back);
                         next.extend_from_slice(&back[n..]);
@@ -129,57 +149,73 @@ impl Python {
                     }
                     Run::End { used, closer_seen } => {
                         self.leftover = back[used..].to_vec();
-                        return Step::Ended {
-                            consumed: i,
-                            closer_seen,
-                        };
+                        return Step::ended(i, closer_seen);
                     }
                     // Nothing is read back before a call has begun.
-                    Run::Reject { .. } => return Step::Reject { consumed: i },
-                    Run::Abort(why, _) => return Step::Abort { why, consumed: i },
+                    Run::Reject { .. } => return Step::reject(i),
+                    Run::Abort(why, _) => return Step::abort(why, i),
+                    Run::Fork { used } => {
+                        // The rest of the bytes read back is read back after the fork.
+                        let mut next = back[used..].to_vec();
+                        next.append(&mut self.back);
+                        self.back = next;
+                        return Step {
+                            consumed: i,
+                            kind: StepKind::Fork,
+                        };
+                    }
+                    Run::CallEnded { used } => {
+                        // What the call read past its end, then the rest read back.
+                        let mut next = std::mem::take(&mut self.back);
+                        next.extend_from_slice(&back[used..]);
+                        self.back = next;
+                        return Step {
+                            consumed: i,
+                            kind: StepKind::CallEnded,
+                        };
+                    }
                 }
             }
             if i >= input.len() {
-                return Step::NeedMore;
+                return Step::more(input.len());
             }
-            match self.run(&input[i..], sink, rep, scratch) {
+            match self.run(&input[i..], sink, args) {
                 Run::Used(n) => i += n,
-                Run::End { used, closer_seen } => {
-                    return Step::Ended {
+                Run::End { used, closer_seen } => return Step::ended(i + used, closer_seen),
+                Run::Reject { used } => return Step::reject(i + used),
+                Run::Abort(why, used) => return Step::abort(why, i + used),
+                Run::Fork { used } => {
+                    return Step {
                         consumed: i + used,
-                        closer_seen,
+                        kind: StepKind::Fork,
                     }
                 }
-                Run::Reject { used } => return Step::Reject { consumed: i + used },
-                Run::Abort(why, used) => {
-                    return Step::Abort {
-                        why,
+                Run::CallEnded { used } => {
+                    return Step {
                         consumed: i + used,
+                        kind: StepKind::CallEnded,
                     }
                 }
             }
         }
     }
 
-    fn run(
-        &mut self,
-        bytes: &[u8],
-        sink: &mut Sink<'_>,
-        rep: &mut Repairer,
-        scratch: &mut Vec<u8>,
-    ) -> Run {
+    fn run(&mut self, bytes: &[u8], sink: &mut Sink<'_>, args: &mut ArgsReader) -> Run {
         let mut i = 0;
         while i < bytes.len() {
             if self.phase == Phase::Args {
-                scratch.clear();
-                let status = rep.feed(&bytes[i..], scratch);
-                if let Err(why) = sink.args(scratch) {
+                let status = args.read(&bytes[i..]);
+                if let Err(why) = sink.args(&args.out) {
                     return Run::Abort(why, bytes.len());
                 }
+                let rep = &mut args.rep;
                 return match status {
                     Status::NeedMore => Run::Used(bytes.len()),
                     Status::Complete { consumed } => {
-                        self.end_call(sink, rep);
+                        // Read as one call's competing readings, the call is released
+                        // once they are decided, not here.
+                        let one_call = rep.policy().one_call;
+                        self.end_call(sink, rep, !one_call);
                         self.back = rep.take_leftover();
                         if !self.in_list && self.closer.is_empty() {
                             // One call and no closer: the body is this call.
@@ -188,6 +224,9 @@ impl Python {
                                 used: i + consumed,
                                 closer_seen: false,
                             };
+                        }
+                        if one_call {
+                            return Run::CallEnded { used: i + consumed };
                         }
                         Run::Used(i + consumed)
                     }
@@ -202,7 +241,9 @@ impl Python {
                     Status::HeldOverflow { consumed } => {
                         Run::Abort(Abort::HeldTooLong, i + consumed)
                     }
-                    Status::Fork { .. } => unreachable!("readings fork only in an envelope"),
+                    Status::Fork { consumed } => Run::Fork { used: i + consumed },
+                    // (Only an array's objects end so: each Python call is a value.)
+                    Status::CallEnded { consumed } => Run::CallEnded { used: i + consumed },
                 };
             }
             let b = bytes[i];
@@ -250,7 +291,7 @@ impl Python {
                         if self.weak && self.calls == 0 && !self.names_a_tool(sink) {
                             return self.reject(i);
                         }
-                        self.begin_call(sink, rep, scratch);
+                        self.begin_call(sink, args);
                         continue;
                     }
                     if b == b'=' && !self.name.is_empty() {
@@ -316,22 +357,26 @@ impl Python {
                 && std::str::from_utf8(&self.name).is_ok_and(|n| tools.resolve(n).is_some()))
     }
 
-    fn begin_call(&mut self, sink: &mut Sink<'_>, rep: &mut Repairer, scratch: &mut Vec<u8>) {
+    fn begin_call(&mut self, sink: &mut Sink<'_>, args: &mut ArgsReader) {
         let name = String::from_utf8_lossy(&self.name).into_owned();
         self.name.clear();
         self.calls += 1;
         self.read.clear();
         sink.name(&name);
-        rep.reset();
-        rep.set_python(true);
-        rep.set_keys(sink.key_check(1));
-        scratch.clear();
-        let _ = rep.feed(b"{", scratch);
-        let _ = sink.args(scratch);
+        // Each call is a value of its own: a fresh reader, armed as the body's is.
+        let policy = args.rep.policy();
+        args.rep.reset();
+        args.rep.set_policy(policy);
+        args.rep.set_python(true);
+        args.rep.set_keys(sink.key_check(1));
+        let _ = args.read(b"{");
+        let _ = sink.args(&args.out);
         self.phase = Phase::Args;
     }
 
-    fn end_call(&mut self, sink: &mut Sink<'_>, rep: &Repairer) {
+    /// A call's `)`: its repairs (less Python's own syntax) are the call's; it is
+    /// released if `release` (else the readings of it release it once decided).
+    fn end_call(&mut self, sink: &mut Sink<'_>, rep: &Repairer, release: bool) {
         let native = python_native();
         let repairs: Repairs = rep
             .repairs()
@@ -339,27 +384,34 @@ impl Python {
             .filter(|r| !native.contains(*r))
             .collect();
         sink.repairs(repairs);
-        sink.end();
+        if release {
+            sink.end();
+        }
         self.phase = Phase::Between;
     }
 
     /// At the end of the stream: a call cut inside its parentheses stays open (and is
     /// reported truncated); complete calls were released as they ended.
-    pub(crate) fn finish(
-        &mut self,
-        sink: &mut Sink<'_>,
-        rep: &mut Repairer,
-        scratch: &mut Vec<u8>,
-    ) -> bool {
+    pub(crate) fn finish(&mut self, sink: &mut Sink<'_>, args: &mut ArgsReader) -> bool {
+        if !self.back.is_empty() {
+            // Bytes read back and not read yet come first.
+            let step = self.feed(&[], sink, args);
+            if !step.goes_on() {
+                return matches!(step.kind, StepKind::Ended { .. });
+            }
+        }
         if self.phase != Phase::Args {
             return false;
         }
-        scratch.clear();
-        let status = rep.drain_at_eof(scratch);
-        let _ = sink.args(scratch);
-        if matches!(status, Status::Complete { .. }) {
-            self.end_call(sink, rep);
+        let status = args.drain();
+        let _ = sink.args(&args.out);
+        if !matches!(status, Status::Complete { .. }) {
+            return false;
         }
-        false
+        // Read as one call's competing readings, the call completed: theirs to
+        // release (the body is complete for them).
+        let one_call = args.rep.policy().one_call;
+        self.end_call(sink, &args.rep, !one_call);
+        one_call
     }
 }

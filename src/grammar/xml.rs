@@ -75,6 +75,7 @@ const MAX_CLOSE_TAIL: usize = 24;
 /// Most blanks between a closing tag and what confirms it.
 const MAX_BLANKS: usize = 256;
 
+#[derive(Clone)]
 pub(crate) struct Xml {
     spec: &'static XmlSpec,
     /// The call's closing marker.
@@ -142,6 +143,7 @@ pub(crate) struct Xml {
 /// A value's closing tag read as content, not yet confirmed either way. The stream may
 /// end with only text after it (`</arg_value>\nDone.`, the call's closers forgotten):
 /// then the value ended at the tag and the text is the model's, shown.
+#[derive(Clone)]
 struct Doubt {
     /// Where the tag begins in `out` (what is not yet passed on) and in `raw`.
     out: usize,
@@ -253,6 +255,16 @@ impl Xml {
         std::mem::take(&mut self.work)
     }
 
+    /// Read `bytes` again after what is read back already.
+    pub(crate) fn push_back(&mut self, bytes: &[u8]) {
+        self.replay.extend_from_slice(bytes);
+    }
+
+    /// What [`take_leftover`](Self::take_leftover) would return, left in place.
+    pub(crate) fn leftover(&self) -> Vec<u8> {
+        [&self.replay[self.rpos..], &self.pf, &self.af].concat()
+    }
+
     pub(crate) fn take_leftover(&mut self) -> Vec<u8> {
         let mut rest = self.replay.split_off(self.rpos);
         self.replay.clear();
@@ -267,12 +279,9 @@ impl Xml {
         loop {
             if let Some(closer_seen) = self.ended.take() {
                 if let Err(why) = self.flush(sink) {
-                    return Step::Abort { why, consumed: i };
+                    return Step::abort(why, i);
                 }
-                return Step::Ended {
-                    consumed: i,
-                    closer_seen,
-                };
+                return Step::ended(i, closer_seen);
             }
             let b = if self.rpos < self.replay.len() {
                 let b = self.replay[self.rpos];
@@ -317,14 +326,14 @@ impl Xml {
             } else {
                 break;
             };
-            if let Err(why) = self.step(b, sink) {
+            if let Err(why) = self.step_unprefixed(b, sink) {
                 let _ = self.flush(sink);
-                return Step::Abort { why, consumed: i };
+                return Step::abort(why, i);
             }
         }
         match self.flush(sink) {
-            Ok(()) => Step::NeedMore,
-            Err(why) => Step::Abort { why, consumed: i },
+            Ok(()) => Step::more(input.len()),
+            Err(why) => Step::abort(why, i),
         }
     }
 

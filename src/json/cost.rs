@@ -3,12 +3,15 @@
 //!
 //! | repairs | cost | why |
 //! |---|---:|---|
-//! | `unescaped_quote`, `control_character`, `invalid_escape`, `lone_surrogate`, `number_normalized`, `special_whitespace` | 1 | what a model writing raw text into a string does all the time |
+//! | `control_character`, `invalid_escape`, `lone_surrogate`, `number_normalized`, `special_whitespace` | 1 | what a model writing raw text into a string does all the time |
+//! | `string_to_number`, `string_to_boolean`, `scalar_to_string`, `typed_value`, `null_dropped` | 1 | the schema says what the value meant: a reading that needs it is as likely as one that does not |
+//! | `unescaped_quote` | 16 | a string's own quote read as its content: common in a raw file, but a reading that needs it where another reads the same text as the structure around it (a key without quotes, single or typographic quotes) is the less likely one: no model writes `{"cmd": "read", file: "main.go"}` meaning one member |
 //! | `invalid_utf8` | 2 | |
 //! | `trailing_comma`, `python_literal`, `undefined_literal`, `non_finite_number` | 4 | common slips, but not what raw text turns into |
-//! | `single_quoted_string`, `curly_quoted_string`, `ellipsis`, `missing_quote`, `keyless_arguments` | 8 | a slip in the envelope, not invented structure |
+//! | `single_quoted_string`, `curly_quoted_string`, `unquoted_key`, `ellipsis`, `missing_quote`, `keyless_arguments` | 8 | a slip in the envelope, not invented structure (a key without quotes is the most common slip of small models) |
 //! | `unquoted_string` | 20 | a string read to its end, then a value that lost its quotes |
-//! | `unquoted_key`, `missing_comma`, `missing_colon`, `comment`, `redundant_closer`, `missing_value` | 30 | structure invented around text that was never structure |
+//! | `bare_arguments`, `command_line_arguments`, `positional_argument` | 20 | a whole text taken as the value of the tool's one field, parsed as a command line, or a Python value given the key at its place: a guess the schema allows, not a reading of structure |
+//! | `missing_comma`, `missing_colon`, `comment`, `redundant_closer`, `missing_value`, `duplicate_key` | 30 | structure invented around text that was never structure |
 //! | `surrounding_text`, or text left after the call's end | 30 | the value ended before the model's text did |
 //! | `unclosed_string`, `missing_closers` | 40 | the value ran on past where the model ended it |
 //! | a schema error (undeclared key, missing required key, wrong type) | 80 each | the reading does not fit the tool: never taken |
@@ -32,14 +35,18 @@ pub(crate) const SCHEMA_ERROR: u32 = 80;
 pub(crate) const fn weight(repair: Repair) -> u32 {
     use Repair::*;
     match repair {
-        UnescapedQuote | ControlCharacter | InvalidEscape | LoneSurrogate | NumberNormalized
-        | SpecialWhitespace => 1,
+        ControlCharacter | InvalidEscape | LoneSurrogate | NumberNormalized | SpecialWhitespace => {
+            1
+        }
+        StringToNumber | StringToBoolean | ScalarToString | TypedValue | NullDropped => 1,
+        UnescapedQuote => 16,
         InvalidUtf8 => 2,
         TrailingComma | PythonLiteral | UndefinedLiteral | NonFiniteNumber => 4,
-        SingleQuotedString | CurlyQuotedString | Ellipsis | MissingQuote | KeylessArguments => 8,
-        UnquotedString => 20,
-        UnquotedKey | MissingComma | MissingColon | Comment | RedundantCloser | MissingValue
-        | SurroundingText => 30,
+        SingleQuotedString | CurlyQuotedString | UnquotedKey | Ellipsis | MissingQuote
+        | KeylessArguments => 8,
+        UnquotedString | BareArguments | CommandLineArguments | PositionalArgument => 20,
+        MissingComma | MissingColon | Comment | RedundantCloser | MissingValue
+        | SurroundingText | DuplicateKey => 30,
         UnclosedString | MissingClosers => 40,
         _ => 4,
     }
@@ -82,10 +89,28 @@ mod tests {
         ]
         .into_iter()
         .collect();
-        let closed: Repairs = [Repair::ControlCharacter, Repair::UnquotedKey]
-            .into_iter()
-            .collect();
+        let closed: Repairs = [
+            Repair::ControlCharacter,
+            Repair::UnquotedKey,
+            Repair::MissingComma,
+        ]
+        .into_iter()
+        .collect();
         assert!(of(raw) + super::super::readings::MARGIN <= of(closed));
         assert_eq!(of(Repairs::NONE), 0);
+    }
+
+    /// `{"cmd": "read", file: "main.go"}`: a key that lost its quotes, not one string
+    /// `read", file: "main.go` holding quotes of its own (issue 35).
+    #[test]
+    fn a_key_without_quotes_is_cheaper_than_a_raw_quote() {
+        assert!(
+            weight(Repair::UnquotedKey) + super::super::readings::MARGIN
+                <= weight(Repair::UnescapedQuote)
+        );
+        assert!(
+            weight(Repair::SingleQuotedString) + super::super::readings::MARGIN
+                <= weight(Repair::UnescapedQuote)
+        );
     }
 }

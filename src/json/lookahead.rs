@@ -50,6 +50,19 @@ enum St {
     StrQuote {
         quote: u8,
     },
+    /// A typographic quote (`“` or `‘`, as the repairer reads them) opening a key or a
+    /// value: `got` of its three bytes read.
+    TypoOpen {
+        key: bool,
+        got: u8,
+    },
+    /// Inside a typographic string: `close` is its closer's last byte (`”` or `’`),
+    /// `got` how many of the closer's bytes were just read.
+    TypoStr {
+        key: bool,
+        close: u8,
+        got: u8,
+    },
     Scalar,
     Comment {
         block: bool,
@@ -85,6 +98,8 @@ impl KeyCheck {
 /// What a look-ahead reads against: the call's terminators and the declared keys.
 pub(crate) struct Ctx<'a> {
     pub terminators: &'a MarkerSet,
+    /// What may follow the whole value before a terminator (a closing fence).
+    pub trailer: &'a [u8],
     pub check: &'a KeyCheck,
     /// The string already showed it is malformed (a quote in it was content, a raw
     /// control byte): only then does an undeclared key count against closing it, so
@@ -133,6 +148,8 @@ pub(crate) struct Lookahead {
     to_end: bool,
     /// The whole value ended (with `to_end`): what follows decides how strong `Close` is.
     whole_ended: bool,
+    /// How many bytes of the form's trailer followed the whole value (with `whole_ended`).
+    trailer_at: usize,
     /// `marker` began inside a nested string (with `to_end`): the call's closer there
     /// means the structure read never closes before the call ends.
     marker_in_str: bool,
@@ -144,6 +161,9 @@ pub(crate) struct Lookahead {
     /// An object where a key of a JSON envelope's call object belongs is its arguments
     /// without their key (`{"name": "f", {...}}`): set by the repairer.
     pub(crate) keyless: bool,
+    /// Python call arguments, whose keys are bare words and strings may be single
+    /// quoted: neither is lenient there. Set by the repairer.
+    pub(crate) python: bool,
 }
 
 /// A nested `"` string end that a look-ahead read on past until the string's
@@ -204,9 +224,11 @@ impl Lookahead {
             strong: false,
             to_end: false,
             whole_ended: false,
+            trailer_at: 0,
             marker_in_str: false,
             lenient: false,
             keyless: false,
+            python: false,
         }
     }
 
@@ -231,6 +253,7 @@ impl Lookahead {
         self.strong = false;
         self.to_end = false;
         self.whole_ended = false;
+        self.trailer_at = 0;
         self.marker_in_str = false;
         self.lenient = false;
     }
@@ -260,6 +283,15 @@ impl Lookahead {
     /// reading that keeps the quote as content may still be the better one.
     pub(crate) fn strong(&self) -> bool {
         self.strong
+    }
+
+    /// The stream ended while this look-ahead read: a `Close` of a value whose every
+    /// container closed, with only blanks after it, was reached at the end of the
+    /// stream, a token only its real end allows.
+    pub(crate) fn end_of_stream(&mut self) {
+        if self.whole_ended || (self.closed && self.stack.is_empty()) {
+            self.strong = true;
+        }
     }
 
     /// How many bytes have been read.
@@ -425,6 +457,9 @@ impl Lookahead {
                         i = end;
                     }
                     None => {
+                        // In a string: no blank after a value is pending (as `step`
+                        // leaves it, the string's quote having taken it).
+                        self.blank_seen = false;
                         self.seen += bytes.len();
                         return bytes.len();
                     }
@@ -439,7 +474,10 @@ impl Lookahead {
                             tok = bulk::AWAIT_COLON;
                             i = end;
                         }
-                        Err(read) => return self.bulk_stopped(read),
+                        Err(read) => {
+                            self.blank_seen = false;
+                            return self.bulk_stopped(read);
+                        }
                     }
                 }
                 bulk::PUSH if self.stack.len() < 64 => {
@@ -665,7 +703,7 @@ impl Lookahead {
                 // misspelled (`</tool_action>` for `</tool_call>`), or a string's
                 // content (`"}</b>`): a weak close, which the whole call decides.
                 Found::None if self.stack.is_empty() && self.marker.starts_with(b"</") => {
-                    match crate::grammar::closing_tag(&self.marker) {
+                    match crate::call::extent::closing_tag(&self.marker) {
                         Some(true) => {
                             self.lenient = true;
                             Some(Verdict::Close)
@@ -674,7 +712,21 @@ impl Lookahead {
                         None => Some(Verdict::Content),
                     }
                 }
-                Found::None => Some(Verdict::Content),
+                Found::None => {
+                    // No marker after all: its first byte is structure here, the rest
+                    // read again as they come (the repairer reads them so).
+                    let bytes: SmallVec<[u8; 32]> = SmallVec::from_slice(&self.marker);
+                    self.marker.clear();
+                    self.seen -= bytes.len() - 1;
+                    let first = match ctx.python {
+                        true => self.python_token(bytes[0]),
+                        false => self.structural_token(bytes[0]),
+                    };
+                    if first.is_some() {
+                        return first;
+                    }
+                    bytes[1..].iter().find_map(|&c| self.step(c, ctx))
+                }
             };
         }
         if self.to_end
@@ -722,6 +774,38 @@ impl Lookahead {
                         self.ends.push((self.seen, self.stack.len()));
                     }
                 }
+                None
+            }
+            St::TypoOpen { key, got } => {
+                self.st = match (got, b) {
+                    (1, 0x80) => St::TypoOpen { key, got: 2 },
+                    (2, 0x9c) => St::TypoStr {
+                        key,
+                        close: 0x9d,
+                        got: 0,
+                    },
+                    (2, 0x98) => St::TypoStr {
+                        key,
+                        close: 0x99,
+                        got: 0,
+                    },
+                    _ => return Some(Verdict::Content),
+                };
+                None
+            }
+            St::TypoStr { key, close, got } => {
+                let got = match (got, b) {
+                    (2, _) if b == close => {
+                        // Its closer: a key, then a colon; a value, then what follows.
+                        self.key.clear();
+                        self.st = if key { St::Colon } else { St::After };
+                        return None;
+                    }
+                    (_, 0xe2) => 1,
+                    (1, 0x80) => 2,
+                    _ => 0,
+                };
+                self.st = St::TypoStr { key, close, got };
                 None
             }
             St::StrQuote { quote } => {
@@ -821,8 +905,10 @@ impl Lookahead {
             Some(&top) if top == open => {
                 self.pop(self.seen);
                 if self.closed {
-                    // The parent's own closer after the enclosing value: legal.
-                    if self.to_end && self.stack.is_empty() {
+                    // The parent's own closer after the enclosing value: legal. In a
+                    // string already malformed, with the whole value (or a call object
+                    // of a top-level array) closed, what follows decides how strong.
+                    if self.to_end && matches!(self.stack.as_slice(), [] | [b'[']) {
                         self.whole_ended = true;
                         self.st = St::After;
                         return None;
@@ -840,10 +926,36 @@ impl Lookahead {
     }
 
     fn structural(&mut self, b: u8, ctx: &Ctx<'_>) -> Option<Verdict> {
+        if !self.whole_ended
+            && self.closed
+            && self.stack.is_empty()
+            && ctx.trailer.first() == Some(&b)
+        {
+            // The whole value ended, and the form's trailer (a closing fence) begins:
+            // what follows it decides, as after a value read to its end.
+            self.whole_ended = true;
+        }
         if self.whole_ended {
             // After the whole value: the call's closer makes the close strong; anything
             // else (prose) leaves it weak.
             if is_blank(b) {
+                return None;
+            }
+            if b == b']' && self.stack.as_slice() == b"[" && self.marker.is_empty() {
+                // The top-level array's end, after the call object: the whole value.
+                self.stack.pop();
+                return None;
+            }
+            let trailer = ctx.trailer;
+            if self.marker.is_empty()
+                && self.trailer_at < trailer.len()
+                && (self.trailer_at > 0 || trailer[0] == b)
+            {
+                // The form's trailer (a closing fence) before its closer.
+                if trailer[self.trailer_at] != b {
+                    return Some(Verdict::Close);
+                }
+                self.trailer_at += 1;
                 return None;
             }
             if ctx.terminators.starts_with_byte(b) {
@@ -902,6 +1014,12 @@ impl Lookahead {
 
     /// A structural byte of Python call arguments, read as its JSON counterpart.
     fn python_token(&mut self, b: u8) -> Option<Verdict> {
+        if self.closed && self.stack.is_empty() && self.to_end && b == b']' {
+            // A string already malformed, its call's `)`, then the list's `]`: the end
+            // of the stream or the call's closer after it makes the close strong.
+            self.whole_ended = true;
+            return None;
+        }
         if self.closed && self.stack.is_empty() {
             // After the call's `)`: the next call, the list's end or the next line.
             return Some(if matches!(b, b',' | b']' | b';' | b')') {
@@ -912,6 +1030,8 @@ impl Lookahead {
         }
         let arguments = self.stack.len() == 1 && self.stack[0] == b'{';
         let b = match b {
+            // Only the call's `)` closes its arguments.
+            b'}' if arguments => return Some(Verdict::Content),
             b'(' => b'[',
             b')' if arguments => b'}',
             b')' => b']',
@@ -986,21 +1106,26 @@ impl Lookahead {
             St::Item => {
                 let in_object = self.stack.last() == Some(&b'{');
                 let starts = if in_object {
-                    matches!(b, b'"' | b'\'') || b.is_ascii_alphabetic() || b == b'_' || b == b'$'
+                    matches!(b, b'"' | b'\'' | 0xe2)
+                        || b.is_ascii_alphabetic()
+                        || b == b'_'
+                        || b == b'$'
                 } else {
-                    matches!(b, b'"' | b'\'' | b'{' | b'[' | b'-' | b'.')
+                    matches!(b, b'"' | b'\'' | b'{' | b'[' | b'-' | b'.' | 0xe2)
                         || b.is_ascii_alphanumeric()
                 };
+                if matches!(b, b'}' | b']') {
+                    // A trailing comma (after the enclosing value too: then the parent's
+                    // closer is the one legal token).
+                    self.lenient |= self.closed;
+                    return self.close(b);
+                }
                 if self.closed {
                     return Some(if starts {
                         Verdict::Close
                     } else {
                         Verdict::Content
                     });
-                }
-                if matches!(b, b'}' | b']') {
-                    // A trailing comma.
-                    return self.close(b);
                 }
                 // (Not in an array body: there the repairer reads `{` at a key as the
                 // next call object, its `}` dropped.)
@@ -1015,7 +1140,7 @@ impl Lookahead {
             }
             St::Key => match b {
                 b'"' | b'\'' => {
-                    self.lenient |= b == b'\'';
+                    self.lenient |= b == b'\'' && !self.python;
                     self.st = St::KeyStr {
                         quote: b,
                         esc: false,
@@ -1023,8 +1148,13 @@ impl Lookahead {
                     None
                 }
                 b'}' => self.close(b),
-                _ if b.is_ascii_alphabetic() || b == b'_' || b == b'$' => {
+                0xe2 => {
                     self.lenient = true;
+                    self.st = St::TypoOpen { key: true, got: 1 };
+                    None
+                }
+                _ if b.is_ascii_alphabetic() || b == b'_' || b == b'$' => {
+                    self.lenient |= !self.python;
                     self.key.push(b);
                     self.st = St::KeyWord;
                     None
@@ -1040,7 +1170,7 @@ impl Lookahead {
             },
             St::Value => match b {
                 b'"' | b'\'' => {
-                    self.lenient |= b == b'\'';
+                    self.lenient |= b == b'\'' && !self.python;
                     self.st = St::Str {
                         quote: b,
                         esc: false,
@@ -1056,6 +1186,11 @@ impl Lookahead {
                     None
                 }
                 b']' if self.stack.last() == Some(&b'[') => self.close(b),
+                0xe2 => {
+                    self.lenient = true;
+                    self.st = St::TypoOpen { key: false, got: 1 };
+                    None
+                }
                 _ if is_scalar_byte(b) => {
                     self.st = St::Scalar;
                     None
@@ -1085,6 +1220,7 @@ mod tests {
         };
         let ctx = Ctx {
             terminators: &set,
+            trailer: b"",
             classes: &Classes::new(&set),
             check: &check,
             suspect: true,
@@ -1106,6 +1242,7 @@ mod tests {
         for python in [false, true] {
             let ctx = Ctx {
                 terminators: &terminators,
+                trailer: b"",
                 classes: &Classes::new(&terminators),
                 check: &check,
                 suspect: false,
@@ -1126,6 +1263,59 @@ mod tests {
         let yes = |b| content_at_once(b, 64, &terminators, false);
         assert!(yes(b'U') && yes(b'>') && yes(b'=') && yes(b';') && yes(b')'));
         assert!(!yes(b' ') && !yes(b',') && !yes(b'}') && !yes(b'<') && !yes(b'/'));
+    }
+
+    /// A byte that begins one of a call's terminators but is followed by what makes it
+    /// none is read as what it is: Mistral's `[TOOL_CALLS]` made every `[` after a clean
+    /// string a contradiction, so `{"a": "x", "d": [1]}` was read with `x", "d": [1` as
+    /// content (a wrong release without tools). Every terminator of every call form of
+    /// every dialect, against well-formed structure after a clean string's quote, byte by
+    /// byte and in one run.
+    #[test]
+    fn a_terminator_prefix_that_is_structure_is_structure() {
+        const AFTER: &[&str] = &[
+            r#", "d": [1]}"#,
+            r#", "d": [[2], {"e": "f"}, [], {}], "g": 1}"#,
+            r#", "d": {"e": [{"f": -1.5e3}]}, "g": true}"#,
+            r#", "d": [null, false, "s", {"t": [{"u": "v"}]}]}"#,
+            r#"}, {"y": [["z"]]}]"#,
+            r#", "n": {"o": {"p": [{"q": {"r": "s"}}]}}}"#,
+        ];
+        let forms = crate::dialect::Dialect::ALL
+            .iter()
+            .flat_map(|d| d.spec().calls)
+            .chain(crate::dialect::auto_specs().iter().flat_map(|s| s.calls));
+        let mut checked = 0;
+        for form in forms {
+            let terminators = crate::call::extent::call_terminators(form);
+            let check = KeyCheck::default();
+            let ctx = Ctx {
+                terminators: &terminators,
+                trailer: form.trailer,
+                classes: &Classes::new(&terminators),
+                check: &check,
+                suspect: false,
+                python: false,
+            };
+            for after in AFTER {
+                let stack: &[u8] = if after.starts_with('}') { b"[{" } else { b"{" };
+                let mut stepped = Lookahead::new(stack, 4096);
+                let by_byte = after.bytes().find_map(|b| stepped.step(b, &ctx));
+                let mut run = Lookahead::new(stack, 4096);
+                let (_, in_run) = run.read_run(after.as_bytes(), &ctx);
+                for verdict in [by_byte, in_run] {
+                    assert_ne!(
+                        verdict,
+                        Some(Verdict::Content),
+                        "{:?} after a quote, terminators of {:?}",
+                        after,
+                        String::from_utf8_lossy(form.opener)
+                    );
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 100);
     }
 
     /// `read_run` reads like `step` byte by byte, in pieces of any size: the same verdict at
@@ -1219,6 +1409,7 @@ mod tests {
             let window = [1, 8, 64, 256, 1024][next(5)];
             let ctx = Ctx {
                 terminators: &terminators,
+                trailer: b"",
                 classes: &Classes::new(&terminators),
                 check: &keys,
                 suspect: next(2) == 0,
@@ -1325,6 +1516,7 @@ mod tests {
         };
         let ctx = Ctx {
             terminators: &set,
+            trailer: b"",
             classes: &Classes::new(&set),
             check: &check,
             suspect: false,

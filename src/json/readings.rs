@@ -49,6 +49,11 @@ pub(crate) struct Policy {
     /// Note where the siblings this reading stands for would part from it
     /// ([`Parted`]).
     pub track: bool,
+    /// The reading is of one call of a body of several (an array of call objects, a
+    /// list of Python calls): it ends where that call ends, not released there
+    /// ([`Status::CallEnded`](super::repairer::Status::CallEnded)), and the whole call
+    /// decides before the body goes on.
+    pub one_call: bool,
 }
 
 /// How a reading takes the weak decisions after its fork.
@@ -86,6 +91,7 @@ impl Policy {
         force: None,
         weak: Weak::LookAhead,
         track: false,
+        one_call: false,
     };
 }
 
@@ -164,6 +170,7 @@ impl Alternative {
             force: Some(if self.flip { other } else { verdict }),
             weak: self.weak,
             track: self.weak == Weak::LookAhead,
+            one_call: false,
         }
     }
 

@@ -114,6 +114,9 @@ pub(crate) enum Status {
     /// at byte `consumed`: clone the repairer now for the competing readings; the
     /// next `feed` resolves it as the look-ahead decided.
     Fork { consumed: usize },
+    /// An object of the top-level array (a call of a body of several) closed at byte
+    /// `consumed`, with [`Policy::one_call`]: the reading stops where its call ends.
+    CallEnded { consumed: usize },
 }
 
 /// Limits and dialect data for a [`Repairer`].
@@ -124,6 +127,9 @@ pub(crate) struct Options {
     pub max_held: usize,
     /// Markers that end the value where structure is expected (a call's closer).
     pub terminators: MarkerSet,
+    /// What may follow the whole value before a terminator (DeepSeek's closing fence):
+    /// read past like blanks when a look-ahead weighs what follows the value.
+    pub trailer: &'static [u8],
     /// A dialect's raw string delimiter (Gemma `<|"|>`); empty for none.
     pub alt_string: &'static [u8],
     /// Declared keys, for the look-ahead.
@@ -171,6 +177,7 @@ impl Default for Options {
             lookahead: 256,
             max_held: 4096,
             terminators: MarkerSet::default(),
+            trailer: b"",
             alt_string: b"",
             keys: KeyCheck::default(),
             python: false,
@@ -274,6 +281,8 @@ pub(crate) struct Repairer {
     capture: Capture,
     /// The string being read already needed a repair (see [`Ctx::suspect`]).
     suspect: bool,
+    /// The string being read escaped a newline (`\n`): a `\'` in it is its text's own.
+    newline_escaped: bool,
     /// In a dialect with a string token: the bytes after a bare value's possible end
     /// (`,`, `}`, `<`), held while what follows decides (see [`bare_probe`]).
     bare_hold: Vec<u8>,
@@ -351,6 +360,7 @@ impl Repairer {
             alt_hold: Vec::new(),
             capture: Capture::default(),
             suspect: false,
+            newline_escaped: false,
             bare_hold: Vec::new(),
             policy: Policy::default(),
             parted: Parted::default(),
@@ -478,6 +488,17 @@ impl Repairer {
         self.policy.track = true;
     }
 
+    /// How weak decisions are taken (see `json/readings.rs`).
+    pub(crate) fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    /// Read one call of a body of several, as a competing reading does: stop where it
+    /// ends ([`Policy::one_call`]).
+    pub(crate) fn one_call(&mut self) {
+        self.policy.one_call = true;
+    }
+
     /// The siblings that parted from this reading (see `json/readings.rs`).
     pub(crate) fn parted(&self) -> Parted {
         self.parted
@@ -560,6 +581,7 @@ impl Repairer {
             Status::TooDeep { .. } => Status::TooDeep { consumed },
             Status::HeldOverflow { .. } => Status::HeldOverflow { consumed },
             Status::Fork { .. } => Status::Fork { consumed },
+            Status::CallEnded { .. } => Status::CallEnded { consumed },
             other => other,
         })
     }
@@ -690,7 +712,8 @@ impl Repairer {
             | Status::Terminated { consumed, .. }
             | Status::TooDeep { consumed }
             | Status::HeldOverflow { consumed }
-            | Status::Fork { consumed } => consumed,
+            | Status::Fork { consumed }
+            | Status::CallEnded { consumed } => consumed,
         };
         self.strict_skip = self.strict_skip.saturating_sub(consumed);
         if let Some(from) = self.capture.from.take() {
@@ -974,6 +997,11 @@ impl Repairer {
                 break;
             }
             i += n;
+            if matches!(b, b'}' | b']') && self.stop.is_some() {
+                // A call object of the array closed, read as one call's readings:
+                // `feed` stops right after it.
+                break;
+            }
         }
         i
     }
@@ -1045,6 +1073,7 @@ impl Repairer {
         self.started = true;
         out.push(b'"');
         self.suspect = false;
+        self.newline_escaped = false;
         self.capture_open(key, out);
         self.st = St::Str {
             delim: Delim::Double,
@@ -1182,6 +1211,7 @@ impl Repairer {
             };
             match b {
                 b'\\' if quoted && input.get(i + 1).is_some_and(|&c| simple_escape(c)) => {
+                    self.newline_escaped |= input[i + 1] == b'n';
                     i += 2;
                 }
                 // `\d`: a backslash before a plain byte that begins no escape is kept as
@@ -1189,9 +1219,8 @@ impl Repairer {
                 b'\\'
                     if delim == Delim::Double
                         && input.get(i + 1).is_some_and(|&c| {
-                            !simple_escape(c)
-                                && !matches!(c, b'\'' | b'u')
-                                && !DOUBLE_STOP[c as usize]
+                            let python = self.opts.python && !self.suspect;
+                            !(escape_start(c, python) || DOUBLE_STOP[c as usize])
                         }) =>
                 {
                     self.flag(Repair::InvalidEscape);
@@ -1483,6 +1512,7 @@ impl Repairer {
         let key = self.begin_item(out);
         out.push(b'"');
         self.suspect = false;
+        self.newline_escaped = false;
         self.capture_open(key, out);
         self.st = St::Str { delim, key };
     }
@@ -1708,6 +1738,10 @@ impl Repairer {
         if self.opts.log_repairs && top == Some(b'{') && self.stack.as_slice() == b"[" {
             let fresh = std::mem::take(&mut self.fresh);
             self.log.push(fresh);
+            if self.policy.one_call {
+                // A reading of one call of the body: it ends here.
+                self.stop = Some(Status::CallEnded { consumed: 0 });
+            }
         }
         self.low = self.low.min(self.stack.len());
         top
@@ -1874,6 +1908,7 @@ impl Repairer {
             None => Box::new(Lookahead::new(&self.stack, self.opts.lookahead)),
         };
         la.keyless = !self.opts.keyless_key.is_empty();
+        la.python = self.opts.python;
         if self.suspect {
             la.read_to_end();
         }
@@ -2019,13 +2054,14 @@ impl Repairer {
                 out.push(b'"');
                 self.after_value();
             }
-            Verdict::Content => match delim {
-                Delim::Double => {
-                    self.flag(Repair::UnescapedQuote);
-                    out.extend_from_slice(b"\\\"");
+            Verdict::Content => {
+                // A string's own delimiter read as its content, whatever the delimiter.
+                self.flag(Repair::UnescapedQuote);
+                match delim {
+                    Delim::Double => out.extend_from_slice(b"\\\""),
+                    _ => out.extend_from_slice(&pending[..self.la_closer]),
                 }
-                _ => out.extend_from_slice(&pending[..self.la_closer]),
-            },
+            }
         }
         self.requeue(&pending[self.la_closer..]);
         self.pending = pending;
@@ -2033,25 +2069,36 @@ impl Repairer {
     }
 
     fn escape_byte(&mut self, b: u8, delim: Delim, key: bool, out: &mut Vec<u8>) {
+        if self.opts.python && self.esc.get(1).is_some_and(|&c| python_escape(c)) {
+            self.python_escape_byte(b, out);
+            return;
+        }
         self.esc.push(b);
         let n = self.esc.len();
         if n == 2 {
             match b {
                 _ if simple_escape(b) => {
+                    self.newline_escaped |= b == b'n';
                     out.extend_from_slice(&self.esc);
                     self.esc.clear();
                 }
                 // `\'` is not JSON; the quote needs no escape. In a `"` string already
-                // shown raw (raw quotes or control bytes), it is the text's own
-                // backslash (a shell or regex quote): kept, as any other.
-                b'\'' if delim == Delim::Single || !self.suspect => {
-                    if delim != Delim::Single {
+                // shown raw (raw quotes or control bytes), or one that escapes its
+                // newlines (a file written with them escaped and its backslashes raw),
+                // it is the text's own backslash (a shell, regex or JS quote): kept, as
+                // any other. Elsewhere it is the slip it usually is: dropped.
+                b'\'' if delim == Delim::Single || !(self.suspect || self.newline_escaped) => {
+                    if delim != Delim::Single && !self.opts.python {
                         self.flag(Repair::InvalidEscape);
                     }
                     out.push(b'\'');
                     self.esc.clear();
                 }
                 b'u' => {}
+                // In a string already shown raw, the text's own backslash, as above.
+                _ if self.opts.python && !self.suspect && python_escape(b) => {
+                    self.python_escape_start(b, out)
+                }
                 _ => {
                     self.flag(Repair::InvalidEscape);
                     out.extend_from_slice(b"\\\\");
@@ -2081,10 +2128,11 @@ impl Repairer {
                 out.extend_from_slice(b"\\\\");
                 self.requeue(&seq[1..]);
             } else {
-                // A high surrogate without its low half.
+                // A high surrogate without its low half: no character, so not an escape;
+                // the text as written (a file's own `\ud800` comes back exact).
                 self.flag(Repair::LoneSurrogate);
-                out.extend_from_slice(b"\\ufffd");
-                self.requeue(&seq[6..]);
+                out.extend_from_slice(b"\\\\");
+                self.requeue(&seq[1..]);
             }
             return;
         }
@@ -2099,9 +2147,10 @@ impl Repairer {
                     self.requeue(&seq[1..]);
                 }
                 0xdc00..=0xdfff => {
+                    let seq = take_held(&mut self.esc);
                     self.flag(Repair::LoneSurrogate);
-                    out.extend_from_slice(b"\\ufffd");
-                    self.esc.clear();
+                    out.extend_from_slice(b"\\\\");
+                    self.requeue(&seq[1..]);
                 }
                 _ => {
                     out.extend_from_slice(&self.esc);
@@ -2121,10 +2170,73 @@ impl Repairer {
             } else {
                 let seq = take_held(&mut self.esc);
                 self.flag(Repair::LoneSurrogate);
-                out.extend_from_slice(b"\\ufffd");
-                self.requeue(&seq[6..]);
+                out.extend_from_slice(b"\\\\");
+                self.requeue(&seq[1..]);
             }
         }
+    }
+
+    /// The byte after a backslash in a Python string that begins one of Python's own
+    /// escapes (see [`python_escape`]): a one-byte one is written at once (a line
+    /// continuation writes nothing); `\xhh`, `\Uhhhhhhhh` and octal are held on.
+    fn python_escape_start(&mut self, b: u8, out: &mut Vec<u8>) {
+        match b {
+            b'a' => write_code_point(0x07, out),
+            b'v' => write_code_point(0x0b, out),
+            b'\n' => {}
+            _ => return,
+        }
+        self.esc.clear();
+    }
+
+    /// A byte of a held Python escape (`\xhh`, `\Uhhhhhhhh`, `\ooo`): the code point
+    /// is written as `\uXXXX` (a pair of them past the BMP) once the escape is whole.
+    /// `\x` or `\U` without all their digits, or a code point past Unicode or a
+    /// surrogate, is no escape: the backslash is kept as text (`invalid_escape`) and the
+    /// bytes after it read on, as for `\u12G`.
+    fn python_escape_byte(&mut self, b: u8, out: &mut Vec<u8>) {
+        // Octal has one to three digits, the first right after the backslash.
+        let (want, radix, first) = match self.esc[1] {
+            b'x' => (2, 16, 2),
+            b'U' => (8, 16, 2),
+            _ => (3, 8, 1),
+        };
+        let octal = radix == 8;
+        let digit = (b as char).is_digit(radix);
+        if !digit && octal {
+            let value = octal_value(&self.esc[1..]);
+            self.esc.clear();
+            write_code_point(value, out);
+            self.requeue(&[b]);
+            return;
+        }
+        self.esc.push(b);
+        if !digit {
+            let seq = take_held(&mut self.esc);
+            self.flag(Repair::InvalidEscape);
+            out.extend_from_slice(b"\\\\");
+            self.requeue(&seq[1..]);
+            return;
+        }
+        if self.esc.len() - first < want {
+            return;
+        }
+        let value = if octal {
+            octal_value(&self.esc[1..])
+        } else {
+            self.esc[2..].iter().fold(0, |acc, &c| {
+                acc * 16 + (c as char).to_digit(16).unwrap_or(0)
+            })
+        };
+        if char::from_u32(value).is_none() {
+            let seq = take_held(&mut self.esc);
+            self.flag(Repair::InvalidEscape);
+            out.extend_from_slice(b"\\\\");
+            self.requeue(&seq[1..]);
+            return;
+        }
+        self.esc.clear();
+        write_code_point(value, out);
     }
 
     // ---- numbers, words, bare strings ----
@@ -2420,7 +2532,8 @@ impl Repairer {
             self.end_bare(out);
         }
         loop {
-            if self.la.is_some() {
+            if let Some(la) = self.la.as_mut() {
+                la.end_of_stream();
                 self.resolve(Verdict::Close, out);
             }
             if !self.alt_hold.is_empty() {
@@ -2679,6 +2792,7 @@ fn bare_probe(held: &[u8], alt: &[u8], structural: &MarkerSet) -> BareProbe {
 fn la_ctx<'a>(opts: &'a Options, classes: &'a Classes, suspect: bool) -> Ctx<'a> {
     Ctx {
         terminators: &opts.terminators,
+        trailer: opts.trailer,
         check: &opts.keys,
         suspect,
         python: opts.python,
@@ -2942,6 +3056,37 @@ const REPLACEMENT: &[u8] = "\u{fffd}".as_bytes();
 
 /// Whether a backslash followed by `c` is a whole JSON escape other than `\u`, kept as
 /// written (by `escape_byte`, and by the string run, which must agree with it).
+/// Whether `c` after a backslash begins an escape of Python's that JSON lacks: `\a`,
+/// `\v`, a line continuation, `\xhh`, `\Uhhhhhhhh` and octal `\ooo` (`\N{...}` needs
+/// Unicode's names and stays text, as an invalid escape).
+fn python_escape(c: u8) -> bool {
+    matches!(c, b'a' | b'v' | b'\n' | b'x' | b'U' | b'0'..=b'7')
+}
+
+/// Whether `c` after a backslash may begin an escape that `escape_byte` reads (JSON's,
+/// `\'`, and with `python`, Python's).
+fn escape_start(c: u8, python: bool) -> bool {
+    simple_escape(c) || matches!(c, b'\'' | b'u') || (python && python_escape(c))
+}
+
+/// The value of up to three octal digits.
+fn octal_value(digits: &[u8]) -> u32 {
+    digits
+        .iter()
+        .fold(0, |acc, &c| acc * 8 + u32::from(c - b'0'))
+}
+
+/// A code point as JSON writes it escaped: `\uXXXX`, or a surrogate pair past the BMP.
+fn write_code_point(value: u32, out: &mut Vec<u8>) {
+    let mut units = [0u16; 2];
+    let Some(c) = char::from_u32(value) else {
+        return;
+    };
+    for unit in c.encode_utf16(&mut units) {
+        out.extend_from_slice(format!("\\u{unit:04x}").as_bytes());
+    }
+}
+
 fn simple_escape(c: u8) -> bool {
     matches!(c, b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't')
 }

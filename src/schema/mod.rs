@@ -19,6 +19,7 @@ mod validate;
 pub use conform::Conformed;
 pub(crate) use conform::ConformedInOrder;
 pub use feedback::feedback_for_errors;
+pub(crate) use raw::type_untyped;
 pub use tools::{Tool, Tools};
 pub use validate::ValidationError;
 

@@ -90,6 +90,68 @@ pub(crate) fn type_raw(schema: &Schema, id: Option<NodeId>, raw: &str) -> (Value
     keep()
 }
 
+/// Type the text leaves of a value whose structure is already read (MiniMax M3's
+/// elements: objects and lists as child elements, every leaf text) as [`type_raw`]
+/// types one parameter's text, each by the schema node it stands at (`None`: no schema
+/// reaches it, and it is typed by what it reads as, [`type_untyped`]).
+pub(crate) fn type_raw_leaves(
+    schema: &Schema,
+    id: Option<NodeId>,
+    value: &mut Value,
+    repairs: &mut Repairs,
+) {
+    let Some(id) = id else {
+        type_untyped(value);
+        return;
+    };
+    match value {
+        Value::String(text) => {
+            let (typed, found) = type_raw(schema, Some(id), text);
+            *value = typed;
+            *repairs = repairs.union(found);
+        }
+        Value::Object(map) => {
+            let node = schema.node(id);
+            for (key, member) in map.iter_mut() {
+                let child = match (node.property(key), &node.additional) {
+                    (Some(child), _) => Some(child),
+                    (None, super::types::Additional::Schema(child)) => Some(*child),
+                    _ => None,
+                };
+                type_raw_leaves(schema, child, member, repairs);
+            }
+        }
+        Value::Array(items) => {
+            let item = schema.node(id).items;
+            for element in items {
+                type_raw_leaves(schema, item, element, repairs);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The leaves of a value no schema types, typed by what they read as (as an XML
+/// parameter's value is): text that parses strictly as JSON other than a string is that
+/// JSON. An integer too large for a JSON number's range of exact values stays text.
+pub(crate) fn type_untyped(value: &mut Value) {
+    match value {
+        Value::String(text) => {
+            let t = text.trim();
+            let exact = |v: &Value| match v {
+                Value::Number(n) => !n.is_f64() || t.contains(['.', 'e', 'E']),
+                _ => true,
+            };
+            if let Some(v) = Value::parse(t).filter(|v| !v.is_string() && exact(v)) {
+                *value = v;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(type_untyped),
+        Value::Object(map) => map.iter_mut().for_each(|(_, v)| type_untyped(v)),
+        _ => {}
+    }
+}
+
 /// A JSON container written with its quotes escaped (`[{\"a\": 1}]`): decoded as the
 /// body of a JSON string, then parsed. Only text that holds such escapes qualifies.
 fn double_escaped(t: &str) -> Option<Value> {

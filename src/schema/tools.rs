@@ -267,6 +267,18 @@ impl Tool {
         raw::type_raw(&self.schema, root.property(key), raw)
     }
 
+    /// Type the text leaves of `members` by the schema, as [`Tool::type_raw_value`]
+    /// types a parameter's text, at every depth; a leaf no schema reaches by what it
+    /// reads as (see `raw::type_raw_leaves`).
+    pub(crate) fn type_raw_members(&self, members: &mut ordered::Map) -> Repairs {
+        let root = self.schema.node(self.schema.root());
+        let mut repairs = Repairs::NONE;
+        for (key, value) in members.iter_mut() {
+            raw::type_raw_leaves(&self.schema, root.property(key), value, &mut repairs);
+        }
+        repairs
+    }
+
     /// Repair a finished call's arguments against the schema and validate them.
     pub fn conform(&self, args: &Value) -> Conformed {
         self.conform_in_order(&ordered::Value::from(args)).into()

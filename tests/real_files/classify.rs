@@ -1,6 +1,6 @@
 //! What became of one written file: exact, escape-ambiguous, held or wrong.
 
-use crate::embed::{Way, PREAMBLE};
+use crate::embed::{Way, Written};
 use serde_json::Value;
 use toolsift::OwnedEvent;
 
@@ -35,8 +35,17 @@ impl Outcome {
     }
 }
 
-/// Classify the events of one run of `way`'s output for the file `path` with `text`.
-pub fn classify(events: &[OwnedEvent], way: Way, path: &str, text: &str) -> Outcome {
+/// What a run must come to: the file written `way` as `written` describes, to `path`.
+pub struct Expect<'a> {
+    pub way: Way,
+    /// The arguments are Python (the form's strings read Python's escapes too).
+    pub python: bool,
+    pub path: &'a str,
+    pub written: &'a Written,
+}
+
+/// Classify the events of one run.
+pub fn classify(events: &[OwnedEvent], expect: &Expect) -> Outcome {
     let mut visible = String::new();
     let mut reasoning = String::new();
     let mut released = Vec::new();
@@ -61,29 +70,15 @@ pub fn classify(events: &[OwnedEvent], way: Way, path: &str, text: &str) -> Outc
             _ => {}
         }
     }
-    // Any of the call in the visible text (or the preamble lost) is wrong whatever
+    // Any of the call in the visible text (or the visible text lost) is wrong whatever
     // became of the call.
-    let shown = match visible.strip_prefix(PREAMBLE) {
-        None => Some(format!("visible text lost: {}", excerpt(&visible, 0))),
-        Some("") => None,
-        Some(rest) => Some(format!(
-            "{} bytes of the call in the visible text{}: {}",
-            rest.len(),
-            if rest.contains("tool_call>") {
-                ", markup included"
-            } else {
-                ""
-            },
-            excerpt(rest, 0)
-        )),
-    };
-    let shown = shown.or_else(|| {
+    let shown = shown(&visible, &expect.written.visible).or_else(|| {
         (!reasoning.is_empty()).then(|| format!("reasoning: {}", excerpt(&reasoning, 0)))
     });
     let call = match (released.as_slice(), held.as_slice()) {
         ([], []) => Outcome::new(Class::Wrong, "the call was neither released nor reported"),
         ([], reasons) => Outcome::new(Class::Held, reasons.join(", ")),
-        ([call], []) => released_call(call, way, path, text, shown.is_some()),
+        ([call], []) => released_call(call, expect, shown.is_some()),
         (released, held) => Outcome::new(
             Class::Wrong,
             format!("{} calls released, {} held", released.len(), held.len()),
@@ -105,6 +100,49 @@ pub fn classify(events: &[OwnedEvent], way: Way, path: &str, text: &str) -> Outc
     }
 }
 
+/// How the visible text differs from what it must be, if it does.
+fn shown(visible: &str, want: &str) -> Option<String> {
+    if visible == want {
+        return None;
+    }
+    let mut prefix = visible
+        .bytes()
+        .zip(want.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !visible.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let mut suffix = visible[prefix..]
+        .bytes()
+        .rev()
+        .zip(want[prefix..].bytes().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !visible.is_char_boundary(visible.len() - suffix) {
+        suffix -= 1;
+    }
+    let extra = &visible[prefix..visible.len() - suffix];
+    let lost = want.len() - prefix - suffix;
+    if lost > 0 {
+        return Some(format!(
+            "visible text lost: {} for {}",
+            excerpt(visible, prefix),
+            excerpt(want, prefix)
+        ));
+    }
+    Some(format!(
+        "{} bytes of the call in the visible text{}: {}",
+        extra.len(),
+        if extra.contains('<') || extra.contains('[') {
+            ", markup included"
+        } else {
+            ""
+        },
+        excerpt(extra, 0)
+    ))
+}
+
 /// A released call, as its `CallFinished` event has it.
 struct Released<'a> {
     name: &'a str,
@@ -114,22 +152,38 @@ struct Released<'a> {
 }
 
 /// Classify the one released call (`shown`: some of the call is in the visible text).
-fn released_call(call: &Released, way: Way, path: &str, text: &str, shown: bool) -> Outcome {
-    let Released {
-        name,
-        arguments,
-        validation,
-        ..
-    } = *call;
+fn released_call(call: &Released, expect: &Expect, shown: bool) -> Outcome {
     let repairs = format!("repairs [{}]", call.repairs.join(", "));
+    let mut outcome = classify_arguments(call.arguments, expect, shown);
+    if call.name != "write_file" {
+        outcome.class = Class::Wrong;
+        outcome.detail = format!("released as {:?}, {}", call.name, outcome.detail);
+    }
+    if !call.validation.is_empty() {
+        outcome.class = Class::Wrong;
+        outcome.detail = format!(
+            "{}, schema errors {}",
+            outcome.detail,
+            short(call.validation)
+        );
+    }
+    outcome.detail = if outcome.detail.is_empty() {
+        repairs
+    } else {
+        format!("{}, {repairs}", outcome.detail)
+    };
+    outcome
+}
+
+/// Classify arguments released (or repaired) for the file (`shown`: some of the call is
+/// in the visible text).
+pub fn classify_arguments(arguments: &str, expect: &Expect, shown: bool) -> Outcome {
     let args: serde_json::Map<String, Value> = match serde_json::from_str(arguments) {
         Ok(args) => args,
-        Err(e) => return Outcome::new(Class::Wrong, format!("arguments: {e}, {repairs}")),
+        Err(e) => return Outcome::new(Class::Wrong, format!("arguments: {e}")),
     };
+    let (path, text) = (expect.path, expect.written.content.as_str());
     let mut problems = Vec::new();
-    if name != "write_file" {
-        problems.push(format!("released as {name:?}"));
-    }
     let extra: Vec<String> = args
         .keys()
         .filter(|k| *k != "path" && *k != "content")
@@ -153,11 +207,16 @@ fn released_call(call: &Released, way: Way, path: &str, text: &str, shown: bool)
     match args.get("content").map(Value::as_str) {
         Some(Some(content)) if content == text => {}
         Some(Some(content)) => {
-            // Ways 1 and 2 have one reading; ways 3 and 4 as many as backslashes.
-            let written = crate::embed::written(way, text);
-            let branch = way.raw_backslashes();
-            let reference = if branch { &written } else { text };
-            match reading_of(reference.as_bytes(), content.as_bytes(), branch) {
+            // Ways 1 and 2 and raw values have one reading; ways 3 and 4 as many as
+            // backslashes.
+            let branch = expect.way.raw_backslashes();
+            let reference = if branch {
+                expect.written.written.as_str()
+            } else {
+                text
+            };
+            let python = expect.python;
+            match reading_of(reference.as_bytes(), content.as_bytes(), branch, python) {
                 Ok(()) => {
                     class = Class::Ambiguous;
                     let at = text
@@ -166,7 +225,7 @@ fn released_call(call: &Released, way: Way, path: &str, text: &str, shown: bool)
                         .take_while(|(a, b)| a == b)
                         .count();
                     first_difference = format!(
-                        "first at file byte {at}: file {} released {}, ",
+                        "first at file byte {at}: file {} released {}",
                         excerpt(text, at),
                         excerpt(content, at)
                     );
@@ -184,13 +243,10 @@ fn released_call(call: &Released, way: Way, path: &str, text: &str, shown: bool)
         Some(None) => problems.push("content not a string".into()),
         None => problems.push("no content".into()),
     }
-    if !validation.is_empty() {
-        problems.push(format!("schema errors {}", short(validation)));
-    }
     if problems.is_empty() {
-        Outcome::new(class, format!("{first_difference}{repairs}"))
+        Outcome::new(class, first_difference)
     } else {
-        Outcome::new(Class::Wrong, format!("{}, {repairs}", problems.join(", ")))
+        Outcome::new(Class::Wrong, problems.join(", "))
     }
 }
 
@@ -222,10 +278,15 @@ fn top_level_keys(object: &str) -> Vec<String> {
 
 /// Whether `content` is a reading of `written`: byte for byte, except that (when
 /// `branch`) each backslash is read either as a literal backslash or as the start of a
-/// JSON escape (`\n`, `\"`, `\\`, `\u0041`, a surrogate pair), each on its own. On
-/// failure, the furthest place both could be followed to: (written offset, content
-/// offset).
-pub fn reading_of(written: &[u8], content: &[u8], branch: bool) -> Result<(), (usize, usize)> {
+/// JSON escape (`\n`, `\"`, `\\`, `\u0041`, a surrogate pair), and in `python`
+/// strings of Python's too (`\a`, `\x41`, `\101`, ...), each on its own. On failure,
+/// the furthest place both could be followed to: (written offset, content offset).
+pub fn reading_of(
+    written: &[u8],
+    content: &[u8],
+    branch: bool,
+    python: bool,
+) -> Result<(), (usize, usize)> {
     let mut furthest = (0, 0);
     let mut stack = vec![(0usize, 0usize)];
     let mut seen = std::collections::HashSet::new();
@@ -252,9 +313,11 @@ pub fn reading_of(written: &[u8], content: &[u8], branch: bool) -> Result<(), (u
         if content.get(j) == Some(&b'\\') {
             stack.push((i + 1, j + 1));
         }
-        if let Some((used, decoded)) = escape(&written[i..]) {
+        let decoded = escape(&written[i..]).map(|(used, c)| (used, Some(c)));
+        let decoded = decoded.or_else(|| python.then(|| python_escape(&written[i..])).flatten());
+        if let Some((used, decoded)) = decoded {
             let mut buf = [0; 4];
-            let bytes = decoded.encode_utf8(&mut buf).as_bytes();
+            let bytes = decoded.map_or(&[][..], |c| c.encode_utf8(&mut buf).as_bytes());
             if content[j..].starts_with(bytes) {
                 stack.push((i + used, j + bytes.len()));
             }
@@ -293,6 +356,39 @@ fn escape(s: &[u8]) -> Option<(usize, char)> {
         _ => return None,
     };
     Some((2, simple))
+}
+
+/// The escape of Python's that JSON lacks at the start of `s` (which starts with a
+/// backslash), as Python reads it: bytes used and the character (none for a line
+/// continuation).
+fn python_escape(s: &[u8]) -> Option<(usize, Option<char>)> {
+    let hex = |n: usize| {
+        let digits = std::str::from_utf8(s.get(2..2 + n)?).ok()?;
+        if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        Some((
+            2 + n,
+            Some(char::from_u32(u32::from_str_radix(digits, 16).ok()?)?),
+        ))
+    };
+    match *s.get(1)? {
+        b'a' => Some((2, Some('\u{7}'))),
+        b'v' => Some((2, Some('\u{b}'))),
+        b'\'' => Some((2, Some('\''))),
+        b'\n' => Some((2, None)),
+        b'x' => hex(2),
+        b'U' => hex(8),
+        b'0'..=b'7' => {
+            let digits = s[1..]
+                .iter()
+                .take(3)
+                .take_while(|b| (b'0'..=b'7').contains(b));
+            let (n, value) = digits.fold((0, 0), |(n, v), &b| (n + 1, v * 8 + u32::from(b - b'0')));
+            Some((1 + n, Some(char::from_u32(value)?)))
+        }
+        _ => None,
+    }
 }
 
 fn hex4(s: &[u8]) -> Option<u32> {
@@ -350,7 +446,7 @@ pub fn excerpt(text: &str, at: usize) -> String {
 /// The instrument itself: which readings count as escape-ambiguous.
 #[test]
 fn readings_of_a_written_text() {
-    let ok = |w: &str, c: &str| reading_of(w.as_bytes(), c.as_bytes(), true).is_ok();
+    let ok = |w: &str, c: &str| reading_of(w.as_bytes(), c.as_bytes(), true, false).is_ok();
     // The intended reading, and each backslash read as an escape or as itself.
     assert!(ok(r"a\nb", r"a\nb"));
     assert!(ok(r"a\nb", "a\nb"));
@@ -362,13 +458,23 @@ fn readings_of_a_written_text() {
     // Way 4 writes a shell line continuation (`\` and a line break) as `\\n`.
     assert!(ok(r"a \\nb", r"a \nb"));
     // Not readings: a cut, a dropped byte, an escape that is not one.
-    assert_eq!(reading_of(br"abc\n", b"ab", true), Err((2, 2)));
+    assert_eq!(reading_of(br"abc\n", b"ab", true, false), Err((2, 2)));
     assert!(!ok(r"a\qb", "aqb"));
     assert!(!ok(r"a\nb", "anb"));
     assert!(!ok(r"\ud83d", "\u{fffd}"));
     // Without branching, byte for byte.
-    assert!(reading_of(br"a\nb", b"a\nb", false).is_err());
-    assert_eq!(reading_of(b"abc", b"abX", false), Err((2, 2)));
+    assert!(reading_of(br"a\nb", b"a\nb", false, false).is_err());
+    assert_eq!(reading_of(b"abc", b"abX", false, false), Err((2, 2)));
+    // In Python strings, Python's escapes are readings too (octal takes up to three
+    // digits), JSON's still are; not in JSON strings.
+    let py = |w: &str, c: &str| reading_of(w.as_bytes(), c.as_bytes(), true, true).is_ok();
+    assert!(py(r"C:\agents\01", "C:\u{7}gents\u{1}"));
+    assert!(py(r"C:\agents\01", r"C:\agents\01"));
+    assert!(py(r"\2713", "\u{b9}3"));
+    assert!(py(r"\x41\U0001F600\u00e9", "A\u{1f600}é"));
+    assert!(py("a\\\nb", "ab"));
+    assert!(!py(r"\2713", "\u{2}713"));
+    assert!(!ok(r"\x41", "A"));
 }
 
 #[test]
@@ -381,7 +487,7 @@ fn keys_of_an_object_are_counted_with_repeats() {
 fn a_call_cut_short_and_shown_is_wrong() {
     let events = |args: &str, shown: &str| {
         vec![
-            OwnedEvent::Text(format!("{PREAMBLE}{shown}")),
+            OwnedEvent::Text(format!("{}{shown}", crate::embed::PREAMBLE)),
             OwnedEvent::CallFinished {
                 index: toolsift::CallIndex(0),
                 id: "call_0".into(),
@@ -397,13 +503,29 @@ fn a_call_cut_short_and_shown_is_wrong() {
         ]
     };
     let class = |args: &str, shown: &str, way: Way| {
-        classify(&events(args, shown), way, "a.txt", "x \\n \"y\"").class
+        let text = "x \\n \"y\"";
+        let mut written = Written {
+            raw: String::new(),
+            visible: crate::embed::PREAMBLE.into(),
+            arguments: String::new(),
+            content: text.into(),
+            written: String::new(),
+        };
+        way.write(text, &mut written.written);
+        let expect = Expect {
+            way,
+            python: false,
+            path: "a.txt",
+            written: &written,
+        };
+        classify(&events(args, shown), &expect).class
     };
     let exact = r#"{"path": "a.txt", "content": "x \\n \"y\""}"#;
     let read = r#"{"path": "a.txt", "content": "x \n \"y\""}"#;
     assert_eq!(class(exact, "", Way::Escaped), Class::Exact);
     assert_eq!(class(read, "", Way::Raw), Class::Ambiguous);
     assert_eq!(class(read, "", Way::RawNewlines), Class::Wrong);
+    assert_eq!(class(read, "", Way::Verbatim), Class::Wrong);
     assert_eq!(
         class(r#"{"path": "a.txt", "content": "x \\n "}"#, "", Way::Raw),
         Class::Wrong

@@ -1,6 +1,12 @@
 //! Which files the check writes: text files from the sources and docs of the crate's
-//! locked dependencies in the cargo registry (every build machine has them), sampled
-//! deterministically, plus the project's own set under `tests/fixtures/files/`.
+//! dependencies in the cargo registry (every machine that built the tests has them),
+//! plus the project's own set under `tests/fixtures/files/`.
+//!
+//! The registry sample is pinned: `tests/expected/real_files_registry.txt` lists each
+//! file by name and content hash, so the files, and so the counts compared with the
+//! expectations, do not move when the lock file gains a package or a machine has more
+//! of the registry unpacked. Update mode draws the sample again (deterministically, from
+//! the packages the `toolsift` package's tests build on Linux) and rewrites the list.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fs;
@@ -110,6 +116,77 @@ pub struct Registry {
     pub files: Vec<File>,
 }
 
+/// The pinned sample: `tests/expected/real_files_registry.txt`.
+const PINNED: &str = "real_files_registry.txt";
+
+/// The files of the pinned sample, found in the registry; panics naming every file
+/// missing or changed (a dependency's version moved: draw the sample again with
+/// `TOOLSIFT_UPDATE_EXPECTED=1`).
+pub fn pinned() -> Registry {
+    let roots = registry_roots();
+    let list = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/expected")
+        .join(PINNED);
+    let text = fs::read_to_string(&list).unwrap_or_else(|e| panic!("{}: {e}", list.display()));
+    let mut files = Vec::new();
+    let mut missing = Vec::new();
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let (want_hash, rel) = line
+            .split_once(' ')
+            .unwrap_or_else(|| panic!("{PINNED}: not `HASH NAME`: {line:?}"));
+        let found = roots.iter().find_map(|root| {
+            let text = fs::read_to_string(root.join(rel)).ok()?;
+            (format!("{:016x}", hash(text.as_bytes())) == want_hash).then_some(text)
+        });
+        let Some(text) = found else {
+            missing.push(rel.to_owned());
+            continue;
+        };
+        let name = rel.rsplit('/').next().unwrap_or(rel);
+        let kind = kind_of(name).unwrap_or_else(|| panic!("{PINNED}: {rel}: no kind"));
+        let inner = rel.split_once('/').map_or(rel, |(_, p)| p);
+        files.push(File {
+            path: inner.to_owned(),
+            name: rel.to_owned(),
+            kind,
+            text,
+        });
+    }
+    assert!(
+        missing.is_empty(),
+        "{} of the pinned registry files are missing or changed under {roots:?} (build the \
+         tests first: cargo unpacks the packages it builds; after a dependency moved, draw \
+         the sample again with TOOLSIFT_UPDATE_EXPECTED=1): {missing:?}",
+        missing.len()
+    );
+    Registry {
+        roots,
+        locked: 0,
+        found: 0,
+        eligible: files.len(),
+        files,
+    }
+}
+
+/// Write `registry`'s files as the pinned sample.
+pub fn pin(registry: &Registry) {
+    let mut out = String::from(
+        "# The registry files of a full real-files run (tests/real_files/select.rs): content\n\
+         # hash (seeded FNV-1a) and name. Rewritten by TOOLSIFT_REAL_FILES=full\n\
+         # TOOLSIFT_UPDATE_EXPECTED=1, which draws the sample again.\n",
+    );
+    for f in &registry.files {
+        out.push_str(&format!("{:016x} {}\n", hash(f.text.as_bytes()), f.name));
+    }
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/expected")
+        .join(PINNED);
+    fs::write(&path, out).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
+
 /// Up to `want` files from the registry: kinds taken in turn (each kind's files in
 /// seeded-hash order), so no kind crowds out the others while it has files left.
 /// Identical files (the many copies of one license) are taken once.
@@ -214,6 +291,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 /// `name-version` of every registry package in the lock file (found from the crate's
 /// directory upward, so a workspace's lock is found too).
 fn locked_packages() -> Vec<String> {
+    let built = built_packages();
     let start = Path::new(env!("CARGO_MANIFEST_DIR"));
     let lock = start
         .ancestors()
@@ -233,12 +311,51 @@ fn locked_packages() -> Vec<String> {
             field("source").is_some_and(|s| s.starts_with("registry+") || s.starts_with("sparse+"));
         if let (Some(name), Some(version), true) = (field("name"), field("version"), from_registry)
         {
-            out.push(format!("{name}-{version}"));
+            let package = format!("{name}-{version}");
+            if built.contains(&package) {
+                out.push(package);
+            }
         }
     }
     out.sort();
     out.dedup();
     out
+}
+
+/// `name-version` of every package the `toolsift` package's tests build on Linux, all
+/// features on (`cargo tree`): what every machine that ran them has unpacked.
+fn built_packages() -> HashSet<String> {
+    let out = std::process::Command::new(env!("CARGO"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "tree",
+            "-p",
+            "toolsift",
+            "--all-features",
+            "-e",
+            "normal,build,dev",
+            "--target",
+            "x86_64-unknown-linux-gnu",
+            "--prefix",
+            "none",
+            "--offline",
+        ])
+        .output()
+        .expect("cargo tree");
+    assert!(
+        out.status.success(),
+        "cargo tree: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            let name = words.next()?;
+            let version = words.next()?.strip_prefix('v')?;
+            Some(format!("{name}-{version}"))
+        })
+        .collect()
 }
 
 /// `$CARGO_HOME/registry/src/*/` (`~/.cargo` by default).

@@ -2,6 +2,8 @@
 //! every invariant of DEVELOPERS.md on the result.
 #![allow(dead_code)]
 
+pub mod expected;
+
 use serde_json::{json, Value};
 use toolsift::{Config, Dialect, OwnedEvent, Parser, StopReason};
 
@@ -262,15 +264,39 @@ pub fn check(dialect: Dialect, events: &[OwnedEvent]) -> Result<(), String> {
     Ok(())
 }
 
+/// The work bound of `docs/performance.md` for any input: bytes examined
+/// ([`toolsift::Stats::work`]) per byte pushed, under any chunking. Small inputs pay fixed
+/// costs per call (the strict re-parse, a look-ahead's replay) and raw strings whose
+/// every quote the competing readings weigh are read by each reading: 21 per byte is the
+/// most any fixture or regression input takes today.
+pub const MAX_WORK_PER_BYTE: u64 = 24;
+
+/// The work bound of `docs/performance.md` for long input (a 1 MiB call, every hostile
+/// input): bytes examined per byte pushed.
+pub const MAX_WORK_PER_BYTE_LONG: u64 = 6;
+
+/// `Err` when `work` bytes examined for `bytes` pushed break [`MAX_WORK_PER_BYTE`].
+pub fn within_work_bound(work: u64, bytes: usize) -> Result<(), String> {
+    if work > MAX_WORK_PER_BYTE * bytes as u64 {
+        return Err(format!(
+            "{work} bytes examined for {bytes} pushed: over {MAX_WORK_PER_BYTE} per byte (docs/performance.md)"
+        ));
+    }
+    Ok(())
+}
+
 /// Run `raw` whole, one byte at a time, at every split point (small inputs) and in
-/// random chunks; check every run and that all runs agree once merged.
+/// random chunks; check every run (the invariants and the work bound) and that all
+/// runs agree once merged.
 pub fn check_all_chunkings(
     config: &Config,
     raw: &[u8],
     stop: StopReason,
 ) -> Result<Vec<OwnedEvent>, String> {
-    let whole = run_cuts(config, raw, &[], stop);
+    let mut parser = Parser::with_config(config.clone());
+    let whole = run_with(&mut parser, raw, &[], stop);
     check(config.dialect, &whole).map_err(|e| format!("whole: {e}"))?;
+    within_work_bound(parser.stats().work(), raw.len()).map_err(|e| format!("whole: {e}"))?;
     let want = merge(&whole);
     let mut runs: Vec<(String, Vec<usize>)> = vec![("bytes".into(), (1..raw.len()).collect())];
     if raw.len() <= 600 {
@@ -298,8 +324,11 @@ pub fn check_all_chunkings(
     }
     let mut reused = Parser::with_config(config.clone());
     for (name, cuts, api) in runs {
+        let before = reused.stats().work();
         let got = run_api(&mut reused, raw, &cuts, stop, api);
         check(config.dialect, &got).map_err(|e| format!("{name}: {e}"))?;
+        within_work_bound(reused.stats().work() - before, raw.len())
+            .map_err(|e| format!("{name}: {e}"))?;
         let got = merge(&got);
         if got != want {
             return Err(format!(

@@ -124,27 +124,6 @@ fn element(s: &str, depth: usize) -> Option<(String, Value, usize)> {
     }
 }
 
-/// The leaves of a value no schema types, typed by what they read as (as an XML
-/// parameter's value is): text that parses strictly as JSON other than a string is that
-/// JSON. An integer too large for a JSON number's range of exact values stays text.
-fn type_untyped(value: &mut Value) {
-    match value {
-        Value::String(text) => {
-            let t = text.trim();
-            let exact = |v: &Value| match v {
-                Value::Number(n) => !n.is_f64() || t.contains(['.', 'e', 'E']),
-                _ => true,
-            };
-            if let Some(v) = Value::parse(t).filter(|v| !v.is_string() && exact(v)) {
-                *value = v;
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(type_untyped),
-        Value::Object(map) => map.iter_mut().for_each(|(_, v)| type_untyped(v)),
-        _ => {}
-    }
-}
-
 /// An element's content: child elements when all of it is elements, else its text.
 fn value(inner: &str, depth: usize) -> Value {
     if depth < MAX_DEPTH && inner.trim_start().starts_with('<') {
@@ -218,11 +197,11 @@ impl Xml {
         }
         self.raw.clear();
         let (mut map, odd) = members(&text);
-        for (key, value) in map.iter_mut() {
-            if !sink.param_is_declared(key) {
-                type_untyped(value);
-            }
-        }
+        // The leaves are text, typed by the schema as an XML parameter's text is
+        // (`null` where null is declared), and by what they read as where no schema
+        // reaches: this grammar's own conversion, no repair but a Python spelling.
+        let typed = sink.type_raw_members(&mut map);
+        sink.repairs(typed.iter().filter(|r| *r != Repair::TypedValue).collect());
         if odd.stray {
             sink.repair(Repair::StrayText);
         }

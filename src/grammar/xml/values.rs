@@ -2,6 +2,7 @@
 //! a closing tag inside it held until what follows confirms it, CDATA sections, and a
 //! value its tag says is JSON.
 
+use super::input::unprefix;
 use super::{past_blanks, Closing, Phase, Xml, CDATA_OPEN, MAX_BLANKS, MAX_CLOSE_TAIL};
 use crate::calls::{Abort, Sink};
 use crate::json::repairer::escape_byte;
@@ -151,20 +152,23 @@ impl Xml {
             }
         }
         self.tag.push(b);
+        // The tag as the grammar reads it: without the spec's tag prefix (the bytes
+        // held stay as written, for a tag that turns out to be content).
+        let Some(tag) = unprefix(self.spec.tag_prefix, &self.tag) else {
+            return Ok(());
+        };
         // A misspelled value closer: `</parameter` + up to `>`.
         let vc = self.spec.value_close;
-        if self.tag.len() > vc.len() && self.tag.starts_with(vc) {
+        if tag.len() > vc.len() && tag.starts_with(vc) {
             if b == b'>' {
-                if self.tag.len() != vc.len() + 1 {
-                    sink.repair(Repair::MismatchedTag);
-                }
+                // Misspelled (`</parameterx>`): a repair once what follows confirms it.
                 self.start_confirm(Closing::Value);
-            } else if self.tag.len() > vc.len() + MAX_CLOSE_TAIL || b == b'<' || b == b'\n' {
+            } else if tag.len() > vc.len() + MAX_CLOSE_TAIL || b == b'<' || b == b'\n' {
                 self.tag_is_content();
             }
             return Ok(());
         }
-        match self.in_value_markers.match_at(&self.tag, 0) {
+        match self.in_value_markers.match_at(&tag, 0) {
             Found::Partial { .. } => {}
             Found::Full { id, .. } => {
                 let m = self.in_value_markers.get(id);
@@ -285,11 +289,14 @@ impl Xml {
             }
             return Ok(());
         };
+        let Some(next) = unprefix(self.spec.tag_prefix, &after[start..]) else {
+            return Ok(());
+        };
         let set = match closing {
             Closing::Value => &self.confirm_value,
             Closing::Function => &self.confirm_function,
         };
-        match set.match_at(after, start) {
+        match set.match_at(&next, 0) {
             Found::Partial { .. } => Ok(()),
             Found::Full { .. } => self.accept_confirm(closing, sink),
             Found::None => {
@@ -310,12 +317,15 @@ impl Xml {
             sink.repair(Repair::MismatchedTag);
         }
         let vc = self.spec.value_close;
-        let closer = &tail[..self.tag_len];
+        let closer = unprefix(self.spec.tag_prefix, &tail[..self.tag_len]).unwrap_or_default();
         let exact = closing == Closing::Value
             && closer.len() == vc.len() + 1
             && closer.starts_with(vc)
             && closer.ends_with(b">");
         if !exact {
+            if closing == Closing::Value {
+                sink.repair(Repair::MismatchedTag);
+            }
             self.closed_past_own_closer(sink);
         }
         self.end_value(sink)?;

@@ -1,0 +1,258 @@
+//! A call's extent: what bounds a call, and what the bytes after a body the model
+//! closed itself say about where it ended. One place for every grammar: the call's
+//! closer, an end-of-turn or section token, the next call's opener and the end of the
+//! stream bound a call the same way.
+
+use crate::dialect::{auto_specs, CallForm, Dialect};
+use crate::grammar::Grammar;
+use crate::scan::{Found, MarkerSet};
+
+/// What bounds a call of one form: its closer; the markers that end it where its closer
+/// is missing (the dialect's end-of-turn and section tokens, the next call's opener);
+/// and the end of the stream (or of `toolsift::repair`'s input).
+#[derive(Clone, Debug)]
+pub(crate) struct Extent {
+    /// The call's closing marker (empty when the dialect has none).
+    pub closer: &'static [u8],
+    /// What the body's end is followed by before the closer (DeepSeek's closing fence).
+    pub trailer: &'static [u8],
+    /// The markers other than the closer that bound the call.
+    pub ends: MarkerSet,
+}
+
+/// A bound found in the bytes after a body.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Bound {
+    /// Where it begins and ends.
+    pub start: usize,
+    pub end: usize,
+    /// It is the call's closer (consumed with the call); any other bound is read again
+    /// after the call (an end-of-turn token is stripped, an opener opens the next call).
+    pub closer: bool,
+}
+
+impl Extent {
+    /// The extent of a call of `form`.
+    pub(crate) fn of(form: &'static CallForm) -> Extent {
+        let mut ends = MarkerSet::default();
+        for &m in call_terminators(form).markers() {
+            if m != form.closer {
+                ends.push(m);
+            }
+        }
+        if !form.anchored && form.opener.len() > 1 {
+            ends.push(form.opener);
+        }
+        Extent {
+            closer: form.closer,
+            trailer: form.trailer,
+            ends,
+        }
+    }
+
+    /// The first bound wholly in `bytes`; `Err(())` while one may begin at their end.
+    pub(crate) fn find(&self, bytes: &[u8]) -> Result<Option<Bound>, ()> {
+        let closer = match self.closer.is_empty() {
+            true => None,
+            false => memchr::memmem::find(bytes, self.closer),
+        };
+        let searched = &bytes[..closer.unwrap_or(bytes.len())];
+        match self.ends.find(searched) {
+            Found::Full { start, end, .. } => Ok(Some(Bound {
+                start,
+                end,
+                closer: false,
+            })),
+            Found::Partial { .. } if closer.is_none() => Err(()),
+            Found::Partial { .. } | Found::None => match closer {
+                Some(start) => Ok(Some(Bound {
+                    start,
+                    end: start + self.closer.len(),
+                    closer: true,
+                })),
+                None if self.closer.is_empty() => Ok(None),
+                None => match (0..self.closer.len().min(bytes.len()))
+                    .any(|n| self.closer.starts_with(&bytes[bytes.len() - n..]) && n > 0)
+                {
+                    true => Err(()),
+                    false => Ok(None),
+                },
+            },
+        }
+    }
+
+    /// Whether a body that ended right before `after` ended there, as far as `after`
+    /// (what follows it, up to the end of the stream if `eof`) tells: `None` while it
+    /// does not. With a closer: blanks (and the form's trailer), then the closer or a
+    /// closing tag standing for it (`</tool_action>`, unless the real closer follows),
+    /// or the end of the stream; anything else is text inside the call. With none: up
+    /// to the next bound or the end of the stream, anything but text the body went on
+    /// into (text ending in `}`, [`body_went_on`]).
+    pub(crate) fn ended_before(&self, after: &[u8], eof: bool) -> Option<bool> {
+        let after = after.trim_ascii_start();
+        if self.closer.is_empty() {
+            let text = match self.find(after) {
+                Ok(Some(bound)) => &after[..bound.start],
+                Ok(None) | Err(()) if eof => after,
+                // Only the bound tells whether text was the body's.
+                Ok(None) | Err(()) => return None,
+            };
+            return Some(!body_went_on(text, self.trailer));
+        }
+        let after = match after.strip_prefix(self.trailer) {
+            Some(rest) if !self.trailer.is_empty() => rest.trim_ascii_start(),
+            _ if !self.trailer.is_empty() && self.trailer.starts_with(after) => {
+                return eof.then_some(true);
+            }
+            _ => after,
+        };
+        if after.starts_with(self.closer) {
+            return Some(true);
+        } else if self.closer.starts_with(after) {
+            // At the end of the stream, the closer's beginning: cut inside it.
+            return eof.then_some(true);
+        }
+        // The closer misspelled (`</tool_action>`) is the closer too, unless the real
+        // one follows it (then it was the body's own text).
+        let tag = after
+            .iter()
+            .position(|&b| b == b'>')
+            .map_or(after, |end| &after[..=end]);
+        match misspelled_closer(self.closer, tag) {
+            Some(true) => {
+                let rest = &after[tag.len()..];
+                Some(memchr::memmem::find(rest, self.closer).is_none())
+            }
+            Some(false) => eof.then_some(true),
+            None => Some(false),
+        }
+    }
+
+    /// Like [`ended_before`](Self::ended_before), for a call that ended inside a body of
+    /// several (an array's object, a Python call): it ended there when the next call
+    /// (after a comma, a semicolon or a line break), the body's end or the call's bound
+    /// follows, or the end of the stream; anything else is text the call went on into.
+    pub(crate) fn call_ended_before(&self, after: &[u8], eof: bool) -> Option<bool> {
+        let rest = after.trim_ascii_start();
+        let Some(&first) = rest.first() else {
+            return eof.then_some(true);
+        };
+        if matches!(first, b',' | b']' | b';' | b')') {
+            return Some(true);
+        }
+        match self.find(rest) {
+            Ok(Some(bound)) if bound.start == 0 => return Some(true),
+            Err(()) if !eof => return None,
+            _ => {}
+        }
+        let line_break = after[..after.len() - rest.len()].contains(&b'\n');
+        Some(line_break && (first.is_ascii_alphabetic() || first == b'_'))
+    }
+}
+
+impl super::CallState {
+    /// Whether the body, which just ended, may have gone on past where it seemed to end:
+    /// a JSON value the model closed itself (not one a marker ended) may have closed at
+    /// a raw `"}}` inside a string, so the text after it is held up to the call's bound
+    /// (`Parser::held_text`). In a dialect with no closer, only a value whose strings
+    /// were written raw: there the bound may be the end of the stream.
+    pub(crate) fn may_go_on(&self, enveloped: bool) -> bool {
+        let json = enveloped
+            || match self.grammar {
+                Grammar::Envelope(_) | Grammar::NameArgs(_) | Grammar::Harmony(_) => true,
+                // Their bodies end at their own markup (a list's `]`, a tag), not at a
+                // value's last quote.
+                Grammar::Xml(_)
+                | Grammar::XmlGate { .. }
+                | Grammar::Python(_)
+                | Grammar::Sniff { .. }
+                | Grammar::Gate { .. } => false,
+            };
+        json && self.args.rep.terminated_by().is_none()
+            && (!self.form.closer.is_empty() || crate::calls::raw_string(self.args.rep.repairs()))
+    }
+}
+
+/// Whether `text`, read after a call object the model closed itself and before the
+/// call's bound, was the rest of the body: it ends in `}` (a raw `"}}` inside a string
+/// looked like the body's end), past the form's `trailer` (a closing fence).
+pub(crate) fn body_went_on(text: &[u8], trailer: &[u8]) -> bool {
+    let text = text.trim_ascii_end();
+    let text = match text.strip_suffix(trailer) {
+        Some(rest) if !trailer.is_empty() => rest.trim_ascii_end(),
+        _ => text,
+    };
+    text.ends_with(b"}")
+}
+
+/// Where a closing tag standing for `closer` ends, when `text` begins with one (past
+/// blanks): see [`misspelled_closer`].
+pub(crate) fn misspelled_closer_at(closer: &[u8], text: &[u8]) -> Option<usize> {
+    let blanks = text.len() - text.trim_ascii_start().len();
+    let rest = &text[blanks..];
+    let end = memchr::memchr(b'>', &rest[..rest.len().min(40)])?;
+    (misspelled_closer(closer, &rest[..=end]) == Some(true)).then_some(blanks + end + 1)
+}
+
+/// The markers that end an unfinished body of a call of `form` where structure is
+/// expected: its closer (or, without one, the next call's opener), and the end-of-turn
+/// and section markers of its dialect, which also tell the look-ahead that a value may
+/// end before them.
+pub(crate) fn call_terminators(form: &'static CallForm) -> MarkerSet {
+    let mut terminators = MarkerSet::default();
+    if !form.closer.is_empty() {
+        terminators.push(form.closer);
+    } else if !form.anchored && form.opener.len() > 1 {
+        terminators.push(form.opener);
+    }
+    // (Not a repeat separator, Llama 3's `;`: where structure is expected inside a
+    // value it is far more often a raw string's own `";` than a cut call's end; after
+    // the value it is read between calls.)
+    let all = auto_specs()
+        .iter()
+        .copied()
+        .chain(Dialect::ALL.iter().map(|d| d.spec()));
+    for spec in all {
+        if spec.calls.iter().any(|f| std::ptr::eq(f, form)) {
+            for &m in spec.strip.iter().filter(|m| m.len() > 1) {
+                terminators.push(m);
+            }
+            if form.closer.is_empty() && form.name_before {
+                // With no closer, the dialect's other openers end the call too (a
+                // `[TOOL_CALLS]` after a call read from a name held before `[ARGS]`).
+                let others = spec
+                    .calls
+                    .iter()
+                    .filter(|f| !f.anchored && f.opener.len() > 1);
+                for f in others {
+                    terminators.push(f.opener);
+                }
+            }
+        }
+    }
+    terminators
+}
+
+/// Whether `held`, right after a call's body, is a closing tag standing for the call's
+/// closer `</...>` (`</tool_action>` for `</tool_call>`): see [`closing_tag`]; `None`
+/// when the closer is no closing tag.
+pub(crate) fn misspelled_closer(closer: &[u8], held: &[u8]) -> Option<bool> {
+    if !closer.starts_with(b"</") || !closer.ends_with(b">") {
+        return None;
+    }
+    closing_tag(held)
+}
+
+/// Whether `held` is a closing tag `</NAME>`: `Some(true)` when whole, `Some(false)`
+/// while it may still become one, `None` when it cannot. A tag name is at most 32
+/// bytes of letters, digits and `_ - . :`.
+pub(crate) fn closing_tag(held: &[u8]) -> Option<bool> {
+    let name = held.strip_prefix(b"</")?;
+    let is_name = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':');
+    match name.split_last() {
+        None => Some(false),
+        Some((b'>', name)) if !name.is_empty() && name.iter().all(is_name) => Some(true),
+        Some(_) if name.len() <= 32 && name.iter().all(is_name) => Some(false),
+        Some(_) => None,
+    }
+}

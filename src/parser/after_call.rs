@@ -1,0 +1,243 @@
+//! After a call's body: waiting for its closer, and the text held there until the
+//! call's extent tells what it is (`call::extent`).
+
+use super::*;
+
+/// A call whose body ended, waiting for its closer.
+pub(super) struct AfterCall {
+    pub(super) form: &'static CallForm,
+    pub(super) held: SmallVec<[u8; 32]>,
+    pub(super) within: Option<u16>,
+    /// The form's trailer (a closing fence) was read.
+    pub(super) trailer_done: bool,
+    /// Blanks after a closer-less body that may precede another body: text if none
+    /// follows.
+    pub(super) gap: SmallVec<[u8; 32]>,
+    /// Text after the body, held in `held` until what it is shows (see
+    /// `Parser::held_text`).
+    pub(super) holding: bool,
+    /// The body may have gone on past where it seemed to end (a JSON call object the
+    /// model closed itself): text after it is held, not shown at once.
+    pub(super) may_go_on: bool,
+    /// What bounds the call, once text is held (`call::extent`).
+    pub(super) extent: Option<Box<Extent>>,
+}
+
+impl Parser {
+    pub(super) fn after_call(&mut self, input: &[u8]) -> usize {
+        let Mode::AfterCall(state) = &mut self.mode else {
+            unreachable!()
+        };
+        if state.holding {
+            return self.held_text(input);
+        }
+        let AfterCall {
+            form,
+            held,
+            within,
+            trailer_done,
+            gap,
+            holding,
+            may_go_on,
+            ..
+        } = &mut **state;
+        let (form, within) = (*form, *within);
+        let closer = form.closer;
+        for (i, &b) in input.iter().enumerate() {
+            if held.is_empty() {
+                if b.is_ascii_whitespace() || (form.repeats && matches!(b, b';' | b',')) {
+                    if closer.is_empty() && b.is_ascii_whitespace() {
+                        gap.push(b);
+                    }
+                    continue;
+                }
+                if form.repeats && matches!(b, b'{' | b'[') {
+                    // Another body of the same form: the next call.
+                    let (mut sink, ..) = self.sink();
+                    sink.end();
+                    self.start_call(form, within);
+                    return i;
+                }
+                if matches!(b, b'}' | b']') {
+                    // A redundant closer after the body.
+                    let (mut sink, ..) = self.sink();
+                    if sink.calls.is_open() {
+                        sink.repair(Repair::RedundantCloser);
+                    }
+                    return i + 1;
+                }
+                if closer.is_empty() && *may_go_on && self.calls.is_open() {
+                    // Text after a body the model closed itself, with no closer to
+                    // tell: held up to the call's next bound (`held_text`).
+                    held.extend_from_slice(gap);
+                    gap.clear();
+                    held.push(b);
+                    *holding = true;
+                    return i + 1;
+                }
+                if closer.is_empty() {
+                    // No more bodies: what follows is text again.
+                    let gap = std::mem::take(gap);
+                    let auto = self.config.dialect == Dialect::Auto;
+                    let (mut sink, ..) = self.sink();
+                    if auto {
+                        sink.text_follows();
+                    }
+                    sink.end();
+                    self.mode = within.map_or(Mode::Text, Mode::Reasoning);
+                    self.process(&gap);
+                    return i;
+                }
+            }
+            held.push(b);
+            if !*trailer_done && form.trailer.starts_with(held) {
+                if held.len() == form.trailer.len() {
+                    held.clear();
+                    *trailer_done = true;
+                }
+                continue;
+            }
+            if closer.starts_with(held) {
+                if held.len() == closer.len() {
+                    let (mut sink, ..) = self.sink();
+                    sink.end();
+                    self.mode = within.map_or(Mode::Text, Mode::Reasoning);
+                    return i + 1;
+                }
+                continue;
+            }
+            match crate::call::extent::misspelled_closer(closer, held) {
+                Some(true) if *may_go_on && self.calls.is_open() => {
+                    // `</tool_action>` for `</tool_call>`, or a closing tag of a raw
+                    // file's (`</script>`) the body went on past: the closer tells.
+                    *holding = true;
+                    return i + 1;
+                }
+                Some(true) => {
+                    // `</tool_action>` for `</tool_call>`: the closer, misspelled.
+                    held.clear();
+                    let (mut sink, ..) = self.sink();
+                    if sink.calls.is_open() {
+                        sink.repair(Repair::MismatchedTag);
+                    }
+                    sink.end();
+                    self.mode = within.map_or(Mode::Text, Mode::Reasoning);
+                    return i + 1;
+                }
+                Some(false) => continue,
+                None => {}
+            }
+            // Something else: the closer was dropped, or the body went on past what
+            // looked like its end (a raw `"}}` inside a string): the closer tells.
+            if !closer.is_empty() && *may_go_on && self.calls.is_open() {
+                *holding = true;
+                return i + 1;
+            }
+            let held = std::mem::take(held);
+            let (mut sink, ..) = self.sink();
+            // (An array body released its calls already: nothing is open to repair.)
+            if sink.calls.is_open() {
+                sink.repair(Repair::MissingCloser);
+            }
+            sink.end();
+            self.mode = within.map_or(Mode::Text, Mode::Reasoning);
+            let from_input = held.len().min(i + 1);
+            let old = held.len() - from_input;
+            if old > 0 {
+                self.process(&held[..old]);
+            }
+            return i + 1 - from_input;
+        }
+        input.len()
+    }
+
+    /// Text after a call's body, with no closer yet: held until the call's next bound
+    /// (its closer, an end-of-turn or section token, another call's opener), the end of
+    /// the stream or the arguments' limit tells what it is (`call::extent`). Text that
+    /// ends in `}` right before the bound is the rest of the body (a string written raw
+    /// went on past a `"}}` inside it): the call is not released and the text not
+    /// shown. Otherwise it is text, and the call is released (its closer missing, in a
+    /// dialect that has one).
+    pub(super) fn held_text(&mut self, input: &[u8]) -> usize {
+        let Mode::AfterCall(state) = &mut self.mode else {
+            unreachable!()
+        };
+        let (form, within) = (state.form, state.within);
+        let extent = state
+            .extent
+            .get_or_insert_with(|| Box::new(Extent::of(form)));
+        let before = state.held.len();
+        // Only a bound that ends in the new bytes is new.
+        let longest = form.closer.len().max(extent.ends.max_len());
+        let from = before.saturating_sub(longest.saturating_sub(1));
+        state.held.extend_from_slice(input);
+        // The limit is met at the byte that passes it, wherever the chunk ends: a bound
+        // counts only if it is complete by then (one byte past the limit).
+        let max = self.config.limits.max_args_bytes;
+        let found = extent
+            .find(&state.held[from..])
+            .map(|bound| bound.filter(|b| from + b.end <= max + 1));
+        let over = state.held.len() > max;
+        let back = within.map_or(Mode::Text, Mode::Reasoning);
+        // Where the bound ends (the closer) or begins (any other, read again after the
+        // call) in `input`: what follows is the main loop's to read (never read here,
+        // so a run of calls does not nest).
+        match found {
+            Ok(Some(bound)) => {
+                let (start, end) = (from + bound.start, from + bound.end);
+                let held = std::mem::take(&mut state.held);
+                let trailer = extent.trailer;
+                let (mut sink, ..) = self.sink();
+                if body_went_on(&held[..start], trailer) {
+                    // The body went on: not released, and the text was its body.
+                    sink.went_on();
+                    sink.end();
+                    self.mode = back;
+                } else {
+                    // Text the model wrote after the body: shown.
+                    self.release_held_text(back, form.closer, &held[..start]);
+                }
+                let read = if bound.closer { end } else { start };
+                if read < before {
+                    // The bound began in held bytes: read them again, then the input.
+                    self.process(&held[read..before]);
+                    0
+                } else {
+                    read - before
+                }
+            }
+            _ if over => {
+                let held = std::mem::take(&mut state.held);
+                self.release_held_text(back, form.closer, &held);
+                input.len()
+            }
+            _ => input.len(),
+        }
+    }
+
+    /// The text held after a call's body is text: release the call, then show `text`.
+    /// A closing tag it begins with stands for the call's closer, misspelled
+    /// (`</tool_action>` for `</tool_call>`); otherwise the closer is missing.
+    pub(super) fn release_held_text(&mut self, back: Mode, closer: &[u8], mut text: &[u8]) {
+        self.mode = back;
+        let auto = self.config.dialect == Dialect::Auto;
+        let (mut sink, ..) = self.sink();
+        if closer.is_empty() {
+            // A dialect with no closer misses none; text after a markerless call says
+            // it was none (`Sink::text_follows`).
+            if auto && !text.trim_ascii().is_empty() {
+                sink.text_follows();
+            }
+        } else {
+            match misspelled_closer_at(closer, text) {
+                Some(end) => {
+                    sink.repair(Repair::MismatchedTag);
+                    text = &text[end..];
+                }
+                None => sink.repair(Repair::MissingCloser),
+            }
+        }
+        sink.end();
+        self.process(text);
+    }
+}
