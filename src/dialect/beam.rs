@@ -7,6 +7,10 @@
 //! vLLM reads the same from the checkpoint's `response_template`.)
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec};
+use crate::render::{
+    Args, Layout, Params,
+    Piece::{Markup as M, Slot},
+};
 
 static XML: XmlSpec = XmlSpec {
     name_close: b"<|channel|>analysis <|constrain|>xml<|message|>",
@@ -49,3 +53,38 @@ pub(crate) static SPEC: Spec = Spec {
         b"</rfl:parameter>",
     ],
 };
+
+/// One framing newline on each side of a value; strings raw, other values as JSON.
+static PARAMS: Params = Params {
+    param: "<rfl:parameter name=\"$key\">\n$value\n</rfl:parameter>",
+    python_values: false,
+    cdata: false,
+    escape_attributes: false,
+};
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)): one
+/// message each, the first `<|start|>assistant` in the prompt; every message before a
+/// call ends with the next one's `<|start|>assistant`. The model stops at `<|call|>`, so
+/// text after the calls is a later turn's output, written here as the same stream.
+pub(crate) static FORMS: &[Layout] = &[Layout {
+    name: "beam",
+    note: "Beam (SGLang's BEAM_RESPONSE_TEMPLATE)",
+    reasoning: &[
+        M("<|channel|>analysis<|message|>"),
+        Slot,
+        M("<|end|><|start|>assistant"),
+    ],
+    text: &[
+        M("<|channel|>final<|message|>"),
+        Slot,
+        M("<|end|><|start|>assistant"),
+    ],
+    call: " to=$name<|channel|>analysis <|constrain|>xml<|message|>$args",
+    args: Args::Params(&PARAMS),
+    between: &[M("<|end|><|start|>assistant")],
+    calls_close: &[M("<|call|>")],
+    after: &[M("<|start|>assistant<|channel|>final<|message|>"), Slot],
+    end_of_turn: "<|return|>",
+    closing_markup: &["</rfl:parameter>", "<|end|>", "<|call|>"],
+    ..Layout::BASE
+}];

@@ -3,6 +3,11 @@
 //! string="true|false">V</｜DSML｜ parameter>` (`string="false"`: the value is JSON).
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec};
+use crate::render::{
+    Args, Layout, Params,
+    Piece::{Markup as M, Slot, Text as T},
+    THINK_TIGHT,
+};
 
 static XML: XmlSpec = XmlSpec {
     name_close: b">",
@@ -31,3 +36,32 @@ pub(crate) static SPEC: Spec = Spec {
         "<｜end▁of▁sentence｜>".as_bytes(),
     ],
 };
+
+/// `string="true"`: the value is raw text; `"false"`: JSON.
+static PARAMS: Params = Params {
+    param: "<｜DSML｜ parameter name=\"$key\" string=\"$string\">$value</｜DSML｜ parameter>\n",
+    python_values: false,
+    cdata: false,
+    escape_attributes: false,
+};
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)), as
+/// xgrammar's `deepseek_v4_1` structural tag lays them out.
+pub(crate) static FORMS: &[Layout] = &[Layout {
+    name: "deepseek_v41",
+    note: "DeepSeek V4.1",
+    reasoning: THINK_TIGHT,
+    text: &[Slot, T("\n\n")],
+    calls_open: &[M("<｜DSML｜ calls>"), T("\n")],
+    call: "<｜DSML｜ invoke name=\"$name\">\n$args</｜DSML｜ invoke>",
+    args: Args::Params(&PARAMS),
+    between: &[T("\n")],
+    calls_close: &[T("\n"), M("</｜DSML｜ calls>")],
+    end_of_turn: "<｜end▁of▁sentence｜>",
+    closing_markup: &[
+        "</｜DSML｜ parameter>",
+        "</｜DSML｜ invoke>",
+        "</｜DSML｜ calls>",
+    ],
+    ..Layout::BASE
+}];

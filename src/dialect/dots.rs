@@ -4,6 +4,11 @@
 //! Values are raw text, typed by the schema (without one, by what they read as).
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec, HERMES_ENVELOPE};
+use crate::render::{
+    Args, Layout, Params,
+    Piece::{Markup as M, Slot, Text as T},
+    THINK,
+};
 
 static XML: XmlSpec = XmlSpec {
     name_close: b">",
@@ -45,3 +50,41 @@ pub(crate) static SPEC: Spec = Spec {
         b"</think>",
     ],
 };
+
+/// Strings raw, other values as JSON.
+static PARAMS: Params = Params {
+    param: "<parameter name=\"$key\">$value</parameter>\n",
+    python_values: false,
+    cdata: false,
+    escape_attributes: false,
+};
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)): invokes
+/// one a line in one block, or (the parsers' fallback) a call object per block.
+pub(crate) static FORMS: &[Layout] = &[
+    Layout {
+        name: "invoke",
+        note: "dots.llm (`<invoke>` elements)",
+        reasoning: THINK,
+        text: &[Slot, T("\n")],
+        calls_open: &[M("<dots_function_call>"), T("\n")],
+        call: "<invoke name=\"$name\">\n$args</invoke>",
+        args: Args::Params(&PARAMS),
+        between: &[T("\n")],
+        calls_close: &[T("\n"), M("</dots_function_call>")],
+        after: &[T("\n"), Slot],
+        closing_markup: &["</parameter>", "</invoke>", "</dots_function_call>"],
+        ..Layout::BASE
+    },
+    Layout {
+        name: "json",
+        note: "dots.llm (a call object per block)",
+        reasoning: THINK,
+        text: &[Slot, T("\n")],
+        call: "<dots_function_call>\n{\"name\": \"$name\", \"arguments\": $args}\n</dots_function_call>",
+        between: &[T("\n")],
+        after: &[T("\n"), Slot],
+        closing_markup: &["</dots_function_call>"],
+        ..Layout::BASE
+    },
+];

@@ -2,6 +2,7 @@
 //! </arg_key><arg_value>V</arg_value></iquest_tool_call>`; values typed by the schema.
 
 use super::{glm, Body, CallForm, Dialect, Spec};
+use crate::render::{Args, Layout, Piece::Text as T, THINK_TIGHT};
 
 pub(crate) static SPEC: Spec = Spec {
     dialect: Dialect::IQuestQ1,
@@ -21,3 +22,16 @@ pub(crate) static SPEC: Spec = Spec {
         b"</arg_value>",
     ],
 };
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)): GLM-4.7's
+/// tight parameters in IQuest's wrapper, one call a line.
+pub(crate) static FORMS: &[Layout] = &[Layout {
+    name: "iquest_q1",
+    note: "IQuest Q1",
+    reasoning: THINK_TIGHT,
+    call: "<iquest_tool_call>$name$args</iquest_tool_call>",
+    args: Args::Params(&glm::TIGHT),
+    between: &[T("\n")],
+    closing_markup: &["</arg_value>", "</iquest_tool_call>"],
+    ..Layout::BASE
+}];

@@ -6,6 +6,10 @@
 //! or `<ifm|think_faster>`, by effort.
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec, HERMES_ENVELOPE};
+use crate::render::{
+    Args, Layout, Params,
+    Piece::{Markup as M, Slot},
+};
 
 static XML: XmlSpec = XmlSpec {
     key_open: b"<ifm|arg_key>",
@@ -47,3 +51,56 @@ pub(crate) static SPEC: Spec = Spec {
         b"</ifm|think_faster>",
     ],
 };
+
+/// The `xml` format: strings raw, other values as JSON.
+static PARAMS: Params = Params {
+    param: "<ifm|arg_key>$key</ifm|arg_key><ifm|arg_value>$value</ifm|arg_value>",
+    python_values: false,
+    cdata: false,
+    escape_attributes: false,
+};
+
+/// The `xml_typed` format: the JSON type's name before each value.
+static TYPED: Params = Params {
+    param: "<ifm|arg_key>$key</ifm|arg_key><ifm|arg_type>$type</ifm|arg_type><ifm|arg_value>$value</ifm|arg_value>",
+    ..PARAMS
+};
+
+const THINK: &[crate::render::Piece] = &[M("<ifm|think>"), Slot, M("</ifm|think>")];
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)), in each
+/// `tool_call_format` the chat template offers (`xml` by default).
+pub(crate) static FORMS: &[Layout] = &[
+    Layout {
+        name: "xml",
+        note: "K2 Horizon (`tool_call_format` xml, the default)",
+        reasoning: THINK,
+        calls_open: &[M("<ifm|tool_calls>")],
+        call: "<ifm|tool_call>$name$args</ifm|tool_call>",
+        args: Args::Params(&PARAMS),
+        calls_close: &[M("</ifm|tool_calls>")],
+        closing_markup: &["</ifm|arg_value>", "</ifm|tool_call>", "</ifm|tool_calls>"],
+        ..Layout::BASE
+    },
+    Layout {
+        name: "xml_typed",
+        note: "K2 Horizon (`tool_call_format` xml_typed)",
+        reasoning: THINK,
+        calls_open: &[M("<ifm|tool_calls>")],
+        call: "<ifm|tool_call>$name$args</ifm|tool_call>",
+        args: Args::Params(&TYPED),
+        calls_close: &[M("</ifm|tool_calls>")],
+        closing_markup: &["</ifm|arg_value>", "</ifm|tool_call>", "</ifm|tool_calls>"],
+        ..Layout::BASE
+    },
+    Layout {
+        name: "json",
+        note: "K2 Horizon (`tool_call_format` json)",
+        reasoning: THINK,
+        calls_open: &[M("<ifm|tool_calls>")],
+        call: "<ifm|tool_call>{\"name\": \"$name\", \"arguments\": $args}</ifm|tool_call>",
+        calls_close: &[M("</ifm|tool_calls>")],
+        closing_markup: &["</ifm|tool_call>", "</ifm|tool_calls>"],
+        ..Layout::BASE
+    },
+];

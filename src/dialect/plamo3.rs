@@ -8,6 +8,10 @@
 //! ends the turn.
 
 use super::{Body, CallForm, Dialect, NameArgsSpec, Spec};
+use crate::render::{
+    Layout,
+    Piece::{Markup as M, Slot},
+};
 
 const ARGS: &[u8] = b"<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>";
 
@@ -35,3 +39,23 @@ pub(crate) static SPEC: Spec = Spec {
         b"<|plamo:tag|>",
     ],
 };
+
+/// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)), as
+/// vLLM's `plamo3` structural tag lays them out: the requests right after the text, no
+/// separator; the prompt opens the reasoning when thinking.
+pub(crate) static FORMS: &[Layout] = &[Layout {
+    name: "plamo3",
+    note: "PLaMo 3",
+    reasoning: &[Slot, M("<|plamo:end_think:plamo|>")],
+    prompt_opens_reasoning: true,
+    calls_open: &[M("<|plamo:begin_tool_requests:plamo|>")],
+    call: "<|plamo:begin_tool_request:plamo|><|plamo:begin_tool_name:plamo|>$name<|plamo:end_tool_name:plamo|><|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>$args<|plamo:end_tool_arguments:plamo|><|plamo:end_tool_request:plamo|>",
+    calls_close: &[M("<|plamo:end_tool_requests:plamo|>")],
+    after: &[],
+    end_of_turn: "<|plamo:tag|>",
+    closing_markup: &[
+        "<|plamo:end_tool_arguments:plamo|>",
+        "<|plamo:end_tool_requests:plamo|>",
+    ],
+    ..Layout::BASE
+}];
