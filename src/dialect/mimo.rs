@@ -26,6 +26,8 @@ pub(crate) static SPEC: Spec = Spec {
     strip: &[
         b"</tool_call>",
         b"</think>",
+        b"</function>",
+        b"</parameter>",
         b"<|im_end|>",
         b"<|endoftext|>",
     ],
