@@ -9,7 +9,7 @@
 
 use super::{glm, jamba, Body, CallForm, Dialect, Spec, HERMES_ENVELOPE};
 use crate::render::{
-    Layout,
+    Args, InAuto, Layout,
     Piece::{Markup as M, Reasoning as R, Slot, Text as T},
 };
 
@@ -62,17 +62,35 @@ pub(crate) static AUTO_SPEC: Spec = Spec {
 
 /// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)): text
 /// and calls inside `<answer>`.
-pub(crate) static FORMS: &[Layout] = &[Layout {
-    name: "hunyuan",
-    note: "Hunyuan-A13B",
-    reasoning: &[M("<think>"), R("\n"), Slot, R("\n"), M("</think>"), T("\n")],
-    text: &[M("<answer>"), T("\n"), Slot],
-    text_always: true,
-    calls_open: &[M("<tool_calls>[")],
-    call: "{\"name\": \"$name\", \"arguments\": $args}",
-    between: &[M(", ")],
-    calls_close: &[M("]</tool_calls>")],
-    tail: &[T("\n"), M("</answer>")],
-    closing_markup: &["</tool_calls>", "</answer>"],
-    ..Layout::BASE
-}];
+pub(crate) static FORMS: &[Layout] = &[
+    Layout {
+        name: "hunyuan",
+        note: "Hunyuan-A13B",
+        reasoning: &[M("<think>"), R("\n"), Slot, R("\n"), M("</think>"), T("\n")],
+        text: &[M("<answer>"), T("\n"), Slot],
+        text_always: true,
+        calls_open: &[M("<tool_calls>[")],
+        call: "{\"name\": \"$name\", \"arguments\": $args}",
+        between: &[M(", ")],
+        calls_close: &[M("]</tool_calls>")],
+        tail: &[T("\n"), M("</answer>")],
+        closing_markup: &["</tool_calls>", "</answer>"],
+        ..Layout::BASE
+    },
+    // vLLM's `hy_v4` structural tag: calls back to back, values raw (strings as
+    // written, other values as JSON), the prompt opening the reasoning.
+    Layout {
+        name: "hy_v4",
+        note: "Hy4 (plain tags)",
+        reasoning: &[Slot, M("</think>")],
+        prompt_opens_reasoning: true,
+        calls_open: &[M("<tool_calls>")],
+        call: "<tool_call>$name$args</tool_call>",
+        args: Args::Params(&glm::TIGHT),
+        calls_close: &[M("</tool_calls>")],
+        closing_markup: &["</arg_value>", "</tool_call>", "</tool_calls>"],
+        // In `auto` the plain tags are GLM's and Hunyuan 3's.
+        auto: InAuto::No,
+        ..Layout::BASE
+    },
+];
