@@ -44,6 +44,10 @@ RAW_HERMES = ("Let me check.\n<tool_call>\n"
               "</tool_call>")
 THINKER = ("The user wants the weather in Oslo.</think>Checking.\n<tool_call>\n"
            "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}\n</tool_call>")
+RAW_TWO = ("Checking both.\n<tool_call>\n"
+           "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>\n"
+           "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Rome\", \"days\": 2}}\n"
+           "</tool_call>")
 STRUCTURED_BROKEN = [("call_up_1", "get_weather", "{'city': 'Paris', 'days': '3',}"),
                      ("call_up_2", "get_weather", "{\"city\": \"Rome\"}")]
 STRUCTURED_CUT = [("call_up_3", "get_weather", "{\"city\": \"Oslo\"}"),
@@ -85,8 +89,8 @@ def pieces(text, size=5):
 
 def chat_answer(model, stream):
     """(content type, body parts, pause before each part) for a chat completion."""
-    if model in ("raw-hermes", "thinker", "cut", "stall", "not-sse"):
-        text = THINKER if model == "thinker" else RAW_HERMES
+    if model in ("raw-hermes", "raw-two", "thinker", "cut", "stall", "not-sse"):
+        text = {"thinker": THINKER, "raw-two": RAW_TWO}.get(model, RAW_HERMES)
         if not stream:
             body = {"id": "chatcmpl-e2e", "object": "chat.completion", "created": 1700000000,
                     "model": model, "choices": [{"index": 0, "finish_reason": "stop",
@@ -363,6 +367,76 @@ def anthropic_checks(anthropic, base, label):
             seen["truncated"] += 1
 
 
+def choice_checks(anthropic, client, base, label):
+    """The request's tool_choice and parallel_tool_calls decide what is released, on every
+    surface: a refused call never reaches the client, and the text around it is kept."""
+    both, first = [{"city": "Paris"}, {"city": "Rome", "days": 2}], [{"city": "Paris"}]
+    other = {"type": "function", "function": {"name": "get_time"}}
+    messages = [{"role": "user", "content": "go"}]
+    for extra, expected in (({"tool_choice": "none"}, []),
+                            ({"tool_choice": "required"}, both),
+                            ({"tool_choice": other}, []),
+                            ({"parallel_tool_calls": False}, first)):
+        what = f"{label} chat {extra}"
+        r = client.chat.completions.create(model="raw-two", messages=messages, tools=CHAT_TOOLS, **extra)
+        calls = r.choices[0].message.tool_calls or []
+        check([args_of(c.function.arguments) for c in calls] == expected, f"{what} whole: {calls}")
+        check((r.choices[0].message.content or "").strip() == "Checking both.",
+              f"{what} whole: content {r.choices[0].message.content!r}")
+        reasons = [c["reason"] for c in r.to_dict()["toolsift"].get("incomplete_calls", [])]
+        check(len(reasons) == 2 - len(expected) and all(
+            x == ("parallel_calls" if "parallel_tool_calls" in extra else "tool_choice") for x in reasons),
+            f"{what} whole: reasons {reasons}")
+        args, text = {}, ""
+        for c in client.chat.completions.create(model="raw-two", messages=messages, tools=CHAT_TOOLS,
+                                                stream=True, **extra):
+            if not c.choices:
+                continue
+            text += c.choices[0].delta.content or ""
+            for d in c.choices[0].delta.tool_calls or []:
+                args[d.index] = args.get(d.index, "") + (d.function.arguments or "")
+        check([args_of(a) for a in args.values()] == expected, f"{what} stream: {args}")
+        check(text.strip() == "Checking both.", f"{what} stream: content {text!r}")
+    # Responses: the same fields, and the response echoes the request's tools.
+    for extra, expected in (({"tool_choice": "none"}, []), ({"parallel_tool_calls": False}, first),
+                            ({}, both)):
+        what = f"{label} responses {extra}"
+        r = client.responses.create(model="raw-two", input="go", tools=RESPONSES_TOOLS, **extra)
+        calls = [o for o in r.output if o.type == "function_call"]
+        check([args_of(c.arguments) for c in calls] == expected, f"{what} whole: {r.output}")
+        check([t.name for t in r.tools] == ["get_weather"], f"{what}: tools echoed {r.tools}")
+        check(r.tool_choice == extra.get("tool_choice", "auto"), f"{what}: tool_choice {r.tool_choice}")
+        check(r.parallel_tool_calls == extra.get("parallel_tool_calls", True),
+              f"{what}: parallel_tool_calls {r.parallel_tool_calls}")
+        final = None
+        for event in client.responses.create(model="raw-two", input="go", tools=RESPONSES_TOOLS,
+                                             stream=True, **extra):
+            if event.type == "response.completed":
+                final = event.response
+        got = [args_of(o.arguments) for o in final.output if o.type == "function_call"]
+        check(got == expected, f"{what} stream: {final.output}")
+        check([t.name for t in final.tools] == ["get_weather"], f"{what} stream: tools echoed")
+    # Anthropic: tool_choice auto, any, tool, none and disable_parallel_tool_use.
+    aclient = anthropic.Anthropic(base_url=base[: -len("/v1")], api_key="unused", max_retries=0, timeout=30)
+    for choice, expected in (({"type": "auto"}, both), ({"type": "any"}, both),
+                             ({"type": "none"}, []), ({"type": "tool", "name": "get_time"}, []),
+                             ({"type": "tool", "name": "get_weather"}, both),
+                             ({"type": "auto", "disable_parallel_tool_use": True}, first),
+                             ({"type": "any", "disable_parallel_tool_use": True}, first)):
+        what = f"{label} anthropic tool_choice {choice}"
+        m = aclient.messages.create(model="raw-two", max_tokens=256, messages=messages,
+                                    tools=ANTHROPIC_TOOLS, tool_choice=choice)
+        check([b.input for b in m.content if b.type == "tool_use"] == expected, f"{what} whole: {m.content}")
+        text = "".join(b.text for b in m.content if b.type == "text")
+        check(text.strip() == "Checking both.", f"{what} whole: text {text!r}")
+        check(m.stop_reason == ("tool_use" if expected else "end_turn"), f"{what}: stop {m.stop_reason}")
+        with aclient.messages.stream(model="raw-two", max_tokens=256, messages=messages,
+                                     tools=ANTHROPIC_TOOLS, tool_choice=choice) as s:
+            final = s.get_final_message()
+        check([b.input for b in final.content if b.type == "tool_use"] == expected,
+              f"{what} stream: {final.content}")
+
+
 def failure_checks(openai, anthropic, client, base):
     root = base[: -len("/v1")]
     # A stalled upstream: the stream ends honestly, the whole answer is a 504.
@@ -391,6 +465,9 @@ def failure_checks(openai, anthropic, client, base):
             check("not an event stream" in json.dumps(ext), f"not-sse: upstream_error {ext}")
         else:
             check(content == "Let me check.\n" and "<tool_call" not in content, f"cut: content {content!r}")
+            # Closed without [DONE]: said so, unlike a stop at the token limit.
+            check((ext or {}).get("upstream_error", {}).get("code") == "incomplete",
+                  f"cut: upstream_error {ext}")
     # Bad input: malformed, oversized, an unknown route.
     def raw(path, data, method="POST"):
         request = urllib.request.Request(root + path, data=data, method=method,
@@ -499,6 +576,7 @@ def main(argv):
         chat_checks(openai, tls_client, "https")
         responses_checks(tls_client, "https")
         anthropic_checks(anthropic, base_tls[: -len("/v1")], "https")
+        choice_checks(anthropic, tls_client, base_tls, "https")
         log = open(os.path.join(work, "proxy-tls.log")).read().splitlines()
         lines = [json.loads(line) for line in log if line.startswith("{")]
         check(len(lines) >= 10 and all("route" in l and "status" in l for l in lines),

@@ -6,7 +6,7 @@
 //! truncation reports), and at the end re-parses the arguments strictly with
 //! serde_json before releasing the call.
 
-use crate::config::{Config, Invalid, UnknownTool};
+use crate::config::{Config, Invalid, ParallelCalls, ToolChoice, UnknownTool};
 use crate::event::{CallIndex, NotReleasedReason};
 use crate::queue::Queue;
 use crate::repairs::{Repair, Repairs};
@@ -392,8 +392,45 @@ impl Sink<'_> {
                 }
             }
         }
+        let undeclared = call.undeclared;
+        let refused = self.refusal(&resolved, undeclared).is_some();
+        let call = self.calls.current.as_mut().expect("the call being named");
+        // A call the request does not allow is never streamed: reported when it ends.
+        call.silent |= refused;
         call.name = Some(resolved);
         self.flush();
+    }
+
+    /// Why the request does not allow a call to `name` (`undeclared`: a tool it did not
+    /// declare), with the feedback; `None` when it does. The one gate of `tool_choice`
+    /// and `parallel_tool_calls`, asked when the name is known (so the call is never
+    /// streamed) and again when the call ends.
+    fn refusal(&self, name: &str, undeclared: bool) -> Option<(NotReleasedReason, String)> {
+        let why = match &self.config.tool_choice {
+            ToolChoice::Auto => None,
+            ToolChoice::None => Some(format!(
+                "{name}: the request allows no tool call (tool_choice \"none\"); answer in text"
+            )),
+            ToolChoice::Required if undeclared => Some(format!(
+                "{name}: not a declared tool, and the request requires a call to one of its tools (tool_choice \"required\"): {}",
+                self.config.tools.names().join(", ")
+            )),
+            ToolChoice::Required => None,
+            ToolChoice::Function(only) if &**only != name => Some(format!(
+                "{name}: the request allows only {only} (tool_choice); call {only}"
+            )),
+            ToolChoice::Function(_) => None,
+        };
+        if let Some(why) = why {
+            return Some((NotReleasedReason::ToolChoice, why));
+        }
+        if self.config.parallel_calls == ParallelCalls::FirstOnly && self.calls.released > 0 {
+            return Some((
+                NotReleasedReason::ParallelCalls,
+                format!("{name}: the request allows one call per response (parallel_tool_calls false); send it after the first call's result"),
+            ));
+        }
+        None
     }
 
     /// Whether the value of parameter `key` is typed by the schema (not streamed as a
@@ -787,6 +824,10 @@ impl Sink<'_> {
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
         };
+        if let Some((reason, feedback)) = self.refusal(&name, call.undeclared) {
+            self.not_released(call, reason, feedback);
+            return;
+        }
         if call.silent {
             let feedback = self.config.tools.unknown_tool_feedback(&name);
             self.stats.unknown_tool += 1;

@@ -71,6 +71,40 @@ pub enum Invalid {
     HoldBack,
 }
 
+/// Which calls the request allows: OpenAI's `tool_choice`, Anthropic's `tool_choice`.
+/// A call it does not allow is reported
+/// ([`NotReleasedReason::ToolChoice`](crate::NotReleasedReason::ToolChoice), with
+/// feedback), never released and never shown as text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ToolChoice {
+    /// The model decides (default; OpenAI `"auto"`, Anthropic `auto`).
+    #[default]
+    Auto,
+    /// No call may be released (OpenAI `"none"`, Anthropic `none`): call markup the
+    /// model writes anyway is reported.
+    None,
+    /// The model must call a declared tool (OpenAI `"required"`, Anthropic `any`): a call
+    /// to a tool the request did not declare is not released, whatever
+    /// [`UnknownTool`] says.
+    Required,
+    /// Only this tool may be called (OpenAI `{"type": "function", "function": {"name":
+    /// ...}}`, Anthropic `{"type": "tool", "name": ...}`).
+    Function(Box<str>),
+}
+
+/// How many calls one response may release: OpenAI's `parallel_tool_calls`, Anthropic's
+/// `disable_parallel_tool_use`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum ParallelCalls {
+    /// Any number (default).
+    #[default]
+    Allowed,
+    /// One: the first call released is the response's only one; a later call is
+    /// reported ([`NotReleasedReason::ParallelCalls`](crate::NotReleasedReason::ParallelCalls)),
+    /// as vLLM keeps only the first.
+    FirstOnly,
+}
+
 /// The configuration a [`Parser`](crate::Parser) is built from.
 ///
 /// The setters take and return the configuration by value, so one expression builds it:
@@ -100,6 +134,10 @@ pub struct Config {
     pub unknown_tool: UnknownTool,
     /// Calls that break their schema after repair.
     pub invalid: Invalid,
+    /// Which calls the request allows (default: any).
+    pub tool_choice: ToolChoice,
+    /// How many calls one response may release (default: any number).
+    pub parallel_calls: ParallelCalls,
     /// The prompt already opened a reasoning block: output starts inside it.
     pub reasoning_open: bool,
     /// Prefix of generated call ids (default `call_`); the call index follows it.
@@ -120,6 +158,8 @@ impl Default for Config {
             in_reasoning: InReasoning::default(),
             unknown_tool: UnknownTool::default(),
             invalid: Invalid::default(),
+            tool_choice: ToolChoice::default(),
+            parallel_calls: ParallelCalls::default(),
             reasoning_open: false,
             id_prefix: String::new(),
             special_tokens: Vec::new(),
@@ -175,6 +215,21 @@ impl Config {
     #[must_use]
     pub fn invalid(mut self, policy: Invalid) -> Config {
         self.invalid = policy;
+        self
+    }
+
+    /// Set which calls the request allows (its `tool_choice`).
+    #[must_use]
+    pub fn tool_choice(mut self, choice: ToolChoice) -> Config {
+        self.tool_choice = choice;
+        self
+    }
+
+    /// Set how many calls one response may release (`parallel_tool_calls: false` is
+    /// [`ParallelCalls::FirstOnly`]).
+    #[must_use]
+    pub fn parallel_calls(mut self, policy: ParallelCalls) -> Config {
+        self.parallel_calls = policy;
         self
     }
 

@@ -65,11 +65,17 @@ pub enum NotReleasedReason {
     SchemaViolation,
     /// A call found without any marker (bare or fenced JSON) that does not name a declared tool.
     NotACall,
+    /// The request's `tool_choice` does not allow this call: none at all, another tool,
+    /// or (`required`) a tool it did not declare.
+    ToolChoice,
+    /// A call after the first released one, and the request allows one
+    /// (`parallel_tool_calls: false`).
+    ParallelCalls,
 }
 
 impl NotReleasedReason {
     /// Stable snake_case name: `truncated`, `invalid`, `limit_exceeded`, `unknown_tool`,
-    /// `schema_violation`, `not_a_call`.
+    /// `schema_violation`, `not_a_call`, `tool_choice`, `parallel_calls`.
     pub fn as_str(self) -> &'static str {
         match self {
             NotReleasedReason::Truncated => "truncated",
@@ -78,6 +84,8 @@ impl NotReleasedReason {
             NotReleasedReason::UnknownTool => "unknown_tool",
             NotReleasedReason::SchemaViolation => "schema_violation",
             NotReleasedReason::NotACall => "not_a_call",
+            NotReleasedReason::ToolChoice => "tool_choice",
+            NotReleasedReason::ParallelCalls => "parallel_calls",
         }
     }
 }

@@ -26,7 +26,7 @@ pub mod sse;
 mod stats;
 mod word;
 
-pub use config::{Config, InReasoning, Invalid, Limits, UnknownTool};
+pub use config::{Config, InReasoning, Invalid, Limits, ParallelCalls, ToolChoice, UnknownTool};
 pub use dialect::Dialect;
 pub use error::{Category, Error};
 pub use event::{CallIndex, Event, NotReleasedReason, OwnedEvent, StopReason};

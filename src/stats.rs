@@ -25,6 +25,17 @@ pub struct Stats {
     pub limit_exceeded: u64,
     /// Calls held back for their schema.
     pub schema_violation: u64,
+    /// Calls the request's `tool_choice` did not allow (not released).
+    pub tool_choice: u64,
+    /// Calls after the first, with one call allowed (not released).
+    pub parallel_calls: u64,
+    /// Markers stripped from visible text or reasoning: a dialect's stray closers,
+    /// end-of-turn tokens and other dialects' special tokens the model wrote there.
+    pub markup_stripped: u64,
+    /// Call openers written inside a reasoning block and left there as reasoning
+    /// ([`InReasoning::Ignore`](crate::InReasoning::Ignore)): calls the model drafted
+    /// while thinking, not executed.
+    pub calls_in_reasoning: u64,
     /// How many calls each repair was applied to, indexed like [`Repair::ALL`].
     pub repairs: Vec<u64>,
     /// [`work`](Stats::work) less `bytes` (wrapping). Kept so, not as the work itself:
@@ -94,6 +105,8 @@ impl Stats {
             NotReleasedReason::UnknownTool => {}
             NotReleasedReason::LimitExceeded => self.limit_exceeded += 1,
             NotReleasedReason::SchemaViolation => self.schema_violation += 1,
+            NotReleasedReason::ToolChoice => self.tool_choice += 1,
+            NotReleasedReason::ParallelCalls => self.parallel_calls += 1,
             _ => self.rejected += 1,
         }
         self.add_repairs(repairs);
@@ -114,6 +127,10 @@ impl Stats {
         self.unknown_tool += other.unknown_tool;
         self.limit_exceeded += other.limit_exceeded;
         self.schema_violation += other.schema_violation;
+        self.tool_choice += other.tool_choice;
+        self.parallel_calls += other.parallel_calls;
+        self.markup_stripped += other.markup_stripped;
+        self.calls_in_reasoning += other.calls_in_reasoning;
         self.bytes += other.bytes;
         self.work_over_bytes = self.work_over_bytes.wrapping_add(other.work_over_bytes);
         if self.repairs.len() < other.repairs.len() {
@@ -137,6 +154,10 @@ impl std::fmt::Debug for Stats {
             .field("unknown_tool", &self.unknown_tool)
             .field("limit_exceeded", &self.limit_exceeded)
             .field("schema_violation", &self.schema_violation)
+            .field("tool_choice", &self.tool_choice)
+            .field("parallel_calls", &self.parallel_calls)
+            .field("markup_stripped", &self.markup_stripped)
+            .field("calls_in_reasoning", &self.calls_in_reasoning)
             .field("repairs", &self.repairs)
             .field("work", &self.work())
             .finish()

@@ -183,8 +183,10 @@ fn repeated_repairs_in_a_call_allocate_a_bounded_number_of_times() {
 
 #[test]
 fn idle_parser_is_small_and_holds_no_heap() {
+    // 512 before the request's `tool_choice` (16 bytes) and four more `Stats` counters
+    // (32 bytes) joined it.
     assert!(
-        std::mem::size_of::<Parser>() <= 512,
+        std::mem::size_of::<Parser>() <= 576,
         "Parser is {} bytes",
         std::mem::size_of::<Parser>()
     );

@@ -40,7 +40,16 @@ fn help_on_every_subcommand() {
     }
     let out = toolsift().arg("--help").output().unwrap();
     assert_eq!(out.status.code(), Some(0));
-    for cmd in ["parse", "repair", "dialects", "sample", "replay", "proxy"] {
+    // The fake upstream a newcomer wants first is listed too.
+    for cmd in [
+        "parse",
+        "repair",
+        "dialects",
+        "sample",
+        "replay",
+        "proxy",
+        "replay-upstream",
+    ] {
         assert!(stdout_of(&out).contains(cmd), "{cmd} in the top-level help");
     }
 }
@@ -86,9 +95,11 @@ fn dialects_lists_names_aliases_and_openers() {
     assert_eq!(out.status.code(), Some(0));
     let text = stdout_of(&out);
     for line in [
-        "hermes*  (also qwen, qwen25, qwen2_5, qwen3)",
+        "hermes*  (also qwen, qwen25, qwen2_5, qwen3, qwen3_json, granite4, trinity)",
         "    opens with \"<tool_call>\"",
         "xlam",
+        "    models named magistral, devstral, ministral, codestral, mistral",
+        "* auto reads this dialect's calls.",
     ] {
         assert!(text.contains(line), "{line:?} in\n{text}");
     }
@@ -113,16 +124,27 @@ fn dialects_lists_names_aliases_and_openers() {
             assert!(status.success(), "--dialect {alias}");
         }
     }
-    // vLLM's tool-parser names.
-    for vllm in [
+    assert!(!text.contains("taken part in"), "{text}");
+    // vLLM's and SGLang's tool-parser names (scripts/server_parsers.py checks them all
+    // against the installed servers).
+    for server in [
         "hermes",
         "llama3_json",
         "pythonic",
         "granite-20b-fc",
         "openai",
         "glm45",
+        "beam",
+        "cohere_command4",
+        "deepseek_v41",
+        "dots",
+        "k2_horizon",
+        "plamo3",
+        "gigachat35",
+        "iquest_q1",
+        "minimax-m2",
     ] {
-        assert!(text.contains(&vllm.replace('-', "_")), "{vllm}");
+        assert!(text.contains(&server.replace('-', "_")), "{server}");
     }
 }
 
@@ -280,4 +302,129 @@ fn repair_escapes_a_tab() {
     let out = toolsift().arg("repair").write_stdin("").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr_of(&out).contains("cannot repair"));
+}
+
+#[test]
+fn repair_prints_the_value_alone_and_says_what_it_dropped() {
+    let out = toolsift()
+        .arg("repair")
+        .write_stdin("{\"a\":1}   \n\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout_of(&out), "{\"a\":1}\n", "no trailing blanks");
+    let out = toolsift()
+        .arg("repair")
+        .write_stdin("{\"a\":1} {\"b\":2}")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout_of(&out), "{\"a\":1}\n");
+    assert!(
+        stderr_of(&out).contains("dropped a second JSON value after the first value: {\"b\":2}"),
+        "{}",
+        stderr_of(&out)
+    );
+    let out = toolsift()
+        .arg("repair")
+        .write_stdin("{\"a\":1} and that is all")
+        .output()
+        .unwrap();
+    assert!(stderr_of(&out).contains("dropped text after the first value: and that is all"));
+}
+
+#[test]
+fn repair_fails_on_what_is_not_json_in_words_for_a_person() {
+    // Bytes that are not text: nothing JSON-like to repair, every value would be invented.
+    let noise: Vec<u8> = (0..400u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
+    let out = toolsift()
+        .arg("repair")
+        .write_stdin(noise)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout_of(&out).is_empty());
+    assert!(
+        stderr_of(&out).contains("the input is not text"),
+        "{}",
+        stderr_of(&out)
+    );
+    for input in ["]]]", "", "   "] {
+        let out = toolsift()
+            .arg("repair")
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{input:?}");
+        let err = stderr_of(&out);
+        assert!(
+            err.contains("no JSON value in the input"),
+            "{input:?}: {err}"
+        );
+        assert!(
+            !err.contains("line 1 column"),
+            "serde's internals shown: {err}"
+        );
+    }
+}
+
+#[test]
+fn replay_names_each_unreadable_record_and_fails() {
+    let dir = std::env::temp_dir().join(format!("toolsift-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("records.jsonl");
+    std::fs::write(
+        &file,
+        "{\"raw\": \"hi\"}\n\nnot json\n{\"x\": 1}\n{\"raw\": \"a\", \"tools\": 5}\n",
+    )
+    .unwrap();
+    let out = toolsift()
+        .args(["replay", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr_of(&out);
+    assert!(err.contains("line 3: not JSON"), "{err}");
+    assert!(err.contains("line 4: no \"raw\" string"), "{err}");
+    assert!(err.contains("line 5: bad \"tools\""), "{err}");
+    assert!(
+        stdout_of(&out).contains("4 records (3 unreadable)"),
+        "{}",
+        stdout_of(&out)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn stop_and_chunks_say_what_they_take() {
+    for stop in ["LENGTH", "Length", "max_tokens", "eos", "END_TURN"] {
+        let out = toolsift()
+            .args(["parse", "--dialect", "hermes", "--stop", stop])
+            .write_stdin("<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": ")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "--stop {stop}");
+    }
+    let out = toolsift()
+        .args(["parse", "--stop", "bogus"])
+        .write_stdin("x")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr_of(&out).contains("stop (also eos, end_turn), length (also max_tokens)"));
+    let help = toolsift().args(["parse", "--help"]).output().unwrap();
+    assert!(stdout_of(&help).contains("also eos, end_turn"));
+    let out = toolsift()
+        .args(["parse", "--chunks", "0"])
+        .write_stdin("x")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("must be at least 1"),
+        "{}",
+        stderr_of(&out)
+    );
 }

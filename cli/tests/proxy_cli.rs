@@ -106,6 +106,35 @@ fn the_config_file_starts_the_proxy_and_flags_win() {
     assert!(line.contains("calls held until released"), "{line}");
 }
 
+/// An upstream URL without `/v1` sends every request to `/chat/completions`: the proxy
+/// says so when it starts, before it listens.
+#[test]
+fn an_upstream_without_v1_is_warned_about_at_start() {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("toolsift"))
+        .args([
+            "proxy",
+            "--upstream",
+            "http://127.0.0.1:9",
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let (mut warning, mut listening) = (String::new(), String::new());
+    err.read_line(&mut warning).unwrap();
+    err.read_line(&mut listening).unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        warning.contains("warning: --upstream http://127.0.0.1:9 has no /v1"),
+        "{warning}"
+    );
+    assert!(warning.contains("http://127.0.0.1:9/v1"), "{warning}");
+    assert!(listening.contains("listening on"), "{listening}");
+}
+
 #[test]
 fn help_lists_the_operational_options() {
     let out = toolsift().args(["proxy", "--help"]).output().unwrap();

@@ -294,6 +294,63 @@ async fn recorded_outputs_come_back_as_tool_calls_streamed_held_and_whole() {
     .await;
 }
 
+/// The request's `tool_choice` and `parallel_tool_calls` decide what is released: a
+/// refused call is reported in the `toolsift` extension with its reason, never sent,
+/// never shown; `/metrics` counts it by reason.
+#[tokio::test]
+async fn tool_choice_and_parallel_tool_calls_decide_what_is_released() {
+    timed(async {
+        let upstream = start_upstream(by_model).await;
+        let (proxy, _) = start_proxy(upstream.addr, CallMode::Streamed, 16).await;
+        let reasons = |seen: &Seen| -> Vec<String> {
+            seen.toolsift["incomplete_calls"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|c| c["reason"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        for stream in [true, false] {
+            let with = |key: &str, value: Value| {
+                let mut body = request("hermes-weather", stream);
+                body[key] = value;
+                body
+            };
+            let seen = fetch(proxy.addr, &with("tool_choice", json!("none"))).await;
+            assert!(seen.calls.is_empty(), "stream={stream}: {:?}", seen.calls);
+            assert_eq!(seen.content.trim(), "I'll check both cities.");
+            assert_eq!(seen.finish_reason, "stop");
+            assert_eq!(reasons(&seen), ["tool_choice", "tool_choice"]);
+            let feedback = &seen.toolsift["incomplete_calls"][0]["feedback"];
+            assert!(
+                feedback.as_str().unwrap().contains("tool_choice \"none\""),
+                "{feedback}"
+            );
+
+            let seen = fetch(proxy.addr, &with("parallel_tool_calls", json!(false))).await;
+            assert_eq!(seen.args(), weather()[..1], "stream={stream}");
+            assert_eq!(reasons(&seen), ["parallel_calls"]);
+
+            let named = json!({"type": "function", "function": {"name": "write_file"}});
+            let seen = fetch(proxy.addr, &with("tool_choice", named)).await;
+            assert!(seen.calls.is_empty());
+            assert_eq!(reasons(&seen), ["tool_choice", "tool_choice"]);
+
+            let named = json!({"type": "function", "function": {"name": "get_weather"}});
+            let seen = fetch(proxy.addr, &with("tool_choice", named)).await;
+            assert_eq!(seen.args(), weather());
+            let seen = fetch(proxy.addr, &with("tool_choice", json!("required"))).await;
+            assert_eq!(seen.args(), weather());
+        }
+        let metrics = proxy.stop().await;
+        assert_eq!(metrics.not_released.get("tool_choice"), Some(&8));
+        assert_eq!(metrics.not_released.get("parallel_calls"), Some(&2));
+        assert_eq!(metrics.calls, 2 * (1 + 2 + 2));
+        upstream.stop().await;
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn upstream_reasoning_content_passes_through_as_reasoning() {
     timed(async {

@@ -103,6 +103,13 @@ fn dialect_name(name: &str) -> Option<&'static str> {
     Dialect::from_name(name).map(Dialect::name)
 }
 
+/// The other names the dialect answers to: every vLLM and SGLang tool-parser name that
+/// writes its format among them (`qwen3_json` for `hermes`, `hf` for `auto`).
+#[pyfunction]
+fn aliases(dialect: &str) -> PyResult<Vec<&'static str>> {
+    Ok(options::dialect(dialect)?.aliases().to_vec())
+}
+
 /// Every marker of the dialect (call openers and closers, reasoning markers, stripped
 /// special tokens): none of them ever reaches visible text.
 #[pyfunction]
@@ -132,6 +139,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(repair, m)?)?;
     m.add_function(wrap_pyfunction!(dialects, m)?)?;
     m.add_function(wrap_pyfunction!(dialect_name, m)?)?;
+    m.add_function(wrap_pyfunction!(aliases, m)?)?;
     m.add_function(wrap_pyfunction!(markers, m)?)?;
     m.add_function(wrap_pyfunction!(repair_names, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

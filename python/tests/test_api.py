@@ -214,6 +214,11 @@ def test_dialects() -> None:
         assert toolsift.dialect_name(name) == name
     assert toolsift.dialect_name("qwen") == "hermes"
     assert toolsift.dialect_name("nope") is None
+    assert "qwen3_json" in toolsift.aliases("hermes")
+    assert "hf" in toolsift.aliases("auto")
+    for name in names:
+        for alias in toolsift.aliases(name):
+            assert toolsift.dialect_name(alias) == name
     assert "<tool_call>" in toolsift.markers("hermes")
 
 

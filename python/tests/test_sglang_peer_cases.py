@@ -73,7 +73,11 @@ def test_registered_with_sglang() -> None:
     from sglang.srt.function_call.parser_names import TOOL_CALL_PARSER_NAMES
     from sglang.srt.server_args import _tool_call_parser_choices
 
-    names = ["toolsift"] + [f"toolsift_{d}" for d in toolsift.dialects() if d != "auto"]
+    from toolsift.sglang_plugin import detector_names
+
+    names = [name for name, _ in detector_names()]
+    assert {f"toolsift_{d}" for d in toolsift.dialects() if d != "auto"} <= set(names)
+    assert {f"toolsift_{a}" for d in toolsift.dialects() for a in toolsift.aliases(d)} <= set(names)
     for name in names:
         assert name in FunctionCallParser.ToolCallParserEnum
         assert name in TOOL_CALL_PARSER_NAMES

@@ -38,7 +38,13 @@ def test_every_dialect_is_registered_by_the_entry_point() -> None:
 
     names = dict(vllm_plugin.parser_names())
     assert names["toolsift"] == "auto"
-    assert {d for n, d in names.items() if n != "toolsift"} == set(toolsift.dialects()) - {"auto"}
+    assert {d for n, d in names.items() if n != "toolsift"} == set(toolsift.dialects())
+    # Every name the engine takes for a dialect, vLLM's and SGLang's parser names among them.
+    for dialect in toolsift.dialects():
+        for name in ([dialect] if dialect != "auto" else []) + toolsift.aliases(dialect):
+            assert names[f"toolsift_{name}"] == dialect
+    assert names["toolsift_qwen3_json"] == "hermes"
+    assert names["toolsift_hy_v4"] == "hunyuan"
     registered = ToolParserManager.list_registered()
     for name, dialect in names.items():
         assert name in registered

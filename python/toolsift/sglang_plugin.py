@@ -178,21 +178,31 @@ def _log_not_released(event: CallNotReleased) -> None:
 
 
 def detector_names() -> List[Tuple[str, str]]:
-    """``(registered name, dialect)`` for every detector this module registers: derived
-    from the engine's dialect list, so a dialect added to the engine is registered."""
-    return [(AUTO_NAME, "auto")] + [
-        (f"{AUTO_NAME}_{d}", d) for d in toolsift.dialects() if d != "auto"
-    ]
+    """``(registered name, dialect)`` for every detector this module registers: ``toolsift``
+    (auto), then ``toolsift_<name>`` for every dialect and every other name it answers to
+    (each vLLM and SGLang parser name, ``toolsift_qwen3_json`` for ``hermes``), derived
+    from the engine's lists, so a dialect or name added to the engine is registered."""
+    names = [(AUTO_NAME, "auto")]
+    seen = {AUTO_NAME}
+    for dialect in toolsift.dialects():
+        own = [] if dialect == "auto" else [dialect]
+        for name in own + toolsift.aliases(dialect):
+            registered = f"{AUTO_NAME}_{name}"
+            if registered not in seen:
+                seen.add(registered)
+                names.append((registered, dialect))
+    return names
 
 
-DETECTORS: Dict[str, type] = {
-    name: type(
+_CLASSES: Dict[str, type] = {
+    dialect: type(
         f"ToolsiftDetector_{dialect}",
         (ToolsiftDetector,),
         {"dialect": dialect, "__module__": __name__},
     )
-    for name, dialect in detector_names()
+    for dialect in toolsift.dialects()
 }
+DETECTORS: Dict[str, type] = {name: _CLASSES[dialect] for name, dialect in detector_names()}
 
 
 def register() -> None:

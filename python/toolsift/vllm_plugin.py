@@ -79,6 +79,9 @@ STRUCTURAL_TAGS: Dict[str, str] = {
     "minimax_m2": "minimax",
     "deepseek_v32": "deepseek_v3_2",
     "harmony": "harmony",
+    "deepseek_v41": "deepseek_v4_1",
+    "mimo": "mimo",
+    "plamo3": "plamo3",
 }
 
 # What a response without a reasoning field gets around the reasoning the engine found.
@@ -323,14 +326,24 @@ def _parser_class(dialect: str) -> type:
 
 
 def parser_names() -> List[Tuple[str, str]]:
-    """``(registered name, dialect)`` for every parser this module registers: derived
-    from the engine's dialect list, so a dialect added to the engine is registered."""
-    return [(AUTO_NAME, "auto")] + [
-        (f"{AUTO_NAME}_{d}", d) for d in toolsift.dialects() if d != "auto"
-    ]
+    """``(registered name, dialect)`` for every parser this module registers: ``toolsift``
+    (auto), then ``toolsift_<name>`` for every dialect and every other name it answers to
+    (each vLLM and SGLang parser name, ``toolsift_qwen3_json`` for ``hermes``), derived
+    from the engine's lists, so a dialect or name added to the engine is registered."""
+    names = [(AUTO_NAME, "auto")]
+    seen = {AUTO_NAME}
+    for dialect in toolsift.dialects():
+        own = [] if dialect == "auto" else [dialect]
+        for name in own + toolsift.aliases(dialect):
+            registered = f"{AUTO_NAME}_{name}"
+            if registered not in seen:
+                seen.add(registered)
+                names.append((registered, dialect))
+    return names
 
 
-PARSERS: Dict[str, type] = {name: _parser_class(dialect) for name, dialect in parser_names()}
+_CLASSES: Dict[str, type] = {d: _parser_class(d) for d in toolsift.dialects()}
+PARSERS: Dict[str, type] = {name: _CLASSES[dialect] for name, dialect in parser_names()}
 
 
 def register() -> None:

@@ -163,6 +163,7 @@ impl super::CallState {
                 // Their bodies end at their own markup (a list's `]`, a tag), not at a
                 // value's last quote.
                 Grammar::Xml(_)
+                | Grammar::XmlGate { .. }
                 | Grammar::Python(_)
                 | Grammar::Sniff { .. }
                 | Grammar::Gate { .. } => false,

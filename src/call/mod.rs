@@ -171,6 +171,7 @@ impl CallState {
             // what was held: the repairer's repairs are that body's (none for XML, which
             // does not use it).
             Grammar::Xml(_)
+            | Grammar::XmlGate { .. }
             | Grammar::Sniff {
                 bodies: [_, ..], ..
             } => Repairs::NONE,

@@ -35,20 +35,36 @@ impl fmt::Display for Evidence {
 }
 
 /// Model name fragments (lowercase, `_` and spaces read as `-`), most specific first.
+/// `toolsift dialects` prints each dialect's, and the proxy's `--dialect model` reads them.
 const MODEL_NAMES: &[(&str, Dialect)] = &[
+    // A fine-tune names its own format before its base model's (Hermes-3-Llama-3.1).
+    ("hermes", Dialect::Hermes),
     ("apertus", Dialect::Apertus),
+    ("gigachat3.5", Dialect::GigaChat35),
+    ("gigachat-3.5", Dialect::GigaChat35),
     ("gigachat3-", Dialect::GigaChat3),
     ("gigachat3.1", Dialect::GigaChat3),
     ("longcat", Dialect::LongCat),
     ("kimi-k3", Dialect::KimiK3),
+    ("kimi-k2", Dialect::KimiK2),
+    ("kimi-dev", Dialect::KimiK2),
+    ("k2-horizon", Dialect::K2Horizon),
     ("minicpm5", Dialect::MiniCpm5),
     ("minicpm-5", Dialect::MiniCpm5),
     ("minimax-m3", Dialect::MinimaxM3),
+    ("minimax-m1", Dialect::MinimaxM1),
     ("step-3.5", Dialect::Qwen3Coder),
     ("step3.5", Dialect::Qwen3Coder),
+    ("step-5", Dialect::Qwen3Coder),
+    ("step5", Dialect::Qwen3Coder),
     ("step3", Dialect::Step3),
     ("ernie-4.5", Dialect::Ernie45),
     ("hy3-", Dialect::Hunyuan3),
+    ("hy-v4", Dialect::Hunyuan),
+    ("hy4-", Dialect::Hunyuan),
+    ("hunyuan-a13b", Dialect::Hunyuan),
+    ("mimo", Dialect::MiMo),
+    ("nanbeige", Dialect::Qwen3Coder),
     ("qwen3-coder", Dialect::Qwen3Coder),
     ("qwen3.5", Dialect::Qwen3Coder),
     ("qwen3.6", Dialect::Qwen3Coder),
@@ -64,21 +80,71 @@ const MODEL_NAMES: &[(&str, Dialect)] = &[
     ("glm4.7", Dialect::Glm),
     ("glm5", Dialect::Glm),
     ("laguna", Dialect::Glm),
+    ("ling-3", Dialect::Glm),
+    ("ling3", Dialect::Glm),
+    ("spark2.5", Dialect::Glm),
+    ("iquest", Dialect::IQuestQ1),
     ("minimax-m2", Dialect::MinimaxM2),
+    ("deepseek-v4.1", Dialect::DeepseekV41),
     ("deepseek-v3.2", Dialect::DeepseekDsml),
     ("deepseek-v4", Dialect::DeepseekDsml),
+    ("deepseek-v3", Dialect::DeepSeekV3),
+    ("deepseek-r1", Dialect::DeepSeekV3),
+    ("dots.llm", Dialect::Dots),
+    ("dots-llm", Dialect::Dots),
+    ("plamo-3", Dialect::Plamo3),
+    ("plamo3", Dialect::Plamo3),
     ("hunyuan-3", Dialect::Hunyuan3),
     ("hunyuan3", Dialect::Hunyuan3),
+    ("functiongemma", Dialect::FunctionGemma),
     ("gemma-4", Dialect::Gemma4),
     ("gemma4", Dialect::Gemma4),
+    ("gemma-3", Dialect::Gemma3),
+    ("gemma3", Dialect::Gemma3),
+    ("granite-20b-functioncalling", Dialect::Granite),
+    ("granite-4", Dialect::Hermes),
+    ("granite4", Dialect::Hermes),
+    ("granite", Dialect::Granite),
+    ("phi-4-mini", Dialect::Phi4Mini),
+    ("phi4-mini", Dialect::Phi4Mini),
+    ("command-r", Dialect::CommandR),
+    ("command-a", Dialect::CommandR),
+    ("c4ai-command", Dialect::CommandR),
+    ("jamba", Dialect::Jamba),
+    ("internlm", Dialect::InternLm),
+    ("intern-s1", Dialect::InternLm),
+    ("xlam", Dialect::Xlam),
+    ("functionary-v3.1", Dialect::FunctionaryV31),
+    ("functionary", Dialect::FunctionaryV32),
+    ("olmo-3", Dialect::Olmo3),
+    ("lfm2", Dialect::Lfm2),
+    ("gpt-oss", Dialect::Harmony),
+    ("muse-spark", Dialect::MuseGlimmer),
+    ("muse-glimmer", Dialect::MuseGlimmer),
+    ("inkling", Dialect::Inkling),
+    ("magistral", Dialect::Mistral),
+    ("devstral", Dialect::Mistral),
+    ("ministral", Dialect::Mistral),
+    ("codestral", Dialect::Mistral),
+    ("mistral", Dialect::Mistral),
+    ("llama-4", Dialect::Llama3Json),
+    ("llama4", Dialect::Llama3Json),
+    ("llama-3", Dialect::Llama3Json),
+    ("llama3", Dialect::Llama3Json),
     ("qwen3", Dialect::Hermes),
     ("qwen2.5", Dialect::Hermes),
     ("qwq", Dialect::Hermes),
-    ("hermes", Dialect::Hermes),
+    ("trinity", Dialect::Hermes),
 ];
 
 /// Chat template markers, most specific first.
 const TEMPLATE_MARKERS: &[(&str, Dialect)] = &[
+    ("<｜GCML｜", Dialect::GigaChat35),
+    ("<dots_function_call>", Dialect::Dots),
+    ("<iquest_tool_call>", Dialect::IQuestQ1),
+    ("<ifm|tool_call>", Dialect::K2Horizon),
+    ("<|plamo:begin_tool", Dialect::Plamo3),
+    ("｜DSML｜ ", Dialect::DeepseekV41),
     ("<|tools_prefix|>", Dialect::Apertus),
     ("<longcat_tool_call>", Dialect::LongCat),
     ("<|function_call|>", Dialect::GigaChat3),
@@ -119,6 +185,16 @@ impl Dialect {
                 let source = Source::ModelName;
                 (d, Evidence { source, pattern })
             })
+    }
+
+    /// The model name fragments that select this dialect (see
+    /// [`Dialect::from_model_name`]), in the order they are tried.
+    pub fn model_names(self) -> Vec<&'static str> {
+        MODEL_NAMES
+            .iter()
+            .filter(|(_, d)| *d == self)
+            .map(|(pattern, _)| *pattern)
+            .collect()
     }
 
     /// The dialect a chat template writes tool calls in, with the marker that decided
@@ -188,7 +264,10 @@ mod tests {
                 "ai-sage/GigaChat3.1-10B-A1.8B",
                 Some((Dialect::GigaChat3, "gigachat3.1")),
             ),
-            ("ai-sage/GigaChat3.5-Preview", None),
+            (
+                "ai-sage/GigaChat3.5-Preview",
+                Some((Dialect::GigaChat35, "gigachat3.5")),
+            ),
             (
                 "meituan-longcat/LongCat-Flash-Chat",
                 Some((Dialect::LongCat, "longcat")),
@@ -209,6 +288,78 @@ mod tests {
                 Some((Dialect::Ernie45, "ernie-4.5")),
             ),
             ("tencent/Hy3-preview", Some((Dialect::Hunyuan3, "hy3-"))),
+            (
+                "mistralai/Mistral-Small-3.2-24B-Instruct-2506",
+                Some((Dialect::Mistral, "mistral")),
+            ),
+            (
+                "mistralai/Devstral-Small-2507",
+                Some((Dialect::Mistral, "devstral")),
+            ),
+            (
+                "meta-llama/Llama-3.3-70B-Instruct",
+                Some((Dialect::Llama3Json, "llama-3")),
+            ),
+            (
+                "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+                Some((Dialect::Llama3Json, "llama-4")),
+            ),
+            (
+                "deepseek-ai/DeepSeek-R1-0528",
+                Some((Dialect::DeepSeekV3, "deepseek-r1")),
+            ),
+            (
+                "deepseek-ai/DeepSeek-V3.1-Terminus",
+                Some((Dialect::DeepSeekV3, "deepseek-v3")),
+            ),
+            (
+                "deepseek-ai/DeepSeek-V4.1",
+                Some((Dialect::DeepseekV41, "deepseek-v4.1")),
+            ),
+            (
+                "moonshotai/Kimi-K2-Instruct-0905",
+                Some((Dialect::KimiK2, "kimi-k2")),
+            ),
+            (
+                "MiniMaxAI/MiniMax-M1-80k",
+                Some((Dialect::MinimaxM1, "minimax-m1")),
+            ),
+            ("google/gemma-3-27b-it", Some((Dialect::Gemma3, "gemma-3"))),
+            (
+                "google/functiongemma-270m-it",
+                Some((Dialect::FunctionGemma, "functiongemma")),
+            ),
+            (
+                "ibm-granite/granite-3.3-8b-instruct",
+                Some((Dialect::Granite, "granite")),
+            ),
+            (
+                "ibm-granite/granite-4.0-h-small",
+                Some((Dialect::Hermes, "granite-4")),
+            ),
+            (
+                "microsoft/Phi-4-mini-instruct",
+                Some((Dialect::Phi4Mini, "phi-4-mini")),
+            ),
+            (
+                "CohereLabs/c4ai-command-r7b-12-2024",
+                Some((Dialect::CommandR, "command-r")),
+            ),
+            (
+                "CohereLabs/command-a-reasoning-08-2025",
+                Some((Dialect::CommandR, "command-a")),
+            ),
+            (
+                "tencent/Hunyuan-A13B-Instruct",
+                Some((Dialect::Hunyuan, "hunyuan-a13b")),
+            ),
+            ("openai/gpt-oss-20b", Some((Dialect::Harmony, "gpt-oss"))),
+            ("XiaomiMiMo/MiMo-V2-Flash", Some((Dialect::MiMo, "mimo"))),
+            ("pfnet/plamo-3-nict-31b", Some((Dialect::Plamo3, "plamo-3"))),
+            (
+                "rednote-hilab/dots.llm1.inst",
+                Some((Dialect::Dots, "dots.llm")),
+            ),
             ("gpt2", None),
             ("", None),
         ];
@@ -283,6 +434,14 @@ mod tests {
             (
                 "<tool_calls><tool_call>{{ name }}<tool_sep><arg_key>",
                 Some((Dialect::Hunyuan3, "<tool_sep>")),
+            ),
+            (
+                "{{- '<｜GCML｜tool_calls>\\n' -}}",
+                Some((Dialect::GigaChat35, "<｜GCML｜")),
+            ),
+            (
+                "<｜DSML｜ invoke name=\"{{ name }}\">",
+                Some((Dialect::DeepseekV41, "｜DSML｜ ")),
             ),
             ("{% for m in messages %}{{ m.content }}{% endfor %}", None),
         ];

@@ -74,7 +74,7 @@ static PARAMS: Params = Params {
 };
 
 /// GLM-4.7/5: no newlines.
-static TIGHT: Params = Params {
+pub(crate) static TIGHT: Params = Params {
     param: "<arg_key>$key</arg_key><arg_value>$value</arg_value>",
     ..PARAMS
 };

@@ -52,6 +52,15 @@ mod longcat;
 mod minicpm5;
 mod minimax_m3;
 mod step3;
+// Dialects of issue 37.
+mod beam;
+mod deepseek_v41;
+mod dots;
+mod gigachat35;
+mod iquest_q1;
+mod k2_horizon;
+mod mimo;
+mod plamo3;
 
 use crate::repairs::{Repair, Repairs};
 
@@ -168,6 +177,32 @@ pub enum Dialect {
     /// MiniMax M3 `]<]minimax[>[<invoke name="NAME">]<]minimax[>[<K>V]<]minimax[>[</K>...`,
     /// parameters named by their elements.
     MinimaxM3,
+    // Dialects of issue 37.
+    /// rednote dots.llm `<dots_function_call><invoke name="NAME"><parameter name="K">V
+    /// </parameter></invoke></dots_function_call>`, or a JSON call object in the block.
+    Dots,
+    /// DeepSeek V4.1 DSML with a blank after the prefix: `<｜DSML｜ invoke name="NAME">
+    /// <｜DSML｜ parameter name="K" string="true">V</｜DSML｜ parameter></｜DSML｜ invoke>`.
+    DeepseekV41,
+    /// GigaChat 3.5 GCML `<｜GCML｜tool_calls><｜GCML｜invoke name="NAME"><｜GCML｜parameter
+    /// name="K" string="true">V</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls>`.
+    GigaChat35,
+    /// IQuest Q1 `<iquest_tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>
+    /// </iquest_tool_call>`.
+    IQuestQ1,
+    /// Xiaomi MiMo: Qwen3-Coder's `<tool_call><function=NAME><parameter=K>V</parameter>`
+    /// with values written compact (their newlines are content).
+    MiMo,
+    /// PLaMo 3 `<|plamo:begin_tool_name:plamo|>NAME<|plamo:end_tool_name:plamo|>
+    /// <|plamo:begin_tool_arguments:plamo|><|plamo:constrain|>json<|plamo:msg|>{...}
+    /// <|plamo:end_tool_arguments:plamo|>`.
+    Plamo3,
+    /// K2 Horizon IFM `<ifm|tool_call>NAME<ifm|arg_key>K</ifm|arg_key>[<ifm|arg_type>T
+    /// </ifm|arg_type>]<ifm|arg_value>V</ifm|arg_value></ifm|tool_call>` or a JSON object.
+    K2Horizon,
+    /// Beam: harmony-style messages, a call ` to=NAME<|channel|>analysis <|constrain|>xml
+    /// <|message|><rfl:parameter name="K">\nV\n</rfl:parameter>...<|call|>` (opt-in).
+    Beam,
 }
 
 impl Dialect {
@@ -217,6 +252,15 @@ impl Dialect {
         Dialect::MiniCpm5,
         Dialect::KimiK3,
         Dialect::MinimaxM3,
+        // Dialects of issue 37.
+        Dialect::Dots,
+        Dialect::DeepseekV41,
+        Dialect::GigaChat35,
+        Dialect::IQuestQ1,
+        Dialect::MiMo,
+        Dialect::Plamo3,
+        Dialect::K2Horizon,
+        Dialect::Beam,
     ];
 
     /// The dialect's stable name (`auto`, `hermes`, `qwen3_coder`, ...).
@@ -267,73 +311,23 @@ impl Dialect {
             Dialect::MiniCpm5 => "minicpm5",
             Dialect::KimiK3 => "kimi_k3",
             Dialect::MinimaxM3 => "minimax_m3",
+            // Dialects of issue 37.
+            Dialect::Dots => "dots",
+            Dialect::DeepseekV41 => "deepseek_v41",
+            Dialect::GigaChat35 => "gigachat35",
+            Dialect::IQuestQ1 => "iquest_q1",
+            Dialect::MiMo => "mimo",
+            Dialect::Plamo3 => "plamo3",
+            Dialect::K2Horizon => "k2_horizon",
+            Dialect::Beam => "beam",
         }
     }
 
-    /// Look a dialect up by name (also common aliases: `qwen`, `qwen25`, `qwen3_xml`).
+    /// Look a dialect up by its name or an alias ([`Dialect::aliases`]): every tool-parser
+    /// name vLLM and SGLang accept is one (`qwen25`, `deepseekv31`, `gpt-oss`). Case does
+    /// not matter, and `-` is the same as `_`.
     pub fn from_name(name: &str) -> Option<Dialect> {
-        let n = name.to_ascii_lowercase().replace('-', "_");
-        Some(match n.as_str() {
-            "auto" => Dialect::Auto,
-            "hermes" | "qwen" | "qwen25" | "qwen2_5" | "qwen3" => Dialect::Hermes,
-            "qwen3_coder" | "qwen3coder" | "qwen3_xml" | "nemotron" => Dialect::Qwen3Coder,
-            "gemma4" | "gemma_4" => Dialect::Gemma4,
-            // XML, pythonic and harmony dialects
-            "nemotron3" | "nemotron_3" | "nemotron_nano" | "nemotron3_nano" | "step3p5" => {
-                Dialect::Qwen3Coder
-            }
-            "seed_oss" | "seed" | "seedoss" => Dialect::SeedOss,
-            "glm45" | "glm4_moe" | "glm46" | "glm47" | "glm5" | "glm" | "laguna" | "poolside" => {
-                Dialect::Glm
-            }
-            "minimax_m2" | "minimax2" | "minimax_m2_5" => Dialect::MinimaxM2,
-            "deepseek_v32" | "deepseekv32" | "deepseek_v3_2" | "deepseek_v4" | "deepseekv4"
-            | "dsml" => Dialect::DeepseekDsml,
-            "hunyuan3" | "hunyuan_3" | "hy3" => Dialect::Hunyuan3,
-            "harmony" | "gpt_oss" | "gptoss" | "openai" => Dialect::Harmony,
-            "muse_glimmer" | "glimmer" | "muse" => Dialect::MuseGlimmer,
-            // JSON-bodied dialects.
-            "mistral" | "mistral_nemo" | "magistral" | "ministral" | "devstral" => Dialect::Mistral,
-            "llama3_json" | "llama3" | "llama" | "llama4_json" | "llama3_1" | "llama3_2"
-            | "llama3_3" => Dialect::Llama3Json,
-            "deepseek_v3" | "deepseekv3" | "deepseek_r1" | "deepseekr1" | "deepseek_v31"
-            | "deepseekv31" | "deepseek" => Dialect::DeepSeekV3,
-            "kimi_k2" | "kimik2" | "kimi" => Dialect::KimiK2,
-            "granite" | "granite3" | "granite_20b_fc" | "granite_20b" => Dialect::Granite,
-            "jamba" => Dialect::Jamba,
-            "hunyuan" | "hunyuan_a13b" => Dialect::Hunyuan,
-            "minimax_m1" | "minimax" => Dialect::MinimaxM1,
-            "xlam" => Dialect::Xlam,
-            "internlm" | "internlm2" | "internlm2_5" | "interns1" => Dialect::InternLm,
-            "phi4_mini" | "phi4_mini_json" | "phi4" | "firefunction" => Dialect::Phi4Mini,
-            "functionary_v32" | "functionary" | "functionary_v3_2" => Dialect::FunctionaryV32,
-            "functionary_v31" | "functionary_v3_1" => Dialect::FunctionaryV31,
-            "command_r" | "command_r7b" | "command_a" | "cohere" | "cohere_command3" => {
-                Dialect::CommandR
-            }
-            "inkling" => Dialect::Inkling,
-            "fenced_json" | "fenced" => Dialect::FencedJson,
-            "bare_json" | "json" => Dialect::BareJson,
-            // Pythonic dialects and FunctionGemma
-            "pythonic" | "llama4_pythonic" | "llama3_pythonic" | "llama32_pythonic" => {
-                Dialect::Pythonic
-            }
-            "olmo3" | "olmo_3" | "olmo" => Dialect::Olmo3,
-            "lfm2" | "lfm2_5" | "lfm" | "liquid" => Dialect::Lfm2,
-            "gemma3" | "gemma_3" | "tool_code" => Dialect::Gemma3,
-            "functiongemma" | "function_gemma" => Dialect::FunctionGemma,
-            // Dialects of issue 27.
-            "ernie45" | "ernie4_5" | "ernie" | "ernie_x1" => Dialect::Ernie45,
-            "longcat" | "longcat_flash" => Dialect::LongCat,
-            "gigachat3" | "gigachat3_1" | "gigachat" => Dialect::GigaChat3,
-            "step3" | "steptml" => Dialect::Step3,
-            "hy_v3" | "hyv3" | "hy3_preview" => Dialect::Hunyuan3,
-            "apertus" | "apertus2509" => Dialect::Apertus,
-            "minicpm5" | "minicpm5xml" | "minicpm" => Dialect::MiniCpm5,
-            "kimi_k3" | "kimik3" | "xtml" => Dialect::KimiK3,
-            "minimax_m3" | "minimax3" => Dialect::MinimaxM3,
-            _ => return None,
-        })
+        names::lookup(name)
     }
 
     /// Every marker this dialect knows (for `Auto`, every dialect's): openers, closers,
@@ -446,6 +440,15 @@ impl Dialect {
             Dialect::MiniCpm5 => &minicpm5::SPEC,
             Dialect::KimiK3 => &kimi_k3::SPEC,
             Dialect::MinimaxM3 => &minimax_m3::SPEC,
+            // Dialects of issue 37.
+            Dialect::Dots => &dots::SPEC,
+            Dialect::DeepseekV41 => &deepseek_v41::SPEC,
+            Dialect::GigaChat35 => &gigachat35::SPEC,
+            Dialect::IQuestQ1 => &iquest_q1::SPEC,
+            Dialect::MiMo => &mimo::SPEC,
+            Dialect::Plamo3 => &plamo3::SPEC,
+            Dialect::K2Horizon => &k2_horizon::SPEC,
+            Dialect::Beam => &beam::SPEC,
         }
     }
 }
@@ -682,6 +685,15 @@ pub(crate) struct XmlSpec {
     /// The function's opening tag (`<invoke name=`): in a body of elements, met where
     /// an element could begin, it ends the call there (its closer was dropped).
     pub func_open: &'static [u8],
+    /// Opens an optional element between a key and its value that names the value's
+    /// type (K2 Horizon `<ifm|arg_type>`): `string` streams the value as text, any other
+    /// type reads it as JSON, unless the schema declares the key. Empty for none.
+    pub type_open: &'static [u8],
+    /// Closes that element (`</ifm|arg_type>`).
+    pub type_close: &'static [u8],
+    /// Other markers that end the call as its closer does (Beam's `<|call|>` stop token,
+    /// besides `<|end|>`).
+    pub closer_alts: &'static [&'static [u8]],
 }
 
 impl XmlSpec {
@@ -708,6 +720,9 @@ impl XmlSpec {
         tag_ns: b"",
         key_open_alts: &[],
         func_open: b"",
+        type_open: b"",
+        type_close: b"",
+        closer_alts: &[],
     };
 }
 
@@ -800,7 +815,7 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
     // their openers mean other things elsewhere. Olmo 3's `<function_calls>` (DSML's
     // wrapper without its prefix) is tentative: a call only if Python calls follow.
     // Where two dialects share a marker, the first listed reads it.
-    static ALL: [&Spec; 36] = [
+    static ALL: [&Spec; 42] = [
         &qwen3_coder::SPEC,
         &hermes::SPEC,
         &gemma4::SPEC,
@@ -811,7 +826,7 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
         &kimi_k2::SPEC,
         &granite::SPEC,
         &jamba::SPEC,
-        &hunyuan::SPEC,
+        &hunyuan::AUTO_SPEC,
         &minimax_m1::SPEC,
         &internlm::SPEC,
         &phi4_mini::SPEC,
@@ -838,6 +853,13 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
         &minicpm5::SPEC,
         &kimi_k3::SPEC,
         &minimax_m3::SPEC,
+        // Dialects of issue 37 (MiMo shares Qwen3-Coder's markers and is not here).
+        &dots::SPEC,
+        &deepseek_v41::SPEC,
+        &gigachat35::SPEC,
+        &iquest_q1::SPEC,
+        &plamo3::SPEC,
+        &k2_horizon::SPEC,
         // Tentative in `auto`: DSML strips its opener as a section.
         &olmo3::SPEC,
         // Markerless JSON: a call only when its first key names the tool, and then only

@@ -105,6 +105,14 @@ impl Dialect {
             Dialect::MiniCpm5 => minicpm5::FORMS,
             Dialect::KimiK3 => kimi_k3::FORMS,
             Dialect::MinimaxM3 => minimax_m3::FORMS,
+            Dialect::Dots => dots::FORMS,
+            Dialect::DeepseekV41 => deepseek_v41::FORMS,
+            Dialect::GigaChat35 => gigachat35::FORMS,
+            Dialect::IQuestQ1 => iquest_q1::FORMS,
+            Dialect::MiMo => mimo::FORMS,
+            Dialect::Plamo3 => plamo3::FORMS,
+            Dialect::K2Horizon => k2_horizon::FORMS,
+            Dialect::Beam => beam::FORMS,
         }
     }
 }

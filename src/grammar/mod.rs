@@ -8,7 +8,7 @@ mod xml;
 
 use crate::call::args::ArgsReader;
 use crate::calls::{Abort, Sink};
-use crate::dialect::{Body, Dialect, EnvelopeSpec};
+use crate::dialect::{Body, Dialect, EnvelopeSpec, XmlSpec};
 
 pub(crate) use envelope::Envelope;
 pub(crate) use harmony::Harmony;
@@ -147,6 +147,12 @@ pub(crate) enum Grammar {
         spec: &'static EnvelopeSpec,
         held: Vec<u8>,
     },
+    /// An XML call's name after a weak opener (Beam's ` to=`), held until the name's
+    /// closing tag (or a parameter's opening tag) shows it is one (see [`xml_gate`]).
+    XmlGate {
+        spec: &'static XmlSpec,
+        held: Vec<u8>,
+    },
     Xml(Box<Xml>),
     NameArgs(NameArgs),
     Harmony(Harmony),
@@ -161,6 +167,12 @@ impl Grammar {
                 held: Vec::new(),
             },
             Body::Envelope(spec) => Grammar::Envelope(Envelope::new(spec)),
+            Body::Xml(spec) if weak && !spec.nameless && spec.name_open.is_empty() => {
+                Grammar::XmlGate {
+                    spec,
+                    held: Vec::new(),
+                }
+            }
             Body::Xml(spec) => Grammar::Xml(Box::new(Xml::new(spec, closer))),
             Body::NameArgs(spec) => Grammar::NameArgs(NameArgs::new(spec, weak)),
             Body::Harmony(spec) => Grammar::Harmony(Harmony::new(spec, weak)),
@@ -189,7 +201,8 @@ impl Grammar {
             | Grammar::Harmony(_)
             | Grammar::Python(_)
             | Grammar::Sniff { .. }
-            | Grammar::Gate { .. } => false,
+            | Grammar::Gate { .. }
+            | Grammar::XmlGate { .. } => false,
         }
     }
 
@@ -203,7 +216,8 @@ impl Grammar {
             | Grammar::Harmony(_)
             | Grammar::Python(_)
             | Grammar::Sniff { .. }
-            | Grammar::Gate { .. } => 0,
+            | Grammar::Gate { .. }
+            | Grammar::XmlGate { .. } => 0,
         };
         own + args.rep.take_work()
     }
@@ -211,7 +225,9 @@ impl Grammar {
     /// Bytes read past the body's end, to be read again after it.
     pub(crate) fn take_leftover(&mut self, args: &mut ArgsReader) -> Vec<u8> {
         match self {
-            Grammar::Sniff { held, .. } | Grammar::Gate { held, .. } => std::mem::take(held),
+            Grammar::Sniff { held, .. }
+            | Grammar::Gate { held, .. }
+            | Grammar::XmlGate { held, .. } => std::mem::take(held),
             Grammar::Envelope(_) => args.rep.take_leftover(),
             Grammar::Xml(x) => x.take_leftover(),
             Grammar::NameArgs(n) => n.take_leftover(args),
@@ -227,9 +243,9 @@ impl Grammar {
         match self {
             Grammar::Python(p) => p.push_back(bytes),
             Grammar::Xml(x) => x.push_back(bytes),
-            Grammar::Sniff { held, .. } | Grammar::Gate { held, .. } => {
-                held.extend_from_slice(bytes)
-            }
+            Grammar::Sniff { held, .. }
+            | Grammar::Gate { held, .. }
+            | Grammar::XmlGate { held, .. } => held.extend_from_slice(bytes),
             // They read every byte through their value reader first.
             Grammar::Envelope(_) | Grammar::NameArgs(_) | Grammar::Harmony(_) => {
                 args.rep.push_leftover(bytes)
@@ -247,14 +263,17 @@ impl Grammar {
             | Grammar::NameArgs(_)
             | Grammar::Harmony(_)
             | Grammar::Sniff { .. }
-            | Grammar::Gate { .. } => false,
+            | Grammar::Gate { .. }
+            | Grammar::XmlGate { .. } => false,
         }
     }
 
     /// What [`take_leftover`](Self::take_leftover) would return, left in place.
     pub(crate) fn leftover(&self, args: &ArgsReader) -> Vec<u8> {
         match self {
-            Grammar::Sniff { held, .. } | Grammar::Gate { held, .. } => held.clone(),
+            Grammar::Sniff { held, .. }
+            | Grammar::Gate { held, .. }
+            | Grammar::XmlGate { held, .. } => held.clone(),
             Grammar::Envelope(_) => args.rep.leftover().to_vec(),
             Grammar::Xml(x) => x.leftover(),
             Grammar::NameArgs(n) => n.leftover(args),
@@ -291,6 +310,25 @@ impl Grammar {
                                 // Forked inside the held bytes: read the rest of them first.
                                 args.rep.push_leftover(&again[step.consumed..before]);
                             }
+                            return step.shifted_back(before);
+                        }
+                    }
+                }
+                Step::more(input.len())
+            }
+            Grammar::XmlGate { spec, held } => {
+                let before = held.len();
+                for (n, &b) in input.iter().enumerate() {
+                    held.push(b);
+                    match xml_gate(spec, held, sink.config.limits.max_name_bytes) {
+                        None => {}
+                        Some(false) => return Step::reject(n + 1),
+                        Some(true) => {
+                            // A call: the XML body reads it from its first byte.
+                            let mut again = std::mem::take(held);
+                            again.extend_from_slice(&input[n + 1..]);
+                            *self = Grammar::Xml(Box::new(Xml::new(spec, closer)));
+                            let step = self.feed(&again, sink, args, closer, chosen);
                             return step.shifted_back(before);
                         }
                     }
@@ -390,7 +428,8 @@ impl Grammar {
             | Grammar::Harmony(_)
             | Grammar::Python(_)
             | Grammar::Sniff { .. }
-            | Grammar::Gate { .. } => false,
+            | Grammar::Gate { .. }
+            | Grammar::XmlGate { .. } => false,
         }
     }
 
@@ -398,7 +437,7 @@ impl Grammar {
     /// weak opener's or markerless JSON's): at the end of the stream, it is text.
     pub(crate) fn undecided(&self) -> bool {
         match self {
-            Grammar::Gate { .. } => true,
+            Grammar::Gate { .. } | Grammar::XmlGate { .. } => true,
             Grammar::Sniff { weak, bodies, .. } => *weak && !bodies.is_empty(),
             Grammar::Python(p) => p.undecided(),
             Grammar::Harmony(h) => h.undecided(),
@@ -410,7 +449,9 @@ impl Grammar {
     /// The bytes a rejected weak call read, to be text.
     pub(crate) fn take_rejected(&mut self) -> Vec<u8> {
         match self {
-            Grammar::Gate { held, .. } | Grammar::Sniff { held, .. } => std::mem::take(held),
+            Grammar::Gate { held, .. }
+            | Grammar::XmlGate { held, .. }
+            | Grammar::Sniff { held, .. } => std::mem::take(held),
             Grammar::Harmony(h) => h.take_rejected(),
             Grammar::NameArgs(n) => n.take_rejected(),
             Grammar::Python(p) => p.take_rejected(),
@@ -427,9 +468,37 @@ impl Grammar {
             Grammar::NameArgs(n) => n.finish(sink, args),
             Grammar::Harmony(h) => h.finish(sink, args),
             Grammar::Python(p) => p.finish(sink, args),
-            Grammar::Sniff { .. } | Grammar::Gate { .. } => false,
+            Grammar::Sniff { .. } | Grammar::Gate { .. } | Grammar::XmlGate { .. } => false,
         }
     }
+}
+
+/// Whether `held`, what followed a weak opener of an XML call (Beam's ` to=`), begins
+/// one: a name without blanks, then the name's closing tag (or, the separator dropped, a
+/// parameter's opening tag). `None` while it cannot be told. Anything else (` to=you
+/// later`) is not, and stays text.
+fn xml_gate(spec: &XmlSpec, held: &[u8], max_name: usize) -> Option<bool> {
+    let (name, tag) = held.split_at(held.iter().position(|&c| c == b'<').unwrap_or(held.len()));
+    if name.is_empty() && !tag.is_empty() || name.iter().any(u8::is_ascii_whitespace) {
+        return Some(false);
+    }
+    if name.len() > max_name {
+        return Some(false);
+    }
+    if tag.is_empty() {
+        return None;
+    }
+    let mut open = false;
+    for t in [spec.name_close, spec.key_open] {
+        if !t.starts_with(b"<") {
+            continue;
+        }
+        if tag.starts_with(t) {
+            return Some(true);
+        }
+        open |= t.starts_with(tag);
+    }
+    (!open).then_some(false)
 }
 
 /// The most bytes read before a markerless JSON value shows whether it is a call.

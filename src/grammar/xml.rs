@@ -41,8 +41,10 @@ enum Phase {
     Name,
     Between,
     Key,
-    /// Expecting the value's opening tag (`<arg_value>`).
+    /// Expecting the value's opening tag (`<arg_value>`), or the type element before it.
     ValueOpen,
+    /// Inside the type element (`<ifm|arg_type>T`), up to its closing tag.
+    TypeName,
     ValueStart,
     Value,
     /// A closing tag inside a value; `tail` holds it while what follows decides.
@@ -181,11 +183,13 @@ impl Xml {
         confirm_value.extend_from_slice(func);
         confirm_value.extend_from_slice(spec.key_open_alts);
         let mut confirm_function: Vec<&'static [u8]> = vec![];
-        if !closer.is_empty() {
-            in_value.push(closer);
-            between.push(closer);
-            confirm_value.push(closer);
-            confirm_function.push(closer);
+        for &closer in std::iter::once(&closer).chain(spec.closer_alts) {
+            if !closer.is_empty() {
+                in_value.push(closer);
+                between.push(closer);
+                confirm_value.push(closer);
+                confirm_function.push(closer);
+            }
         }
         if !spec.name_open.is_empty() {
             confirm_function.push(spec.name_open);
@@ -427,7 +431,9 @@ impl Xml {
                     let n = self.buf.len() - close.len();
                     self.buf.truncate(n);
                     self.end_name(sink)?;
-                } else if let Some(lt) = self.buf.iter().rposition(|&c| c == b'<') {
+                } else if let Some(lt) = self.buf.iter().position(|&c| c == b'<') {
+                    // A name holds no `<`: from the first one on, the separator (which
+                    // may be several tags) or what replaced it.
                     if !close.starts_with(&self.buf[lt..]) {
                         let rest = self.buf.split_off(lt);
                         sink.repair(Repair::MissingSeparator);
@@ -493,7 +499,13 @@ impl Xml {
                 }
                 self.tag.push(b);
                 let open = self.spec.value_open;
-                if !open.starts_with(&self.tag) {
+                let type_open = self.spec.type_open;
+                if !type_open.is_empty() && type_open.starts_with(&self.tag) {
+                    if self.tag.len() == type_open.len() {
+                        self.tag.clear();
+                        self.phase = Phase::TypeName;
+                    }
+                } else if !open.starts_with(&self.tag) {
                     // The value's opening tag was dropped: the value starts here.
                     sink.repair(Repair::MismatchedTag);
                     let bytes = std::mem::take(&mut self.tag);
@@ -502,6 +514,17 @@ impl Xml {
                 } else if self.tag.len() == open.len() {
                     self.tag.clear();
                     self.phase = Phase::ValueStart;
+                }
+            }
+            Phase::TypeName => {
+                self.buf.push(b);
+                if self.buf.ends_with(self.spec.type_close) {
+                    let n = self.buf.len() - self.spec.type_close.len();
+                    self.buf.truncate(n);
+                    self.value_type();
+                    self.phase = Phase::ValueOpen;
+                } else if self.buf.len() > sink.config.limits.max_name_bytes {
+                    return Err(Abort::TooLarge);
                 }
             }
             Phase::ValueStart => {
@@ -629,6 +652,27 @@ impl Xml {
         self.keys.push(key.clone());
         self.key = key;
         Ok(())
+    }
+
+    /// The type element's word, read before the value opens: a value no schema types
+    /// is a string (`string`, `str`), JSON (any other type) or typed by what it reads as
+    /// (`any`). A key the schema declares is typed by the schema, as the servers do.
+    fn value_type(&mut self) {
+        let raw = String::from_utf8_lossy(&self.buf).to_ascii_lowercase();
+        self.buf.clear();
+        // `array[string]` is an array.
+        let word = raw.split('[').next().unwrap_or("").trim();
+        if !self.untyped || self.skip || self.wrapper || word.is_empty() || word == "any" {
+            return;
+        }
+        self.untyped = false;
+        if matches!(word, "string" | "str" | "text") {
+            // Nothing of the value was written yet: it streams as a string.
+            self.typed = false;
+            self.out.push(b'"');
+        } else {
+            self.json_value = true;
+        }
     }
 
     /// At the end of the stream: whether the call completed.

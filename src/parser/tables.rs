@@ -13,6 +13,9 @@ pub(super) enum Action {
     Call(&'static CallForm),
     /// Drop the marker.
     Strip,
+    /// A call's opener inside reasoning, left there as reasoning
+    /// ([`InReasoning::Ignore`]): counted, and kept as the reasoning's text.
+    InReasoning(&'static [u8]),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -181,6 +184,14 @@ impl Tables {
                 if policy == InReasoning::Extract {
                     for table in &mut t.reasoning {
                         table.add(form.opener, Action::Call(form));
+                    }
+                } else if (is_special_token(form.opener) || form.opener.starts_with(b"<"))
+                    && !(form.anchored || form.start_only || form.heuristic)
+                    && !(form.name_before || form.name_told)
+                {
+                    // A call the model drafted while thinking: counted, not executed.
+                    for table in &mut t.reasoning {
+                        table.add(form.opener, Action::InReasoning(form.opener));
                     }
                 }
             }

@@ -512,6 +512,14 @@ impl Parser {
     }
 
     pub(super) fn act(&mut self, action: Action) {
+        if let Action::InReasoning(opener) = action {
+            self.stats.calls_in_reasoning += 1;
+            self.emit_shown(opener, true);
+            return;
+        }
+        if let Action::Strip = action {
+            self.stats.markup_stripped += 1;
+        }
         // A marker is a boundary: what follows it starts a line.
         self.last_text = b'\n';
         if !matches!(action, Action::Call(form) if form.name_before || form.name_told) {
@@ -521,7 +529,7 @@ impl Parser {
         match action {
             Action::Reason(i) => self.mode = Mode::Reasoning(i as u16),
             Action::EndReason => self.mode = Mode::Text,
-            Action::Strip => {}
+            Action::Strip | Action::InReasoning(_) => {}
             Action::Call(form) if form.name_before => {
                 // With no name before it (or in reasoning), the opener is markup.
                 let name = match self.mode {
@@ -547,6 +555,16 @@ impl Parser {
                 }
             }
             Action::Call(form) if form.name_told => {
+                // A word that ends a line or a sentence (`the weather.\n`) is prose, not
+                // the name of the call that follows.
+                let prose = self.work.as_ref().is_some_and(|w| {
+                    let ident = w.name.trim_ascii_end();
+                    ident.len() < w.name.len() && w.name[ident.len()..].contains(&b'\n')
+                        || ident.ends_with(b".")
+                });
+                if prose {
+                    self.show_name();
+                }
                 let name = match self.mode {
                     Mode::Text => self.take_name(),
                     _ => None,

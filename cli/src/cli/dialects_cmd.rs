@@ -1,4 +1,6 @@
-//! `toolsift dialects`: every dialect with its aliases and opening markers; and the
+//! `toolsift dialects`: every dialect with the names it answers to (every vLLM and SGLang
+//! tool-parser name among them), its opening markers and the model names that select it
+//! (what the proxy's `--dialect model` reads); and the
 //! dialect-name lookup every subcommand uses, which names the closest dialects when a
 //! name is not known.
 
@@ -29,6 +31,7 @@ pub(crate) fn run(args: DialectsArgs) -> Outcome {
                 "aliases": d.aliases(),
                 "openers": openers,
                 "in_auto": d.in_auto(),
+                "models": d.model_names(),
             });
             super::write_json_line(&mut out, &line)?;
             continue;
@@ -45,11 +48,18 @@ pub(crate) fn run(args: DialectsArgs) -> Outcome {
         let star = if d.in_auto() { "*" } else { "" };
         writeln!(out, "{}{star}{}", d.name(), aliases(d))?;
         writeln!(out, "    opens with {openers}")?;
+        let models = d.model_names();
+        if !models.is_empty() {
+            writeln!(out, "    models named {}", models.join(", "))?;
+        }
     }
     if !args.json {
         writeln!(
             out,
-            "\n* taken part in by auto. Names ignore case, and - is the same as _."
+            "\n* auto reads this dialect's calls. Names ignore case, and - is the same as _; \
+             every vLLM and SGLang tool-parser name is one.\n\
+             `--dialect model` picks the dialect whose model names the request's model \
+             contains."
         )?;
     }
     out.flush()?;

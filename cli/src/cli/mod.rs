@@ -1,4 +1,5 @@
-//! The command-line tool (`toolsift parse | repair | dialects | sample | replay | proxy`),
+//! The command-line tool (`toolsift parse | repair | dialects | sample | replay | proxy |
+//! replay-upstream`),
 //! a thin layer over the library.
 
 mod dialects_cmd;
@@ -39,8 +40,8 @@ enum Command {
     /// A repairing proxy for OpenAI and Anthropic clients in front of a model server
     /// (docs/proxy.md).
     Proxy(proxy_args::ProxyArgs),
-    /// An upstream that replays recorded model output (for tests and demos).
-    #[command(hide = true)]
+    /// A fake upstream that replays recorded model output as an OpenAI server would (try
+    /// the proxy without a model; docs/proxy.md).
     ReplayUpstream(replay_upstream_cmd::ReplayUpstreamArgs),
 }
 

@@ -27,7 +27,8 @@ pub(crate) struct ParseArgs {
     /// random:SEED (1-16 bytes per push). The result does not depend on it.
     #[arg(long, default_value = "whole", value_parser = Chunks::parse, value_name = "MODE")]
     chunks: Chunks,
-    /// How generation ended.
+    /// How generation ended: stop (also eos, end_turn), length (also max_tokens) or
+    /// disconnected; any case.
     #[arg(long, default_value = "stop", value_parser = stop_arg, value_name = "REASON")]
     stop: StopReason,
     /// The prompt already opened a reasoning block.
@@ -43,8 +44,14 @@ pub(crate) struct ParseArgs {
     jsonl: bool,
 }
 
-fn stop_arg(text: &str) -> Result<StopReason, String> {
-    StopReason::from_name(text).ok_or_else(|| format!("expected stop or length, got {text:?}"))
+/// A stop reason by name, in any case (`LENGTH`); the names servers use for the same
+/// reasons (`eos`, `end_turn`, `max_tokens`) are accepted and listed in `--help`.
+pub(crate) fn stop_arg(text: &str) -> Result<StopReason, String> {
+    StopReason::from_name(&text.to_ascii_lowercase()).ok_or_else(|| {
+        format!(
+            "expected stop (also eos, end_turn), length (also max_tokens) or disconnected, got {text:?}"
+        )
+    })
 }
 
 /// How input is pushed.
@@ -67,6 +74,11 @@ impl Chunks {
                 } else {
                     match text.parse::<usize>() {
                         Ok(n) if n > 0 => Chunks::Fixed(n),
+                        Ok(_) => {
+                            return Err(format!(
+                                "N (bytes per push) must be at least 1, got {text:?}"
+                            ))
+                        }
                         _ => {
                             return Err(format!(
                                 "expected whole, bytes, N or random:SEED, got {text:?}"

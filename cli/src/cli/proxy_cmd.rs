@@ -51,6 +51,9 @@ pub(crate) fn run(args: ProxyArgs) -> Outcome {
         CallMode::Buffered => "held until released",
     };
     let upstream = proxy.upstream.clone();
+    if let Some(warning) = upstream_warning(&upstream) {
+        eprintln!("toolsift proxy: warning: {warning}");
+    }
     let maker = ParserTransforms::new(parser).into_maker();
     let proxy = Proxy::new(proxy, maker).map_err(|e| e.to_string())?;
     runtime()?.block_on(async move {
@@ -65,4 +68,52 @@ pub(crate) fn run(args: ProxyArgs) -> Outcome {
         Ok(0)
     })
     .map_err(Failure::Usage)
+}
+
+/// A warning for an upstream base URL that is likely wrong: one whose path does not end
+/// in a version segment (`/v1`) gets every request at `/chat/completions`, which
+/// OpenAI-compatible servers answer with 404.
+pub(crate) fn upstream_warning(upstream: &str) -> Option<String> {
+    let rest = upstream
+        .split_once("://")
+        .map_or(upstream, |(_, rest)| rest);
+    let path = rest.find('/').map_or("", |at| &rest[at..]);
+    let last = path.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    let versioned = last.len() > 1
+        && last.starts_with('v')
+        && last[1..].chars().next().is_some_and(|c| c.is_ascii_digit());
+    (!versioned).then(|| {
+        format!(
+            "--upstream {upstream} has no /v1: requests will go to {}/chat/completions; \
+             OpenAI-compatible servers usually serve {}/v1",
+            upstream.trim_end_matches('/'),
+            upstream.trim_end_matches('/')
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::upstream_warning;
+
+    #[test]
+    fn an_upstream_without_a_version_is_warned_about() {
+        let warning = upstream_warning("http://host:8080").unwrap();
+        assert!(
+            warning.contains("http://host:8080/chat/completions"),
+            "{warning}"
+        );
+        assert!(warning.contains("http://host:8080/v1"), "{warning}");
+        assert!(upstream_warning("http://host:8080/").is_some());
+        assert!(upstream_warning("https://api.example.com/api").is_some());
+        for ok in [
+            "http://127.0.0.1:8080/v1",
+            "http://host/v1/",
+            "https://generativelanguage.googleapis.com/v1beta/openai/v1",
+            "https://openrouter.ai/api/v1",
+            "http://host/v2",
+        ] {
+            assert_eq!(upstream_warning(ok), None, "{ok}");
+        }
+    }
 }

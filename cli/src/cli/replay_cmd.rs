@@ -24,6 +24,8 @@ struct Row {
 #[derive(Args, Debug)]
 pub(crate) struct ReplayArgs {
     /// Captured records, one JSON object per line: {"raw": str, "tools"?: [..], "stop"?: str}.
+    /// A record that cannot be read is named on stderr with its line and why, and the exit
+    /// status is then 1.
     file: PathBuf,
     /// The dialect.
     #[arg(long, default_value = "auto", value_parser = dialect_arg, value_name = "NAME")]
@@ -34,29 +36,43 @@ pub(crate) fn run(args: ReplayArgs) -> Outcome {
     let dialect = args.dialect;
     let file = args.file.display().to_string();
     let input = read_input(Some(args.file.as_path()))?;
-    let lines: Vec<&[u8]> = input
+    // (line number, line), blank lines skipped.
+    let lines: Vec<(usize, &[u8])> = input
         .split(|&b| b == b'\n')
-        .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+        .enumerate()
+        .map(|(n, l)| (n + 1, l))
+        .filter(|(_, l)| !l.iter().all(u8::is_ascii_whitespace))
         .collect();
     let progress = Progress::new(lines.len(), input.len());
     let mut stats = Stats::default();
     let mut rows: BTreeMap<&'static str, Row> = BTreeMap::new();
     let mut bad_records = 0u64;
-    for (n, line) in lines.iter().enumerate() {
+    // An unreadable record is named, with its line and why, as `parse --jsonl` does.
+    let mut unreadable = |line: usize, why: String| {
+        bad_records += 1;
+        eprintln!("toolsift: {file}: line {line}: {why}");
+    };
+    for (n, &(line_no, line)) in lines.iter().enumerate() {
         progress.tick(n);
-        let Ok(record) = serde_json::from_slice::<Value>(line) else {
-            bad_records += 1;
-            continue;
+        let record = match serde_json::from_slice::<Value>(line) {
+            Ok(record) => record,
+            Err(err) => {
+                unreadable(line_no, format!("not JSON: {err}"));
+                continue;
+            }
         };
         let Some(raw) = record.get("raw").and_then(Value::as_str) else {
-            bad_records += 1;
+            unreadable(line_no, "no \"raw\" string".to_owned());
             continue;
         };
         let mut config = Config::new(dialect);
         if let Some(tools) = record.get("tools").filter(|t| !t.is_null()) {
             match Tools::from_value(tools) {
                 Ok(tools) => config.tools = Arc::new(tools),
-                Err(_) => bad_records += 1,
+                Err(err) => {
+                    unreadable(line_no, format!("bad \"tools\": {err}"));
+                    continue;
+                }
             }
         }
         let stop = record
@@ -94,7 +110,7 @@ pub(crate) fn run(args: ReplayArgs) -> Outcome {
     }
     progress.done();
     print_summary(&file, lines.len(), bad_records, &rows, &stats)?;
-    Ok(0)
+    Ok(if bad_records > 0 { 1 } else { 0 })
 }
 
 fn print_summary(

@@ -46,6 +46,11 @@ impl Choice {
         self.transform.dialect()
     }
 
+    /// What the transform kept from the client.
+    pub(crate) fn anomalies(&self) -> crate::proxy::transform::Anomalies {
+        self.transform.anomalies()
+    }
+
     /// How many structured calls the upstream sent.
     pub(crate) fn upstream_calls(&self) -> usize {
         self.upstream.len()

@@ -62,6 +62,7 @@ pub(crate) async fn complete(
     upstream: Response<Incoming>,
     mut choices: Choices,
     surface: Surface,
+    echo: &Value,
     mut log: RequestLog,
 ) -> Response<ProxyBody> {
     let fail = |log: &mut RequestLog, status: StatusCode, kind: &'static str, message: String| {
@@ -142,7 +143,7 @@ pub(crate) async fn complete(
     }
     let answer = match surface {
         Surface::Messages => anthropic::from_chat(&response),
-        Surface::Responses => responses::from_chat(&response),
+        Surface::Responses => responses::from_chat(&response, echo),
         Surface::Chat | Surface::Completions => response,
     };
     choices.describe(&mut log);

@@ -55,6 +55,9 @@ impl Choices {
     pub(crate) fn describe(&self, log: &mut RequestLog) {
         log.dialect = self.list.values().next().and_then(Choice::dialect);
         log.upstream_calls = self.list.values().map(Choice::upstream_calls).sum();
+        for choice in self.list.values() {
+            log.anomalies += choice.anomalies();
+        }
     }
 }
 
@@ -90,6 +93,11 @@ pub(crate) async fn exchange(
     };
     // What goes upstream: the chat and completions bodies untouched, the others
     // translated into a chat completion.
+    // A Response echoes its request's tools and choices.
+    let echo = match surface {
+        Surface::Responses => responses::echo(&request),
+        _ => Value::Null,
+    };
     let (chat, upstream_body, headers) = match surface {
         Surface::Chat | Surface::Completions => (request, bytes, parts.headers),
         Surface::Messages | Surface::Responses => {
@@ -152,7 +160,7 @@ pub(crate) async fn exchange(
         let encoder: Box<dyn StreamEncoder> = match surface {
             Surface::Chat => Box::new(ChatEncoder::new(state.options.call_mode)),
             Surface::Messages => Box::new(anthropic::AnthropicEncoder::new()),
-            Surface::Responses => Box::new(responses::ResponsesEncoder::new()),
+            Surface::Responses => Box::new(responses::ResponsesEncoder::new(echo)),
             Surface::Completions => Box::new(completions::CompletionsEncoder::new()),
         };
         let (tx, body) = ChannelBody::channel(state.options.channel_capacity);
@@ -170,5 +178,5 @@ pub(crate) async fn exchange(
         headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
         return response;
     }
-    complete::complete(state, upstream, choices, surface, log).await
+    complete::complete(state, upstream, choices, surface, &echo, log).await
 }

@@ -28,6 +28,8 @@ pub(crate) struct RequestLog {
     pub(crate) dialect: Option<String>,
     /// Tool calls the upstream sent already parsed.
     pub(crate) upstream_calls: usize,
+    /// What the transforms kept from the client.
+    pub(crate) anomalies: crate::proxy::transform::Anomalies,
     /// Why the request failed, if it did.
     pub(crate) error: Option<String>,
 }
@@ -43,6 +45,7 @@ impl RequestLog {
             start: Instant::now(),
             dialect: None,
             upstream_calls: 0,
+            anomalies: Default::default(),
             error: None,
         }
     }
@@ -53,6 +56,7 @@ impl RequestLog {
             state.metrics.outcome(outcome, self.dialect.as_deref());
         }
         state.metrics.upstream_calls(self.upstream_calls);
+        state.metrics.anomalies(self.anomalies);
         let elapsed = self.start.elapsed();
         state.metrics.latency(elapsed);
         if !state.options.log {

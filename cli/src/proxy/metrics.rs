@@ -24,6 +24,8 @@ pub struct Metrics {
     calls: AtomicU64,
     incomplete_calls: AtomicU64,
     upstream_calls: AtomicU64,
+    markup_stripped: AtomicU64,
+    calls_in_reasoning: AtomicU64,
     max_queued: AtomicUsize,
     upstream_bytes: AtomicU64,
     maps: Mutex<Maps>,
@@ -61,6 +63,10 @@ pub struct MetricsSnapshot {
     pub incomplete_calls: u64,
     /// Tool calls the upstream sent already parsed (`tool_calls`), checked by the proxy.
     pub upstream_calls: u64,
+    /// Markers stripped from what clients received (stray closers, end-of-turn tokens).
+    pub markup_stripped: u64,
+    /// Call openers the model wrote inside reasoning, left there (not executed).
+    pub calls_in_reasoning: u64,
     /// The most chunks ever waiting in one response's channel (never above
     /// [`ProxyOptions::channel_capacity`](crate::proxy::ProxyOptions::channel_capacity)).
     pub max_queued: usize,
@@ -129,6 +135,13 @@ impl Metrics {
         self.upstream_calls.fetch_add(calls as u64, Relaxed);
     }
 
+    pub(crate) fn anomalies(&self, anomalies: crate::proxy::transform::Anomalies) {
+        self.markup_stripped
+            .fetch_add(anomalies.markup_stripped, Relaxed);
+        self.calls_in_reasoning
+            .fetch_add(anomalies.calls_in_reasoning, Relaxed);
+    }
+
     pub(crate) fn latency(&self, elapsed: Duration) {
         let seconds = elapsed.as_secs_f64();
         let bucket = LATENCY_BUCKETS
@@ -187,6 +200,8 @@ impl Metrics {
             calls: self.calls.load(Relaxed),
             incomplete_calls: self.incomplete_calls.load(Relaxed),
             upstream_calls: self.upstream_calls.load(Relaxed),
+            markup_stripped: self.markup_stripped.load(Relaxed),
+            calls_in_reasoning: self.calls_in_reasoning.load(Relaxed),
             max_queued: self.max_queued.load(Relaxed),
             upstream_bytes: self.upstream_bytes.load(Relaxed),
             repairs: maps.repairs,

@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use toolsift::Dialect;
 use toolsift::Parser;
 use toolsift::Tools;
-use toolsift::{Config, Invalid, Limits, UnknownTool};
+use toolsift::{Config, Invalid, Limits, ParallelCalls, ToolChoice, UnknownTool};
 use toolsift::{OwnedEvent, StopReason};
 
 /// How the dialect of a request is chosen.
@@ -162,6 +162,11 @@ impl ParserTransforms {
             }
         }
         config
+            .tool_choice(tool_choice(&request["tool_choice"]))
+            .parallel_calls(match request["parallel_tool_calls"] {
+                Value::Bool(false) => ParallelCalls::FirstOnly,
+                _ => ParallelCalls::Allowed,
+            })
             .unknown_tool(self.options.unknown_tool)
             .invalid(self.options.invalid)
             .limits(self.options.limits.clone())
@@ -181,6 +186,20 @@ impl ParserTransforms {
     pub fn into_maker(self) -> impl Fn(&Value) -> Box<dyn Transform> + Send + Sync + 'static {
         let this = Arc::new(self);
         move |request: &Value| Box::new(this.make(request)) as Box<dyn Transform>
+    }
+}
+
+/// A chat request's `tool_choice` (the Anthropic and Responses surfaces translate theirs
+/// into it): `"none"`, `"required"`, a named function, or the model's choice.
+pub fn tool_choice(choice: &Value) -> ToolChoice {
+    match choice {
+        Value::String(s) if s == "none" => ToolChoice::None,
+        Value::String(s) if s == "required" => ToolChoice::Required,
+        Value::Object(o) => match o.get("function").and_then(|f| f.get("name")) {
+            Some(Value::String(name)) => ToolChoice::Function(name.as_str().into()),
+            _ => ToolChoice::Auto,
+        },
+        _ => ToolChoice::Auto,
     }
 }
 
@@ -231,6 +250,14 @@ impl Transform for ParserTransform {
     fn finish(&mut self, stop: StopReason, out: &mut Vec<OwnedEvent>) {
         self.parser.finish(stop);
         self.drain(out);
+    }
+
+    fn anomalies(&self) -> crate::proxy::transform::Anomalies {
+        let stats = self.parser.stats();
+        crate::proxy::transform::Anomalies {
+            markup_stripped: stats.markup_stripped,
+            calls_in_reasoning: stats.calls_in_reasoning,
+        }
     }
 
     fn dialect(&self) -> Option<String> {

@@ -87,6 +87,18 @@ pub(crate) fn render(metrics: &MetricsSnapshot) -> String {
     );
     counter(
         &mut out,
+        "toolsift_markup_stripped_total",
+        "Markers stripped from content (stray closers, end-of-turn tokens).",
+        metrics.markup_stripped,
+    );
+    counter(
+        &mut out,
+        "toolsift_calls_in_reasoning_total",
+        "Tool-call openers written inside reasoning, left there (not executed).",
+        metrics.calls_in_reasoning,
+    );
+    counter(
+        &mut out,
         "toolsift_upstream_calls_total",
         "Tool calls the upstream sent already parsed, checked by the proxy.",
         metrics.upstream_calls,

@@ -163,6 +163,23 @@ fn input_item(item: &Value, messages: &mut Vec<Value>) -> Result<(), String> {
     Ok(())
 }
 
+/// What a Response echoes of its request: `tools`, `tool_choice` and
+/// `parallel_tool_calls`, as the request gave them (OpenAI's defaults when absent).
+pub(crate) fn echo(request: &Value) -> Value {
+    let get = |key: &str, default: Value| {
+        request
+            .get(key)
+            .filter(|v| !v.is_null())
+            .cloned()
+            .unwrap_or(default)
+    };
+    json!({
+        "tools": get("tools", json!([])),
+        "tool_choice": get("tool_choice", json!("auto")),
+        "parallel_tool_calls": get("parallel_tool_calls", json!(true)),
+    })
+}
+
 fn response_id(meta_id: &str) -> String {
     if meta_id.is_empty() {
         "resp_toolsift".into()
@@ -186,6 +203,7 @@ fn usage(chat_usage: Option<&Value>) -> Value {
 /// `incomplete` with the reason.
 fn response(
     meta: &ChunkMeta,
+    echo: &Value,
     output: Vec<Value>,
     finish_reason: Option<&str>,
     ext: Option<Value>,
@@ -202,9 +220,9 @@ fn response(
         "status": status,
         "model": meta.model,
         "output": output,
-        "parallel_tool_calls": true,
-        "tool_choice": "auto",
-        "tools": [],
+        "parallel_tool_calls": echo["parallel_tool_calls"],
+        "tool_choice": echo["tool_choice"],
+        "tools": echo["tools"],
         "incomplete_details": incomplete,
         "error": null,
         "usage": if finish_reason.is_some() { usage(meta.usage.as_ref()) } else { Value::Null },
@@ -234,8 +252,9 @@ fn call_item(id: &str, call_id: &str, name: &str, arguments: &str, status: &str)
            "arguments": arguments, "status": status})
 }
 
-/// A whole Response from a (repaired) chat completion.
-pub(crate) fn from_chat(completion: &Value) -> Value {
+/// A whole Response from a (repaired) chat completion; `echo` is the request's
+/// ([`echo`]).
+pub(crate) fn from_chat(completion: &Value, echo: &Value) -> Value {
     let meta = ChunkMeta::from_json(completion);
     let choice = &completion["choices"][0];
     let message = &choice["message"];
@@ -266,6 +285,7 @@ pub(crate) fn from_chat(completion: &Value) -> Value {
     let finish = choice["finish_reason"].as_str().unwrap_or("stop");
     response(
         &meta,
+        echo,
         output,
         Some(finish),
         Some(completion["toolsift"].clone()),
@@ -283,6 +303,8 @@ enum Open {
 /// `output_item.done`): a call that is not released never reaches the client.
 pub(crate) struct ResponsesEncoder {
     meta: ChunkMeta,
+    /// The request's tools and choices, echoed in every response object.
+    echo: Value,
     sequence: u64,
     started: bool,
     open: Option<(Open, String)>,
@@ -292,9 +314,10 @@ pub(crate) struct ResponsesEncoder {
 }
 
 impl ResponsesEncoder {
-    pub(crate) fn new() -> ResponsesEncoder {
+    pub(crate) fn new(echo: Value) -> ResponsesEncoder {
         ResponsesEncoder {
             meta: ChunkMeta::default(),
+            echo,
             sequence: 0,
             started: false,
             open: None,
@@ -316,7 +339,7 @@ impl ResponsesEncoder {
             return;
         }
         self.started = true;
-        let response = response(&self.meta, Vec::new(), None, None);
+        let response = response(&self.meta, &self.echo, Vec::new(), None, None);
         self.emit(
             out,
             "response.created",
@@ -469,6 +492,7 @@ impl StreamEncoder for ResponsesEncoder {
         let finish = self.outcome.finish_reason();
         let response = response(
             &self.meta,
+            &self.echo,
             self.output.clone(),
             Some(finish),
             Some(self.outcome.extension()),
@@ -522,7 +546,9 @@ mod tests {
 
     #[test]
     fn a_released_call_is_a_function_call_item() {
-        let mut encoder = ResponsesEncoder::new();
+        let tools = json!([{"type": "function", "name": "f", "parameters": {"type": "object"}}]);
+        let mut encoder =
+            ResponsesEncoder::new(echo(&json!({"tools": tools, "tool_choice": "required"})));
         let mut out = BytesMut::new();
         for event in [
             OwnedEvent::Text("ok".into()),

@@ -65,6 +65,20 @@ impl Pipeline {
             self.choices.get(0);
         }
         let done = self.done;
+        // A stream that closed cleanly with a choice unfinished (no `[DONE]`, no finish
+        // reason) ended early: say so, as a broken-off stream does, so a client can tell
+        // it from the token limit.
+        let unfinished = self
+            .choices
+            .iter_mut()
+            .any(|(_, choice)| choice.stop().is_none());
+        if ended_properly && !done && !self.failed && unfinished {
+            self.encoder.upstream_error(json!({
+                "type": "upstream_error",
+                "code": "incomplete",
+                "message": "the upstream stream ended without [DONE] or a finish reason",
+            }));
+        }
         for (index, choice) in self.choices.iter_mut() {
             let stop = match (ended_properly, choice.stop()) {
                 (true, Some(stop)) => stop,

@@ -31,11 +31,34 @@ pub trait Transform: Send {
         None
     }
 
+    /// What the transform saw that a client never does: markup it stripped from the
+    /// content, call openers left in reasoning. By default none.
+    fn anomalies(&self) -> Anomalies {
+        Anomalies::default()
+    }
+
     /// The configuration that checks and repairs the tool calls the upstream sent already
     /// parsed (`tool_calls`): its tools, policies, limits and id prefix are used. By
     /// default: no schemas, the default policies.
     fn call_config(&self) -> Config {
         Config::default()
+    }
+}
+
+/// Counts of what a transform kept from the client (for `/metrics`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Anomalies {
+    /// Markers stripped from content or reasoning (stray closers, end-of-turn tokens,
+    /// other dialects' special tokens).
+    pub markup_stripped: u64,
+    /// Call openers written inside reasoning, left there (drafts, not executed).
+    pub calls_in_reasoning: u64,
+}
+
+impl std::ops::AddAssign for Anomalies {
+    fn add_assign(&mut self, other: Anomalies) {
+        self.markup_stripped += other.markup_stripped;
+        self.calls_in_reasoning += other.calls_in_reasoning;
     }
 }
 
