@@ -8,6 +8,7 @@
 
 use crate::config::{Config, Invalid, ParallelCalls, ToolChoice, UnknownTool};
 use crate::event::{CallIndex, NotReleasedReason};
+use crate::json::duplicates::Duplicates;
 use crate::queue::Queue;
 use crate::repairs::{Repair, Repairs};
 use crate::stats::Stats;
@@ -853,6 +854,18 @@ impl Sink<'_> {
             let feedback = format!("{name}: arguments must be a JSON object");
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
+        }
+        // A key given twice: one value to every reader, or a call that means two things.
+        match crate::json::duplicates::find(&call.args) {
+            Duplicates::None => {}
+            Duplicates::Same => call.repairs.insert(Repair::DuplicateKey),
+            Duplicates::Differ(key) => {
+                let feedback = format!(
+                    "{name}: the argument \"{key}\" is given twice with different values, so which one is meant cannot be told; send the call again with each argument once"
+                );
+                self.not_released(call, NotReleasedReason::Invalid, feedback);
+                return;
+            }
         }
         if call.repairs.contains(Repair::Ellipsis)
             && serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&call.args)

@@ -612,11 +612,9 @@ impl Xml {
             self.skip = true;
             return Ok(());
         }
-        self.skip = self.keys.contains(&key);
-        if self.skip {
-            sink.repair(Repair::DuplicateKey);
-            return Ok(());
-        }
+        // A key given twice is written as given: the release gate decides whether the
+        // two values are one (`json::duplicates`).
+        self.skip = false;
         // No schema declares the key: the value is typed by what it reads as.
         self.untyped = !told && !sink.param_is_declared(&key);
         self.shape = values::Shape::Blank;

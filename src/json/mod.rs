@@ -3,6 +3,7 @@
 pub(crate) mod api;
 mod bulk;
 pub(crate) mod cost;
+pub(crate) mod duplicates;
 pub(crate) mod lookahead;
 pub(crate) mod readings;
 pub(crate) mod repairer;

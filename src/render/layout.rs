@@ -411,21 +411,33 @@ fn check_name(name: &str, python: bool) -> Result<(), Error> {
 }
 
 /// Keys a syntax cannot write: a Python keyword or a Gemma or MiniMax M3 key is an
-/// identifier; an XML parameter's key holds no markup or line break.
+/// identifier; an XML parameter's key holds no markup or line break; MiniMax M3 reads
+/// an element given twice as an array, so it cannot carry a key given twice.
 fn check_keys(args: &Args, node: &Node) -> Result<(), Error> {
-    fn walk(node: &Node, top: bool, fits: &dyn Fn(&str, bool) -> bool) -> Result<(), Error> {
+    let elements = matches!(args, Args::Elements { .. });
+    fn walk(
+        node: &Node,
+        top: bool,
+        fits: &dyn Fn(&str, bool) -> bool,
+        once: bool,
+    ) -> Result<(), Error> {
         match &node.kind {
             Kind::Object(members) => {
-                for (key, value) in members {
+                for (i, (key, value)) in members.iter().enumerate() {
+                    if once && members[..i].iter().any(|(k, _)| k == key) {
+                        return Err(error(format!(
+                            "key {key:?} given twice cannot be written here"
+                        )));
+                    }
                     if !fits(key, top) {
                         return Err(error(format!("key {key:?} cannot be written here")));
                     }
-                    walk(value, false, fits)?;
+                    walk(value, false, fits, once)?;
                 }
             }
             Kind::Array(items) => {
                 for item in items {
-                    walk(item, false, fits)?;
+                    walk(item, false, fits, once)?;
                 }
             }
             _ => {}
@@ -440,7 +452,7 @@ fn check_keys(args: &Args, node: &Node) -> Result<(), Error> {
             &|k, top| !top || !(k.is_empty() || k.contains(['<', '>', '"', '\n', '\r', '&']))
         }
     };
-    walk(node, true, fits)
+    walk(node, true, fits, elements)
 }
 
 #[cfg(test)]
