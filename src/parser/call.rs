@@ -587,13 +587,11 @@ impl Parser {
         markup: BodyMarkup,
     ) {
         let (mut sink, ..) = self.sink();
-        let refused = !form.closer.is_empty()
-            && sink
-                .calls
-                .current
-                .as_ref()
-                .is_some_and(|c| c.ambiguous.is_some());
+        // Not released (the sink decides at its end): what follows its closer may be
+        // the rest of its body.
+        let (open, released) = (sink.calls.is_open(), sink.calls.released);
         sink.end();
+        let refused = !form.closer.is_empty() && open && sink.calls.released == released;
         self.mode = match refused {
             true => Mode::Remains(Box::new(Remains::new(form, within, markup, false))),
             false => within.map_or(Mode::Text, Mode::Reasoning),
