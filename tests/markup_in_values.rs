@@ -268,3 +268,46 @@ fn the_tagged_dialects_are_enumerated() {
         );
     }
 }
+
+/// The call's closer inside a value (its value's and function's closers dropped), then
+/// the next call: the first call ended at its closer (released, `missing_closer`), and
+/// the next is read as a call, not as the first one's value.
+#[test]
+fn a_calls_closer_then_the_next_call_ends_the_first() {
+    for form in tagged_with_closer() {
+        let closer = *form.closing_markup().last().unwrap();
+        let first = serde_json::json!({"path": "a.txt", "content": "line"}).to_string();
+        let second = serde_json::json!({"path": "b.txt", "content": "more"}).to_string();
+        let out = form
+            .dialect()
+            .render(&Turn::new().call(Call::new("write_file", &first)))
+            .unwrap()
+            .output;
+        let next = form
+            .dialect()
+            .render(&Turn::new().call(Call::new("write_file", &second)))
+            .unwrap()
+            .output;
+        let Some(cut) = out.find("line") else {
+            continue;
+        };
+        let raw = format!("{}line{closer}\n{next}", &out[..cut]);
+        let config = Config::new(form.dialect()).tools(tools());
+        let whole = merge(&run_cuts(&config, raw.as_bytes(), &[], StopReason::Stop));
+        let bytes: Vec<usize> = (1..raw.len()).collect();
+        let split = merge(&run_cuts(&config, raw.as_bytes(), &bytes, StopReason::Stop));
+        assert_eq!(whole, split, "{}: chunking", form.name());
+        let released: Vec<serde_json::Value> = whole
+            .iter()
+            .filter_map(|e| match e {
+                OwnedEvent::CallFinished { arguments, .. } => {
+                    Some(serde_json::from_str(arguments).unwrap())
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(released.len(), 2, "{}: {raw:?} gave {whole:?}", form.name());
+        assert_eq!(released[0]["content"], "line", "{}: {raw:?}", form.name());
+        assert_eq!(released[1]["content"], "more", "{}: {raw:?}", form.name());
+    }
+}

@@ -157,6 +157,27 @@ impl Xml {
         let Some(tag) = unprefix(self.spec.tag_prefix, &self.tag) else {
             return Ok(());
         };
+        if self.doubt.as_ref().is_some_and(|d| d.closer && !d.again) {
+            // The call's closer read as content, then the next call's opener: the call
+            // ended at that closer (its value and function closers dropped).
+            let name_open = self.spec.name_open;
+            // (Also the name tag without its prefix: `<steptml:invoke name=`.)
+            let tail = match name_open.iter().rposition(|&c| c == b'<') {
+                Some(lt) => &name_open[lt..],
+                None => name_open,
+            };
+            let opens = [name_open, tail, b"<tool_call>"];
+            if opens.iter().any(|o| !o.is_empty() && tag.starts_with(o)) {
+                self.end_at_doubted_closer(sink)?;
+                return Ok(());
+            }
+            if opens
+                .iter()
+                .any(|o| o.len() > tag.len() && o.starts_with(&tag))
+            {
+                return Ok(());
+            }
+        }
         // A misspelled value closer: `</parameter` + up to `>`.
         let vc = self.spec.value_close;
         if tag.len() > vc.len() && tag.starts_with(vc) {
