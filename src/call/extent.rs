@@ -50,6 +50,24 @@ impl Extent {
         }
     }
 
+    /// This extent for a body closed by `markup` (a body of tags): the body's own
+    /// closing tags, which a dialect strips from text, bound nothing after the body:
+    /// they are what tells that the body went on ([`body_went_on`]).
+    pub(crate) fn past_markup(mut self, markup: &BodyMarkup) -> Extent {
+        if markup.iter().all(|m| m.is_empty()) {
+            return self;
+        }
+        let own = |m: &[u8]| markup.iter().any(|k| !k.is_empty() && m.starts_with(k));
+        let mut ends = MarkerSet::default();
+        for &m in self.ends.markers() {
+            if !own(m) {
+                ends.push(m);
+            }
+        }
+        self.ends = ends;
+        self
+    }
+
     /// The first bound wholly in `bytes`; `Err(())` while one may begin at their end.
     pub(crate) fn find(&self, bytes: &[u8]) -> Result<Option<Bound>, ()> {
         let closer = match self.closer.is_empty() {
@@ -97,7 +115,7 @@ impl Extent {
                 // Only the bound tells whether text was the body's.
                 Ok(None) | Err(()) => return None,
             };
-            return Some(!body_went_on(text, self.trailer));
+            return Some(!body_went_on(text, self.trailer, &[b""; 3]));
         }
         let after = match after.strip_prefix(self.trailer) {
             Some(rest) if !self.trailer.is_empty() => rest.trim_ascii_start(),
@@ -151,17 +169,32 @@ impl Extent {
 }
 
 impl super::CallState {
+    /// The closing markup of the body, when it is one of tags (see [`body_went_on`]).
+    pub(crate) fn markup(&self) -> BodyMarkup {
+        match &self.grammar {
+            Grammar::Xml(x) => x.markup(),
+            _ => [b""; 3],
+        }
+    }
+
     /// Whether the body, which just ended, may have gone on past where it seemed to end:
     /// a JSON value the model closed itself (not one a marker ended) may have closed at
     /// a raw `"}}` inside a string, so the text after it is held up to the call's bound
     /// (`Parser::held_text`). In a dialect with no closer, only a value whose strings
     /// were written raw: there the bound may be the end of the stream.
     pub(crate) fn may_go_on(&self, enveloped: bool) -> bool {
+        if !enveloped && matches!(self.grammar, Grammar::Xml(_)) {
+            // A value may hold the dialect's own markup (a file about tool calls), so
+            // the body may have ended at a value's closing tags that were content: the
+            // call's closer tells. (With none, the next call, its opener misspelled,
+            // would look the same.)
+            return !self.form.closer.is_empty();
+        }
         let json = enveloped
             || match self.grammar {
                 Grammar::Envelope(_) | Grammar::NameArgs(_) | Grammar::Harmony(_) => true,
-                // Their bodies end at their own markup (a list's `]`, a tag), not at a
-                // value's last quote.
+                // Their bodies end at their own markup (a list's `]`), not at a value's
+                // last quote.
                 Grammar::Xml(_)
                 | Grammar::XmlGate { .. }
                 | Grammar::Python(_)
@@ -173,10 +206,21 @@ impl super::CallState {
     }
 }
 
-/// Whether `text`, read after a call object the model closed itself and before the
-/// call's bound, was the rest of the body: it ends in `}` (a raw `"}}` inside a string
-/// looked like the body's end), past the form's `trailer` (a closing fence).
-pub(crate) fn body_went_on(text: &[u8], trailer: &[u8]) -> bool {
+/// The markup a body of tags is closed with (a value's closer, the function's), for
+/// [`body_went_on`]; none for a JSON body, which closes with `}`.
+pub(crate) type BodyMarkup = [&'static [u8]; 3];
+
+/// Whether `text`, read after a body the model closed itself and before the call's
+/// bound, was the rest of the body. A JSON body: the text ends in `}` (a raw `"}}`
+/// inside a string looked like the body's end), past the form's `trailer` (a closing
+/// fence). A body of tags: the text holds the body's own closing markup (`</parameter>`,
+/// `</function>`): a value holding that markup looked like the body's end.
+pub(crate) fn body_went_on(text: &[u8], trailer: &[u8], markup: &BodyMarkup) -> bool {
+    if markup.iter().any(|m| !m.is_empty()) {
+        return markup
+            .iter()
+            .any(|m| !m.is_empty() && memchr::memmem::find(text, m).is_some());
+    }
     let text = text.trim_ascii_end();
     let text = match text.strip_suffix(trailer) {
         Some(rest) if !trailer.is_empty() => rest.trim_ascii_end(),

@@ -152,6 +152,8 @@ struct Doubt {
     text: Vec<u8>,
     /// Another closing tag was read as content since: the text is not prose.
     again: bool,
+    /// The tag is the call's closer (not the value's): ended there, the call ends.
+    closer: bool,
 }
 
 fn is_blank(b: u8) -> bool {
@@ -248,6 +250,16 @@ impl Xml {
             ended: None,
             work: 0,
         }
+    }
+
+    /// The markup that closes this body's values and function (`</parameter`,
+    /// `</function>`): met after the body, it was the body's (`call::extent`).
+    pub(crate) fn markup(&self) -> crate::call::extent::BodyMarkup {
+        [
+            self.spec.value_close,
+            self.spec.func_close,
+            self.spec.key_open,
+        ]
     }
 
     /// Bytes examined since the last call (for [`Stats::work`](crate::Stats::work)).
@@ -701,6 +713,11 @@ impl Xml {
     /// Between parameters, every value closed (`...</arg_value>` and the end): close the
     /// arguments, as the missing closers would have.
     pub(crate) fn close_clean(&mut self, sink: &mut Sink<'_>) -> bool {
+        if self.doubt.as_ref().is_some_and(|d| d.closer) {
+            // The call's closer in the value, then only text: the call ended there.
+            return matches!(self.end_at_doubted_closer(sink), Ok(true))
+                && self.flush(sink).is_ok();
+        }
         if let Some(doubt) = self.doubt.take() {
             let in_value = matches!(self.phase, Phase::Value | Phase::CData(_));
             if doubt.again || !in_value || self.esc || self.skip {

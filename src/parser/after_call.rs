@@ -21,6 +21,9 @@ pub(super) struct AfterCall {
     pub(super) may_go_on: bool,
     /// What bounds the call, once text is held (`call::extent`).
     pub(super) extent: Option<Box<Extent>>,
+    /// The body's closing markup, when it is one of tags: held text holding it was the
+    /// body's (`call::extent::body_went_on`).
+    pub(super) markup: BodyMarkup,
 }
 
 impl Parser {
@@ -39,8 +42,10 @@ impl Parser {
             gap,
             holding,
             may_go_on,
+            markup,
             ..
         } = &mut **state;
+        let markup = *markup;
         let (form, within) = (*form, *within);
         let closer = form.closer;
         for (i, &b) in input.iter().enumerate() {
@@ -58,8 +63,8 @@ impl Parser {
                     self.start_call(form, within);
                     return i;
                 }
-                if matches!(b, b'}' | b']') {
-                    // A redundant closer after the body.
+                if matches!(b, b'}' | b']') && markup.iter().all(|m| m.is_empty()) {
+                    // A redundant closer after a JSON body.
                     let (mut sink, ..) = self.sink();
                     if sink.calls.is_open() {
                         sink.repair(Repair::RedundantCloser);
@@ -99,9 +104,7 @@ impl Parser {
             }
             if closer.starts_with(held) {
                 if held.len() == closer.len() {
-                    let (mut sink, ..) = self.sink();
-                    sink.end();
-                    self.mode = within.map_or(Mode::Text, Mode::Reasoning);
+                    self.end_at_closer(form, within, markup);
                     return i + 1;
                 }
                 continue;
@@ -162,10 +165,10 @@ impl Parser {
         let Mode::AfterCall(state) = &mut self.mode else {
             unreachable!()
         };
-        let (form, within) = (state.form, state.within);
+        let (form, within, markup) = (state.form, state.within, state.markup);
         let extent = state
             .extent
-            .get_or_insert_with(|| Box::new(Extent::of(form)));
+            .get_or_insert_with(|| Box::new(Extent::of(form).past_markup(&markup)));
         let before = state.held.len();
         // Only a bound that ends in the new bytes is new.
         let longest = form.closer.len().max(extent.ends.max_len());
@@ -188,11 +191,22 @@ impl Parser {
                 let held = std::mem::take(&mut state.held);
                 let trailer = extent.trailer;
                 let (mut sink, ..) = self.sink();
-                if body_went_on(&held[..start], trailer) {
+                // Between a body of tags and its closer only blanks belong: text
+                // there was the body's (a value went on past its closing tags).
+                let tags_then_text = bound.closer
+                    && markup.iter().any(|m| !m.is_empty())
+                    && !held[..start].trim_ascii().is_empty();
+                if tags_then_text || body_went_on(&held[..start], trailer, &markup) {
                     // The body went on: not released, and the text was its body.
                     sink.went_on();
-                    sink.end();
-                    self.mode = back;
+                    match bound.closer {
+                        // What follows its closer may be more of it (`remains`).
+                        true => self.end_at_closer(form, within, markup),
+                        false => {
+                            sink.end();
+                            self.mode = back;
+                        }
+                    }
                 } else {
                     // Text the model wrote after the body: shown.
                     self.release_held_text(back, form.closer, &held[..start]);

@@ -58,7 +58,11 @@ impl Parser {
                     && !call.forked()
                     && call.args.rep.lookahead_clean()
             }
-            Mode::Text | Mode::Reasoning(_) | Mode::AfterCall(_) | Mode::Skip { .. } => false,
+            Mode::Text
+            | Mode::Reasoning(_)
+            | Mode::AfterCall(_)
+            | Mode::Remains(_)
+            | Mode::Skip { .. } => false,
         }
     }
 
@@ -156,7 +160,11 @@ impl Parser {
                     && !call.forked()
                     && call.args.rep.in_idle_string()
             }
-            Mode::Text | Mode::Reasoning(_) | Mode::AfterCall(_) | Mode::Skip { .. } => false,
+            Mode::Text
+            | Mode::Reasoning(_)
+            | Mode::AfterCall(_)
+            | Mode::Remains(_)
+            | Mode::Skip { .. } => false,
         }
     }
 
@@ -481,12 +489,21 @@ impl Parser {
 
     /// End the call early and drop the rest of its body, up to its closer.
     pub(super) fn abort_to_skip(&mut self, why: Abort, consumed: usize) -> usize {
-        let leftover = match &mut self.mode {
-            Mode::Call(call) => call.take_leftover(),
-            _ => Vec::new(),
+        let (leftover, remains) = match &mut self.mode {
+            // Given up as ambiguous inside its body: what follows, up to the last of
+            // its closers before its bound, is the call's (`remains`).
+            Mode::Call(call) if why == Abort::Ambiguous && !call.form.closer.is_empty() => {
+                let remains = Remains::new(call.form, call.within, call.markup(), true);
+                (call.take_leftover(), Some(remains))
+            }
+            Mode::Call(call) => (call.take_leftover(), None),
+            _ => (Vec::new(), None),
         };
         let (closer, _) = self.abort_call(why);
-        self.mode = Mode::Skip { closer, matched: 0 };
+        self.mode = match remains {
+            Some(remains) => Mode::Remains(Box::new(remains)),
+            None => Mode::Skip { closer, matched: 0 },
+        };
         if !leftover.is_empty() {
             self.process(&leftover);
         }
@@ -530,6 +547,7 @@ impl Parser {
         let leftover = call.take_leftover();
         let repairs = call.repairs();
         let may_go_on = call.may_go_on(enveloped);
+        let markup = call.markup();
         self.retire(call);
         let (mut sink, ..) = self.sink();
         if sink.calls.is_open() {
@@ -537,8 +555,13 @@ impl Parser {
         }
         let back = within.map_or(Mode::Text, Mode::Reasoning);
         if closer_seen || (form.closer.is_empty() && !form.repeats && !may_go_on) {
-            sink.end();
-            self.mode = back;
+            match closer_seen {
+                true => self.end_at_closer(form, within, markup),
+                false => {
+                    sink.end();
+                    self.mode = back;
+                }
+            }
         } else {
             self.mode = Mode::AfterCall(Box::new(AfterCall {
                 form,
@@ -549,9 +572,30 @@ impl Parser {
                 holding: false,
                 may_go_on,
                 extent: None,
+                markup,
             }));
         }
         leftover
+    }
+
+    /// The call ended at its closer. Not released, what follows may be the rest of its
+    /// body (`remains`).
+    pub(super) fn end_at_closer(
+        &mut self,
+        form: &'static CallForm,
+        within: Option<u16>,
+        markup: BodyMarkup,
+    ) {
+        let (mut sink, ..) = self.sink();
+        // Not released (the sink decides at its end): what follows its closer may be
+        // the rest of its body.
+        let (open, released) = (sink.calls.is_open(), sink.calls.released);
+        sink.end();
+        let refused = !form.closer.is_empty() && open && sink.calls.released == released;
+        self.mode = match refused {
+            true => Mode::Remains(Box::new(Remains::new(form, within, markup, false))),
+            false => within.map_or(Mode::Text, Mode::Reasoning),
+        };
     }
 
     pub(super) fn abort_call(&mut self, why: Abort) -> (&'static [u8], Vec<u8>) {

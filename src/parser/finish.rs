@@ -71,6 +71,7 @@ impl Parser {
                 };
                 let (form, within) = (call.form, call.within);
                 let repairs = call.repairs();
+                let markup = call.markup();
                 let mut leftover = call.take_leftover();
                 // Ended by a marker other than its closer: cut, not finished (as in
                 // `feed_call`); by its closer (read while deciding the held bytes, or
@@ -102,7 +103,7 @@ impl Parser {
                 // seemed to end before it (as `held_text` takes it).
                 let went_on =
                     complete && !closer_left && misspelled.is_none() && call.may_go_on(false) && {
-                        let extent = Extent::of(form);
+                        let extent = Extent::of(form).past_markup(&markup);
                         let bound = match extent.find(&leftover) {
                             Ok(Some(bound)) => Some(bound),
                             _ if form.closer.is_empty() => Some(Bound {
@@ -113,7 +114,13 @@ impl Parser {
                             _ => None,
                         };
                         bound
-                            .filter(|b| body_went_on(&leftover[..b.start], form.trailer))
+                            .filter(|b| {
+                                let text = &leftover[..b.start];
+                                (b.closer
+                                    && markup.iter().any(|m| !m.is_empty())
+                                    && !text.trim_ascii().is_empty())
+                                    || body_went_on(text, form.trailer, &markup)
+                            })
                             .map(|b| leftover.drain(..if b.closer { b.end } else { b.start }))
                             .is_some()
                     };
@@ -140,8 +147,16 @@ impl Parser {
                     if went_on {
                         sink.went_on();
                     }
+                    // Not released (the sink decides at its end): what follows its closer may be
+                    // the rest of its body.
+                    let (open, released) = (sink.calls.is_open(), sink.calls.released);
                     sink.end();
-                    self.mode = within.map_or(Mode::Text, Mode::Reasoning);
+                    let refused =
+                        !form.closer.is_empty() && open && sink.calls.released == released;
+                    self.mode = match refused {
+                        true => Mode::Remains(Box::new(Remains::new(form, within, markup, false))),
+                        false => within.map_or(Mode::Text, Mode::Reasoning),
+                    };
                     if !leftover.is_empty() {
                         self.process(&leftover);
                     }
@@ -157,7 +172,7 @@ impl Parser {
             }
             Mode::AfterCall(state) if state.holding => {
                 let back = state.within.map_or(Mode::Text, Mode::Reasoning);
-                if body_went_on(&state.held, state.form.trailer) {
+                if body_went_on(&state.held, state.form.trailer, &state.markup) {
                     // The end of the stream bounds the call: the text was its body.
                     self.mode = back;
                     let (mut sink, ..) = self.sink();
@@ -193,6 +208,11 @@ impl Parser {
                 if !gap.is_empty() {
                     self.emit_text(&gap, within.is_some());
                 }
+            }
+            Mode::Remains(state) => {
+                self.mode = Mode::Remains(state);
+                self.finish_remains();
+                self.finish_mode();
             }
             Mode::Skip { .. } => {}
         }

@@ -31,6 +31,7 @@ mod call;
 mod feed;
 mod finish;
 mod names;
+mod remains;
 mod tables;
 #[cfg(test)]
 mod tests;
@@ -38,7 +39,9 @@ mod text;
 
 use crate::ascii::TextStops;
 use crate::call::args::ArgsReader;
-use crate::call::extent::{body_went_on, call_terminators, misspelled_closer_at, Bound, Extent};
+use crate::call::extent::{
+    body_went_on, call_terminators, misspelled_closer_at, BodyMarkup, Bound, Extent,
+};
 use crate::call::CallState;
 use crate::calls::{Abort, Calls, Sink};
 use crate::config::{Config, InReasoning};
@@ -54,6 +57,7 @@ use crate::scan::{Found, MarkerSet};
 use crate::stats::Stats;
 use after_call::AfterCall;
 use feed::FastLane;
+use remains::Remains;
 use smallvec::SmallVec;
 use std::sync::{Mutex, OnceLock};
 use tables::{Action, Table, Tables};
@@ -69,6 +73,9 @@ enum Mode {
     /// The body ended; the call waits for its closer (or anything else) to be released.
     /// Boxed: only a call needs it, and an idle parser should stay small.
     AfterCall(Box<AfterCall>),
+    /// Text after a call not released at its closer, held while it may be the rest
+    /// of the call's body (`remains`).
+    Remains(Box<Remains>),
     /// Dropping the rest of a call that broke a limit, up to its closer.
     Skip {
         closer: &'static [u8],
@@ -507,6 +514,7 @@ impl Parser {
                 Mode::Reasoning(_) => self.scan(input, true),
                 Mode::Call { .. } => self.feed_call(input),
                 Mode::AfterCall(_) => self.after_call(input),
+                Mode::Remains(_) => self.remains(input),
                 Mode::Skip { .. } => self.skip(input),
             };
             self.stats.examined(used as u64);

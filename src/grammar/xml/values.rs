@@ -157,6 +157,27 @@ impl Xml {
         let Some(tag) = unprefix(self.spec.tag_prefix, &self.tag) else {
             return Ok(());
         };
+        if self.doubt.as_ref().is_some_and(|d| d.closer && !d.again) {
+            // The call's closer read as content, then the next call's opener: the call
+            // ended at that closer (its value and function closers dropped).
+            let name_open = self.spec.name_open;
+            // (Also the name tag without its prefix: `<steptml:invoke name=`.)
+            let tail = match name_open.iter().rposition(|&c| c == b'<') {
+                Some(lt) => &name_open[lt..],
+                None => name_open,
+            };
+            let opens = [name_open, tail, b"<tool_call>"];
+            if opens.iter().any(|o| !o.is_empty() && tag.starts_with(o)) {
+                self.end_at_doubted_closer(sink)?;
+                return Ok(());
+            }
+            if opens
+                .iter()
+                .any(|o| o.len() > tag.len() && o.starts_with(&tag))
+            {
+                return Ok(());
+            }
+        }
         // A misspelled value closer: `</parameter` + up to `>`.
         let vc = self.spec.value_close;
         if tag.len() > vc.len() && tag.starts_with(vc) {
@@ -198,14 +219,10 @@ impl Xml {
                 } else if m == self.spec.func_close {
                     self.start_confirm(Closing::Function);
                 } else {
-                    // The call's closer inside a value: parameter and function left open.
-                    sink.repair(Repair::MissingCloser);
-                    self.closed_past_own_closer(sink);
-                    self.tag.clear();
-                    self.end_value(sink)?;
-                    self.out.push(b'}');
-                    self.phase = Phase::Done;
-                    self.ended = Some(true);
+                    // The call's closer inside a value: the parameter and function were
+                    // left open, or the value holds the dialect's markup (a file about
+                    // tool calls). What follows tells (`closer_as_content`).
+                    self.closer_as_content();
                 }
             }
             Found::None => self.tag_is_content(),
@@ -338,6 +355,63 @@ impl Xml {
         Ok(())
     }
 
+    /// The call's closer inside a value, held as content while what follows tells: the
+    /// value's own closer confirmed further on (the markup was the value's), or more of
+    /// the dialect's markup as content (the same); the next call's opener or the end of
+    /// the stream with only text after it: the call ended at the closer, its parameter
+    /// and function left open, and the text is the model's (`end_at_doubted_closer`).
+    fn closer_as_content(&mut self) {
+        let tag = std::mem::take(&mut self.tag);
+        self.closer_in_value = true;
+        match &mut self.doubt {
+            Some(doubt) => doubt.again = true,
+            None => {
+                let mut text = self.replay[self.rpos..].to_vec();
+                text.extend_from_slice(&self.pf);
+                text.extend_from_slice(&self.af);
+                self.doubt = Some(super::Doubt {
+                    out: self.out.len(),
+                    raw: self.raw.len(),
+                    text,
+                    again: false,
+                    closer: true,
+                });
+            }
+        }
+        if self.nl_held {
+            self.nl_held = false;
+            self.emit_content(b'\n');
+        }
+        self.emit_content(tag[0]);
+        self.requeue(&tag[1..]);
+    }
+
+    /// The value held the call's closer as content, then the next call's opener or the
+    /// end of the stream came with only text after it: the call ended at the closer
+    /// (its parameter and function left open) and the text after it is read again
+    /// after the call. False when the closer was not the doubted tag.
+    pub(super) fn end_at_doubted_closer(&mut self, sink: &mut Sink<'_>) -> Result<bool, Abort> {
+        match &self.doubt {
+            Some(doubt) if doubt.closer && !doubt.again && !self.skip && !self.esc => {}
+            _ => return Ok(false),
+        }
+        let doubt = self.doubt.take().expect("checked");
+        self.out.truncate(doubt.out);
+        self.raw.truncate(doubt.raw);
+        self.utf8.clear();
+        self.tag.clear();
+        self.nl_held = false;
+        self.closer_in_value = false;
+        sink.repair(Repair::MissingCloser);
+        self.end_value(sink)?;
+        self.close_object();
+        self.phase = Phase::Done;
+        self.ended = Some(true);
+        self.replay = doubt.text;
+        self.rpos = 0;
+        Ok(true)
+    }
+
     pub(super) fn reject_confirm(&mut self) {
         let tail = std::mem::take(&mut self.tail);
         if self.phase == Phase::Confirm(Closing::Value) {
@@ -355,6 +429,7 @@ impl Xml {
                         raw: self.raw.len(),
                         text,
                         again: false,
+                        closer: false,
                     });
                 }
             }

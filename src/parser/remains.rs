@@ -1,0 +1,108 @@
+//! After a call that was not released at its closer: what follows may be the rest of
+//! its body. A value holding the dialect's own markup (a file about tool calls) makes
+//! the call end at a closer that was content; the body goes on past it, up to the real
+//! closer. So text after such a call is held up to its next bound (another call's
+//! opener, an end-of-turn or section token, the end of the stream, the arguments'
+//! limit): what it holds up to the last of the call's closers (or, in a dialect with
+//! none, of the body's closing markup) was the call's, never shown; the rest is text.
+
+use super::*;
+
+/// Text held after a call that was not released at its closer.
+pub(super) struct Remains {
+    pub(super) form: &'static CallForm,
+    pub(super) within: Option<u16>,
+    pub(super) held: Vec<u8>,
+    /// The body's closing markup, when it is one of tags.
+    pub(super) markup: BodyMarkup,
+    /// What bounds the remains: the call's extent less its closer and markup.
+    pub(super) ends: MarkerSet,
+    /// The call was given up inside its body: up to its closer, all is the call's.
+    pub(super) open: bool,
+}
+
+impl Remains {
+    pub(super) fn new(
+        form: &'static CallForm,
+        within: Option<u16>,
+        markup: BodyMarkup,
+        open: bool,
+    ) -> Self {
+        Remains {
+            form,
+            within,
+            held: Vec::new(),
+            markup,
+            ends: Extent::of(form).past_markup(&markup).ends,
+            open,
+        }
+    }
+
+    /// How much of `text` (held up to a bound) was the call's: up to the end of its
+    /// last closer, or of its last closing markup in a dialect with no closer.
+    fn swallowed(&self, text: &[u8]) -> usize {
+        let closer = self.form.closer;
+        if !closer.is_empty() {
+            let all = if self.open { text.len() } else { 0 };
+            return memchr::memmem::rfind(text, closer).map_or(all, |at| at + closer.len());
+        }
+        self.markup
+            .iter()
+            .filter(|m| !m.is_empty())
+            .filter_map(|m| memchr::memmem::rfind(text, m).map(|at| at + m.len()))
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+impl Parser {
+    /// Text after a call not released at its closer, held up to its bound.
+    pub(super) fn remains(&mut self, input: &[u8]) -> usize {
+        let Mode::Remains(state) = &mut self.mode else {
+            unreachable!()
+        };
+        let before = state.held.len();
+        // Only a bound that ends in the new bytes is new.
+        let from = before.saturating_sub(state.ends.max_len().saturating_sub(1));
+        state.held.extend_from_slice(input);
+        let max = self.config.limits.max_args_bytes;
+        let bound = match state.ends.find(&state.held[from..]) {
+            Found::Full { start, .. } if from + start <= max => Some(from + start),
+            _ if state.held.len() > max => Some(state.held.len()),
+            _ => None,
+        };
+        let Some(start) = bound else {
+            return input.len();
+        };
+        let rest = self.end_remains(start);
+        if start < before {
+            // The bound began in held bytes: read them again, then the input.
+            self.process(&rest[..before - start]);
+            0
+        } else {
+            start - before
+        }
+    }
+
+    /// The remains end at `start` of what is held: the call's part is dropped, the rest
+    /// is text; what follows `start` is the caller's to read.
+    fn end_remains(&mut self, start: usize) -> Vec<u8> {
+        let Mode::Remains(state) = std::mem::replace(&mut self.mode, Mode::Text) else {
+            unreachable!()
+        };
+        let back = state.within.map_or(Mode::Text, Mode::Reasoning);
+        let swallowed = state.swallowed(&state.held[..start]);
+        self.mode = back;
+        self.process(&state.held[swallowed..start]);
+        state.held[start..].to_vec()
+    }
+
+    /// At the end of the stream: the remains end there.
+    pub(super) fn finish_remains(&mut self) {
+        let len = match &self.mode {
+            Mode::Remains(state) => state.held.len(),
+            _ => return,
+        };
+        self.end_remains(len);
+    }
+}

@@ -1,0 +1,313 @@
+//! Values holding the dialect's own markup (issue 35, "XML-bodied values holding the
+//! dialect's own markup"): a coding agent writing a file about tool calls writes
+//! `</parameter>`, `</function>`, `</tool_call>` (or its dialect's equivalents) raw
+//! inside a value. The whole call tells where the value ends: the call is released
+//! exactly as meant, or not released, and no byte of it is ever shown as text.
+//!
+//! Every class runs in every dialect whose first form writes values raw, enumerated
+//! from `Dialect::ALL` by `Form::arguments`, whole, byte at a time and in random chunks.
+
+mod support;
+
+use support::{merge, random_cuts, run_cuts};
+use toolsift::render::{Arguments, Call, Form, Style, Turn};
+use toolsift::{Config, Dialect, OwnedEvent, StopReason, Tools};
+
+const PREAMBLE: &str = "I'll write the file.";
+
+/// A file about tool calls, long enough to hold markup at several places.
+const FILE: &str =
+    "# Tool calls\n\nThe model writes its call in tags.\nEach parameter is one element.\n\
+                    The parser reads them as they stream.\nA value may hold anything.\n\
+                    Even the closing tags themselves.\nThat is what this file shows.\n";
+
+fn tools() -> Tools {
+    Tools::from_value(&serde_json::json!([{
+        "type": "function",
+        "function": {
+            "name": "write_file",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+                "required": ["path", "content"],
+                "additionalProperties": false
+            }
+        }
+    }]))
+    .unwrap()
+}
+
+/// The first form of every dialect that writes string values raw (tags, delimiters,
+/// elements), in `Dialect::ALL` order.
+fn raw_value_forms() -> Vec<Form> {
+    Dialect::ALL
+        .iter()
+        .map(|d| d.forms()[0])
+        .filter(|f| !matches!(f.arguments(), Arguments::Json | Arguments::Python))
+        .collect()
+}
+
+/// How a run came out.
+#[derive(Debug, PartialEq)]
+enum Outcome {
+    /// One call, its arguments exactly the ones meant.
+    Exact,
+    /// Not released, with a reason.
+    Held,
+    /// Anything else: a different value, text shown that is part of the call.
+    Wrong(String),
+}
+
+/// Render `write_file` with the form's closing markup inserted in `content` at `at`,
+/// run it under several chunkings (which must agree), and classify.
+fn outcome(form: Form, at: &[usize]) -> Outcome {
+    let args = serde_json::json!({"path": "notes.md", "content": FILE}).to_string();
+    let mut turn = Turn::new().call(Call::new("write_file", &args));
+    if form.text_before() {
+        turn = turn.text(PREAMBLE);
+    }
+    let style = Style::new().form(form.name()).markup("content", at);
+    let rendered = form.dialect().render_with(&turn, &style).unwrap();
+    let raw = rendered.output.as_bytes();
+    let config = Config::new(form.dialect()).tools(tools());
+    let whole = merge(&run_cuts(&config, raw, &[], StopReason::Stop));
+    let bytes: Vec<usize> = (1..raw.len()).collect();
+    for cuts in [bytes, random_cuts(raw.len(), 7, 9)] {
+        let events = merge(&run_cuts(&config, raw, &cuts, StopReason::Stop));
+        assert_eq!(
+            events,
+            whole,
+            "{}: the result depends on the chunking",
+            form.name()
+        );
+    }
+    let mut text = String::new();
+    let mut released = Vec::new();
+    let mut held = 0;
+    for event in &whole {
+        match event {
+            OwnedEvent::Text(t) => text.push_str(t),
+            OwnedEvent::CallFinished { arguments, .. } => released.push(arguments.clone()),
+            OwnedEvent::CallNotReleased { .. } => held += 1,
+            _ => {}
+        }
+    }
+    if text != rendered.text {
+        return Outcome::Wrong(format!("text {text:?}, meant {:?}", rendered.text));
+    }
+    let meant: serde_json::Value = serde_json::from_str(&rendered.arguments[0]).unwrap();
+    match (released.as_slice(), held) {
+        ([args], 0) if serde_json::from_str::<serde_json::Value>(args).unwrap() == meant => {
+            Outcome::Exact
+        }
+        ([], 1) => Outcome::Held,
+        _ => Outcome::Wrong(format!("released {released:?}, {held} held")),
+    }
+}
+
+/// Places in `FILE` (line starts and inside words), one per piece of closing markup.
+fn places(n: usize) -> Vec<usize> {
+    [20, 66, 101, 150, 190, 230]
+        .into_iter()
+        .take(n)
+        .filter(|&p| p < FILE.len())
+        .collect()
+}
+
+/// Dialects of tags whose calls end at a section token (`</minimax:tool_call>`) that
+/// is not the call's own closer: text after a function's closer there is bounded by
+/// the next call or the end of the stream, and a section token inside a value is
+/// content. Still open (issue 35): what follows their function's closer is not held.
+const SECTION_CLOSED: &[&str] = &["minimax_m2", "deepseek_v32", "hunyuan3", "muse_glimmer"];
+
+/// Forms whose values are read by tags and whose calls end at a closer of their own:
+/// their closing markup is a value's closer, the function's and the call's.
+fn tagged_with_closer() -> Vec<Form> {
+    raw_value_forms()
+        .into_iter()
+        .filter(|f| matches!(f.arguments(), Arguments::Params { .. }))
+        .filter(|f| f.closing_markup().len() >= 3)
+        .filter(|f| !SECTION_CLOSED.contains(&f.dialect().name()))
+        .collect()
+}
+
+fn is_tagged_with_closer(form: Form) -> bool {
+    tagged_with_closer()
+        .iter()
+        .any(|f| f.dialect() == form.dialect())
+}
+
+/// Qwen3-Coder, `own/paths.py` of the real-file check: the value holds `</parameter>`,
+/// later `</function>`, later `</tool_call>`, then more of the file, then the real
+/// closers. The call ended at the inserted `</tool_call>` and was refused, and the rest
+/// of the file (markup included) was shown as text. The real closers further on tell
+/// that the markup was the value's: released exact.
+/// Gemma 4 and FunctionGemma (delimited strings): the call, refused at the inserted
+/// closer, showed the rest of the file; what follows it up to the last closer is the
+/// call's now (held, nothing shown). (MiniMax M3's elements are not covered yet: its
+/// namespace marker inside a value is dropped, as a special token anywhere in its
+/// body is.)
+#[test]
+fn a_value_holding_every_closer_of_its_call_is_read_to_the_real_closers() {
+    let mut wrong = Vec::new();
+    let forms = raw_value_forms()
+        .into_iter()
+        .filter(|f| !matches!(f.arguments(), Arguments::Elements));
+    for form in forms {
+        let n = form.closing_markup().len();
+        let got = outcome(form, &places(n));
+        let want_exact = is_tagged_with_closer(form);
+        match got {
+            Outcome::Exact => {}
+            Outcome::Held if !want_exact => {}
+            other => wrong.push(format!("{} ({}): {other:?}", form.dialect(), form.name())),
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The call's closer alone inside a value, text after it, then the real closers
+/// (`content` = `...</tool_call>\nend...`): released cut at the closer, the rest of the
+/// file shown. Released exact now, in every dialect of tags with a closer.
+#[test]
+fn the_calls_closer_inside_a_value_is_content_when_the_real_closers_follow() {
+    let mut wrong = Vec::new();
+    for form in tagged_with_closer() {
+        let last = form.closing_markup().len() - 1;
+        // Every place but the last gets the earlier markup at the file's end, so the
+        // call's closer (the last piece) lands in the middle of the file.
+        let mut at = vec![FILE.len(); last];
+        at.push(101);
+        at.sort_unstable();
+        let got = outcome(form, &at);
+        if got != Outcome::Exact && !matches!(got, Outcome::Held) {
+            wrong.push(format!("{} ({}): {got:?}", form.dialect(), form.name()));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// A value's closer and the function's, side by side inside the value, then more of
+/// the file and the real closers (`criterion/with_inputs.rs`: `use criterion::{` +
+/// `</parameter></function>` + `criterion_group, ...`): the call was released cut
+/// there and the rest of the file shown. The text after the function's closer holds
+/// the body's own markup before the call's closer: the body went on, so the call is
+/// not released and nothing of it is shown.
+#[test]
+fn text_after_a_functions_closer_holding_the_bodys_markup_was_the_body() {
+    let mut wrong = Vec::new();
+    for form in tagged_with_closer() {
+        if form.closing_markup().len() < 3 {
+            continue;
+        }
+        // The value's and the function's closers at one place; the call's at the end.
+        let at = [40, 40, FILE.len()];
+        match outcome(form, &at) {
+            Outcome::Exact | Outcome::Held => {}
+            other => wrong.push(format!("{} ({}): {other:?}", form.dialect(), form.name())),
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The call's closer alone at the end of the value, then the stream ends: the model
+/// dropped its value's and function's closers. The call ends at its closer (released,
+/// `missing_closer`), as before the closer could be content.
+#[test]
+fn a_calls_closer_with_only_text_after_it_ends_the_call() {
+    for form in tagged_with_closer() {
+        let closer = *form.closing_markup().last().unwrap();
+        let args = serde_json::json!({"path": "a.txt", "content": "line"}).to_string();
+        let turn = Turn::new().call(Call::new("write_file", &args));
+        let rendered = form.dialect().render(&turn).unwrap();
+        let out = &rendered.output;
+        // Cut the output after the value, and write the call's closer and text there.
+        let Some(cut) = out.find("line") else {
+            continue;
+        };
+        let raw = format!("{}line{closer}\nDone.", &out[..cut]);
+        let config = Config::new(form.dialect()).tools(tools());
+        let whole = merge(&run_cuts(&config, raw.as_bytes(), &[], StopReason::Stop));
+        let bytes: Vec<usize> = (1..raw.len()).collect();
+        let split = merge(&run_cuts(&config, raw.as_bytes(), &bytes, StopReason::Stop));
+        assert_eq!(whole, split, "{}: chunking", form.name());
+        let released: Vec<&str> = whole
+            .iter()
+            .filter_map(|e| match e {
+                OwnedEvent::CallFinished { arguments, .. } => Some(arguments.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(released.len(), 1, "{}: {raw:?} gave {whole:?}", form.name());
+        let args: serde_json::Value = serde_json::from_str(released[0]).unwrap();
+        assert_eq!(args["content"], "line", "{}: {raw:?}", form.name());
+        let text: String = whole
+            .iter()
+            .filter_map(|e| match e {
+                OwnedEvent::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert!(text.ends_with("Done."), "{}: text {text:?}", form.name());
+    }
+}
+
+/// Every dialect of tags with a closer is covered (the list is the code's own).
+#[test]
+fn the_tagged_dialects_are_enumerated() {
+    let names: Vec<&str> = tagged_with_closer()
+        .iter()
+        .map(|f| f.dialect().name())
+        .collect();
+    assert!(names.contains(&"qwen3_coder"), "{names:?}");
+    assert!(names.len() >= 3, "{names:?}");
+    for name in SECTION_CLOSED {
+        assert!(
+            Dialect::ALL.iter().any(|d| d.name() == *name),
+            "{name}: no such dialect"
+        );
+    }
+}
+
+/// The call's closer inside a value (its value's and function's closers dropped), then
+/// the next call: the first call ended at its closer (released, `missing_closer`), and
+/// the next is read as a call, not as the first one's value.
+#[test]
+fn a_calls_closer_then_the_next_call_ends_the_first() {
+    for form in tagged_with_closer() {
+        let closer = *form.closing_markup().last().unwrap();
+        let first = serde_json::json!({"path": "a.txt", "content": "line"}).to_string();
+        let second = serde_json::json!({"path": "b.txt", "content": "more"}).to_string();
+        let out = form
+            .dialect()
+            .render(&Turn::new().call(Call::new("write_file", &first)))
+            .unwrap()
+            .output;
+        let next = form
+            .dialect()
+            .render(&Turn::new().call(Call::new("write_file", &second)))
+            .unwrap()
+            .output;
+        let Some(cut) = out.find("line") else {
+            continue;
+        };
+        let raw = format!("{}line{closer}\n{next}", &out[..cut]);
+        let config = Config::new(form.dialect()).tools(tools());
+        let whole = merge(&run_cuts(&config, raw.as_bytes(), &[], StopReason::Stop));
+        let bytes: Vec<usize> = (1..raw.len()).collect();
+        let split = merge(&run_cuts(&config, raw.as_bytes(), &bytes, StopReason::Stop));
+        assert_eq!(whole, split, "{}: chunking", form.name());
+        let released: Vec<serde_json::Value> = whole
+            .iter()
+            .filter_map(|e| match e {
+                OwnedEvent::CallFinished { arguments, .. } => {
+                    Some(serde_json::from_str(arguments).unwrap())
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(released.len(), 2, "{}: {raw:?} gave {whole:?}", form.name());
+        assert_eq!(released[0]["content"], "line", "{}: {raw:?}", form.name());
+        assert_eq!(released[1]["content"], "more", "{}: {raw:?}", form.name());
+    }
+}
