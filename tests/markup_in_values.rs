@@ -118,7 +118,20 @@ fn places(n: usize) -> Vec<usize> {
 /// is not the call's own closer: text after a function's closer there is bounded by
 /// the next call or the end of the stream, and a section token inside a value is
 /// content. Still open (issue 35): what follows their function's closer is not held.
-const SECTION_CLOSED: &[&str] = &["minimax_m2", "deepseek_v32", "hunyuan3", "muse_glimmer"];
+const SECTION_CLOSED: &[&str] = &[
+    "minimax_m2",
+    "deepseek_v32",
+    "hunyuan3",
+    "muse_glimmer",
+    "dots",
+    "deepseek_v41",
+    "gigachat35",
+    // The form's last closing markup is the section's (`</ifm|tool_calls>`) or the
+    // message's (`<|end|>` of a channel), not the call's closer alone: the same open
+    // case (issue 35).
+    "k2_horizon",
+    "beam",
+];
 
 /// Forms whose values are read by tags and whose calls end at a closer of their own:
 /// their closing markup is a value's closer, the function's and the call's.
