@@ -78,6 +78,7 @@ fuzz_target!(|data: &[u8]| {
     );
     let expect = Expect {
         way,
+        python: form.arguments() == toolsift::render::Arguments::Python,
         path: "a.txt",
         written: &written,
     };
