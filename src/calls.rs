@@ -860,6 +860,8 @@ impl Sink<'_> {
             Duplicates::None => {}
             Duplicates::Same => call.repairs.insert(Repair::DuplicateKey),
             Duplicates::Differ(key) => {
+                // Reported as far as sent: what was held is one reading's.
+                only_sent(&mut call);
                 let feedback = format!(
                     "{name}: the argument \"{key}\" is given twice with different values, so which one is meant cannot be told; send the call again with each argument once"
                 );

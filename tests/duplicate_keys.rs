@@ -89,3 +89,33 @@ fn a_key_with_one_value_twice_is_released_with_the_repair_named() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert!(released >= Dialect::ALL.len() - 1, "{released} released");
 }
+
+/// A call refused for a key given twice after its deltas went out reports its members
+/// only as far as it sent them (found by the chunking fuzz target).
+#[test]
+fn a_refused_call_reports_only_what_it_sent() {
+    let output = "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": \"x\", \"b\": \"he said \"hi\" to me\", \"a\": \"y\"}}\n</tool_call>";
+    let mut p = Parser::new(Dialect::Hermes);
+    let mut sent = String::new();
+    let mut refused = None;
+    let mut seen = |p: &mut Parser, sent: &mut String| {
+        while let Some(e) = p.next_event() {
+            match e.into_owned() {
+                OwnedEvent::ArgsDelta { fragment, .. } => sent.push_str(&fragment),
+                OwnedEvent::CallNotReleased { completed, .. } => refused = Some(completed),
+                _ => {}
+            }
+        }
+    };
+    for b in output.as_bytes().chunks(1) {
+        p.push(b);
+        seen(&mut p, &mut sent);
+    }
+    p.finish(StopReason::Stop);
+    seen(&mut p, &mut sent);
+    let completed = refused.expect("refused");
+    assert!(
+        completed == "{}" || sent.starts_with(completed.trim_end_matches('}')),
+        "completed {completed:?}, sent {sent:?}"
+    );
+}
