@@ -1362,3 +1362,68 @@ fn a_call_cut_by_the_end_of_the_stream_reports_its_members_only_as_far_as_it_sen
         }
     }
 }
+
+/// The tools of the `write_file` known failures below.
+fn write_file_tools() -> toolsift::Tools {
+    toolsift::Tools::from_value(&serde_json::json!([{"type": "function", "function": {
+        "name": "write_file",
+        "parameters": {"type": "object",
+            "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+            "required": ["path", "content"], "additionalProperties": false}}}]))
+    .unwrap()
+}
+
+/// Every call `output` releases, parsed whole by `dialect` with `write_file` declared:
+/// (name, arguments).
+fn released(dialect: toolsift::Dialect, output: &[u8]) -> Vec<(String, serde_json::Value)> {
+    let config = toolsift::Config::new(dialect).tools(write_file_tools());
+    let mut p = toolsift::Parser::with_config(config);
+    p.push(output);
+    p.finish(toolsift::StopReason::Stop);
+    let mut out = Vec::new();
+    while let Some(e) = p.next_event() {
+        if let toolsift::OwnedEvent::CallFinished {
+            name, arguments, ..
+        } = e.into_owned()
+        {
+            out.push((name, serde_json::from_str(&arguments).unwrap()));
+        }
+    }
+    out
+}
+
+/// readings (known failure `python-raw-string-closing-quote`, fuzz/known_failures.json):
+/// a Python string written with nothing escaped that holds its own quote and paren
+/// (`')`) ends there; the call is released cut short and the rest of the file is
+/// dropped. The Python list's end is not bounded like a JSON body's (issue 35).
+#[test]
+#[ignore = "known failure: a raw Python string holding `')` is released cut short (issue 35)"]
+fn a_raw_python_string_holding_its_closing_quote_is_not_released_cut() {
+    let output = b"[write_file(path='a.txt', content='x = run(')\nlog \"current image\"\n')]";
+    let meant =
+        serde_json::json!({"path": "a.txt", "content": "x = run(')\nlog \"current image\"\n"});
+    for (name, args) in released(toolsift::Dialect::Pythonic, output) {
+        assert_eq!((name.as_str(), &args), ("write_file", &meant));
+    }
+}
+
+/// readings (known failure `section-closed-markup-in-values`, fuzz/known_failures.json):
+/// in a dialect whose calls end at a section token, a value holding the value's and
+/// the call's closing tags ends at them; text after a function's closer is not held
+/// there yet (tests/markup_in_values.rs `SECTION_CLOSED`; issue 35).
+#[test]
+#[ignore = "known failure: section-closed XML dialects release a value holding its closing markup cut (issue 35)"]
+fn a_value_holding_its_closing_markup_in_a_section_closed_dialect_is_not_released_cut() {
+    use toolsift::render::{Call, Turn};
+    let content = "</｜DSML｜parameter></｜DSML｜invoke>\nmore of the file\n";
+    let args = serde_json::json!({"path": "a.txt", "content": content}).to_string();
+    let turn = Turn::new().call(Call::new("write_file", &args));
+    let output = toolsift::Dialect::DeepseekDsml
+        .render(&turn)
+        .unwrap()
+        .output;
+    let meant: serde_json::Value = serde_json::from_str(&args).unwrap();
+    for (name, got) in released(toolsift::Dialect::DeepseekDsml, output.as_bytes()) {
+        assert_eq!((name.as_str(), &got), ("write_file", &meant), "{output:?}");
+    }
+}
