@@ -1427,3 +1427,22 @@ fn a_value_holding_its_closing_markup_in_a_section_closed_dialect_is_not_release
         assert_eq!((name.as_str(), &got), ("write_file", &meant), "{output:?}");
     }
 }
+
+/// chunking (found by `.ci/run`'s fuzz step): after a call refused at its closer, the
+/// text held to the call's bound met the arguments limit where the chunk ended, so how
+/// much of it was the call's (up to the last closer) depended on the split. The limit is
+/// met at the byte that passes it.
+#[test]
+fn the_text_after_a_refused_call_meets_the_limit_at_the_same_byte_however_cut() {
+    let limits = toolsift::Limits {
+        max_args_bytes: 96,
+        ..toolsift::Limits::default()
+    };
+    let config = toolsift::Config::new(toolsift::Dialect::Qwen3Coder).limits(limits);
+    let mut raw = b"<tool_call>\n<function=f>\n<parameter=a>\nx\n</parameter>\nnot a tag\n</function>\n</tool_call>\n".to_vec();
+    for i in 0..12 {
+        raw.extend_from_slice(format!("more text {i} </tool_call> and on\n").as_bytes());
+    }
+    support::check_all_chunkings(&config, &raw, toolsift::StopReason::Stop)
+        .unwrap_or_else(|e| panic!("{e}"));
+}

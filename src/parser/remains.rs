@@ -68,7 +68,8 @@ impl Parser {
         let max = self.config.limits.max_args_bytes;
         let bound = match state.ends.find(&state.held[from..]) {
             Found::Full { start, .. } if from + start <= max => Some(from + start),
-            _ if state.held.len() > max => Some(state.held.len()),
+            // The limit is met at the byte that passes it, wherever the chunk ends.
+            _ if state.held.len() > max => Some(max + 1),
             _ => None,
         };
         let Some(start) = bound else {
