@@ -1446,3 +1446,20 @@ fn the_text_after_a_refused_call_meets_the_limit_at_the_same_byte_however_cut() 
     support::check_all_chunkings(&config, &raw, toolsift::StopReason::Stop)
         .unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// readings (known failure `xml-value-opening-with-its-closing-markup`, found by
+/// `.ci/run`'s fuzz step): a file that begins with the dialect's whole closing markup,
+/// written raw into an XML value, is released as an empty value (issue 35).
+#[test]
+#[ignore = "known failure: an XML value opening with its own closing markup is released empty (issue 35)"]
+fn an_xml_value_opening_with_its_closing_markup_is_not_released_empty() {
+    use toolsift::render::{Call, Turn};
+    let content = "</parameter></function></tool_call></parameter>\nthe rest of the file\n";
+    let args = serde_json::json!({"path": "a.txt", "content": content}).to_string();
+    let turn = Turn::new().call(Call::new("write_file", &args));
+    let output = toolsift::Dialect::Qwen3Coder.render(&turn).unwrap().output;
+    let meant: serde_json::Value = serde_json::from_str(&args).unwrap();
+    for (name, got) in released(toolsift::Dialect::Qwen3Coder, output.as_bytes()) {
+        assert_eq!((name.as_str(), &got), ("write_file", &meant), "{output:?}");
+    }
+}
