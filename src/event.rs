@@ -232,6 +232,59 @@ impl<'a> Event<'a> {
     }
 }
 
+impl OwnedEvent {
+    /// Borrow the event back: the inverse of [`Event::into_owned`].
+    pub fn as_event(&self) -> Event<'_> {
+        match self {
+            OwnedEvent::Text(t) => Event::Text(t),
+            OwnedEvent::Reasoning(t) => Event::Reasoning(t),
+            OwnedEvent::CallStarted { index, id, name } => Event::CallStarted {
+                index: *index,
+                id,
+                name,
+            },
+            OwnedEvent::ArgsDelta { index, fragment } => Event::ArgsDelta {
+                index: *index,
+                fragment,
+            },
+            OwnedEvent::CallFinished {
+                index,
+                id,
+                name,
+                arguments,
+                repairs,
+                validation,
+            } => Event::CallFinished {
+                index: *index,
+                id,
+                name,
+                arguments,
+                repairs: *repairs,
+                validation: validation.as_deref(),
+            },
+            OwnedEvent::CallNotReleased {
+                index,
+                name,
+                reason,
+                feedback,
+                completed,
+                repairs,
+            } => Event::CallNotReleased {
+                index: *index,
+                name: name.as_deref(),
+                reason: *reason,
+                feedback,
+                completed,
+                repairs: *repairs,
+            },
+            OwnedEvent::End { stop, truncated } => Event::End {
+                stop: *stop,
+                truncated: *truncated,
+            },
+        }
+    }
+}
+
 impl Event<'_> {
     /// Copy the borrowed data out.
     pub fn into_owned(self) -> OwnedEvent {

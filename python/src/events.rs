@@ -288,63 +288,7 @@ pub(crate) fn borrowed<'py>(py: Python<'py>, event: Event<'_>) -> PyResult<Bound
 
 /// An owned event (made with the GIL released) as a Python object.
 pub(crate) fn owned<'py>(py: Python<'py>, event: &OwnedEvent) -> PyResult<Bound<'py, PyAny>> {
-    let event = match event {
-        OwnedEvent::Text(t) => Event::Text(t),
-        OwnedEvent::Reasoning(t) => Event::Reasoning(t),
-        OwnedEvent::CallStarted { index, id, name } => Event::CallStarted {
-            index: *index,
-            id,
-            name,
-        },
-        OwnedEvent::ArgsDelta { index, fragment } => Event::ArgsDelta {
-            index: *index,
-            fragment,
-        },
-        OwnedEvent::CallFinished {
-            index,
-            id,
-            name,
-            arguments,
-            repairs,
-            validation,
-        } => Event::CallFinished {
-            index: *index,
-            id,
-            name,
-            arguments,
-            repairs: *repairs,
-            validation: validation.as_deref(),
-        },
-        OwnedEvent::CallNotReleased {
-            index,
-            name,
-            reason,
-            feedback,
-            completed,
-            repairs,
-        } => Event::CallNotReleased {
-            index: *index,
-            name: name.as_deref(),
-            reason: *reason,
-            feedback,
-            completed,
-            repairs: *repairs,
-        },
-        OwnedEvent::End { stop, truncated } => Event::End {
-            stop: *stop,
-            truncated: *truncated,
-        },
-        other => {
-            return Ok(Bound::new(
-                py,
-                Text {
-                    text: s(py, &format!("{other:?}")),
-                },
-            )?
-            .into_any())
-        }
-    };
-    borrowed(py, event)
+    borrowed(py, event.as_event())
 }
 
 /// Appends every event queued in `parser` to `list`.

@@ -37,6 +37,7 @@ from toolsift import (
     Reasoning,
     Text,
 )
+from toolsift._plugins import AUTO_NAME, log_not_released, registered_names
 
 from sglang.srt.function_call import parser_names
 from sglang.srt.function_call.base_format_detector import BaseFormatDetector
@@ -45,8 +46,6 @@ from sglang.srt.function_call.function_call_parser import FunctionCallParser
 
 logger = logging.getLogger("toolsift.sglang")
 
-#: The registered name of the auto-detecting detector; ``toolsift_<dialect>`` names the rest.
-AUTO_NAME = "toolsift"
 
 _THINK_OPEN, _THINK_CLOSE = "<think>", "</think>"
 
@@ -156,7 +155,7 @@ class ToolsiftDetector(BaseFormatDetector):
                 self._sent[event.index] = len(event.arguments)
             elif kind is CallNotReleased:
                 self._held.pop(event.index, None)
-                _log_not_released(event)
+                log_not_released(logger, event)
                 normal.append(("\n\n" if self._shown or any(normal) else "") + event.feedback)
         if events and self._in_reasoning and isinstance(events[-1], toolsift.End):
             normal.append(_THINK_CLOSE)
@@ -167,31 +166,13 @@ class ToolsiftDetector(BaseFormatDetector):
         return StreamingParseResult(normal_text=text, calls=calls)
 
 
-def _log_not_released(event: CallNotReleased) -> None:
-    logger.warning(
-        "toolsift: call %d%s not released (%s): %s",
-        event.index,
-        f" to {event.name}" if event.name else "",
-        event.reason,
-        event.feedback,
-    )
-
 
 def detector_names() -> List[Tuple[str, str]]:
     """``(registered name, dialect)`` for every detector this module registers: ``toolsift``
     (auto), then ``toolsift_<name>`` for every dialect and every other name it answers to
     (each vLLM and SGLang parser name, ``toolsift_qwen3_json`` for ``hermes``), derived
     from the engine's lists, so a dialect or name added to the engine is registered."""
-    names = [(AUTO_NAME, "auto")]
-    seen = {AUTO_NAME}
-    for dialect in toolsift.dialects():
-        own = [] if dialect == "auto" else [dialect]
-        for name in own + toolsift.aliases(dialect):
-            registered = f"{AUTO_NAME}_{name}"
-            if registered not in seen:
-                seen.add(registered)
-                names.append((registered, dialect))
-    return names
+    return registered_names()
 
 
 _CLASSES: Dict[str, type] = {

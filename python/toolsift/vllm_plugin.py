@@ -43,6 +43,7 @@ from toolsift import (
     Reasoning,
     Text,
 )
+from toolsift._plugins import AUTO_NAME, log_not_released, registered_names
 
 from vllm.entrypoints.generate.base.protocol import (
     DeltaFunctionCall,
@@ -63,8 +64,6 @@ except ImportError:  # an older vLLM: no structural tags
 
 logger = logging.getLogger("toolsift.vllm")
 
-#: The registered name of the auto-detecting parser; ``toolsift_<dialect>`` names the rest.
-AUTO_NAME = "toolsift"
 
 # Dialects whose call syntax is exactly one structural-tag model of vLLM's (the model
 # vLLM's own parser of that format names): constraining output to that tag makes the
@@ -106,15 +105,6 @@ def _max_tokens(request: Any) -> Optional[int]:
             return value
     return None
 
-
-def _log_not_released(event: CallNotReleased) -> None:
-    logger.warning(
-        "toolsift: call %d%s not released (%s): %s",
-        event.index,
-        f" to {event.name}" if event.name else "",
-        event.reason,
-        event.feedback,
-    )
 
 
 def _paragraph(shown: bool, text: str) -> str:
@@ -193,7 +183,7 @@ class ToolsiftToolParser(ToolParser):
                 )
             elif isinstance(event, CallNotReleased):
                 attempted = True
-                _log_not_released(event)
+                log_not_released(logger, event)
                 content.append(_paragraph(any(content), event.feedback))
         text = "".join(content)
         if reasoning:
@@ -302,7 +292,7 @@ class ToolsiftToolParser(ToolParser):
                 self._released += 1
             elif kind is CallNotReleased:
                 self._held.pop(event.index, None)
-                _log_not_released(event)
+                log_not_released(logger, event)
                 text = _paragraph(self._content_shown or bool(content), event.feedback)
                 content = text if content is None else content + text
             elif kind is Reasoning:
@@ -330,16 +320,7 @@ def parser_names() -> List[Tuple[str, str]]:
     (auto), then ``toolsift_<name>`` for every dialect and every other name it answers to
     (each vLLM and SGLang parser name, ``toolsift_qwen3_json`` for ``hermes``), derived
     from the engine's lists, so a dialect or name added to the engine is registered."""
-    names = [(AUTO_NAME, "auto")]
-    seen = {AUTO_NAME}
-    for dialect in toolsift.dialects():
-        own = [] if dialect == "auto" else [dialect]
-        for name in own + toolsift.aliases(dialect):
-            registered = f"{AUTO_NAME}_{name}"
-            if registered not in seen:
-                seen.add(registered)
-                names.append((registered, dialect))
-    return names
+    return registered_names()
 
 
 _CLASSES: Dict[str, type] = {d: _parser_class(d) for d in toolsift.dialects()}

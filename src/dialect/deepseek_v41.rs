@@ -10,13 +10,8 @@ use crate::render::{
 };
 
 static XML: XmlSpec = XmlSpec {
-    name_close: b">",
-    key_open: b"<parameter name=",
-    key_close: b">",
-    value_close: b"</parameter",
-    func_close: b"</invoke>",
     tag_prefix: "｜DSML｜ ".as_bytes(),
-    ..XmlSpec::BASE
+    ..XmlSpec::INVOKE
 };
 
 pub(crate) static SPEC: Spec = Spec {

@@ -10,14 +10,7 @@ use crate::render::{
     THINK,
 };
 
-static XML: XmlSpec = XmlSpec {
-    name_close: b">",
-    key_open: b"<parameter name=",
-    key_close: b">",
-    value_close: b"</parameter",
-    func_close: b"</invoke>",
-    ..XmlSpec::BASE
-};
+static XML: XmlSpec = XmlSpec::INVOKE;
 
 /// The block holding a call object rather than invokes.
 const fn json_block(opener: &'static [u8]) -> CallForm {

@@ -15,18 +15,8 @@ use crate::render::{
 };
 
 pub(crate) static XML: XmlSpec = XmlSpec {
-    name_open: b"",
-    name_close: b">",
-    key_open: b"<parameter name=",
-    key_close: b">",
-    value_close: b"</parameter",
-    func_close: b"</invoke>",
-    nameless: false,
-    value_open: b"",
-    framed: false,
-    tag_prefix: b"",
     artifact: super::minimax_m3::NS,
-    ..XmlSpec::BASE
+    ..XmlSpec::INVOKE
 };
 
 pub(crate) static SPEC: Spec = Spec {

@@ -724,6 +724,17 @@ impl XmlSpec {
         type_close: b"",
         closer_alts: &[],
     };
+
+    /// MiniMax M2's elements, which DeepSeek DSML, dots and GigaChat 3.5 reuse (with a
+    /// tag prefix or not): `<invoke name="NAME">` with `<parameter name="K">V</parameter>`.
+    pub(crate) const INVOKE: XmlSpec = XmlSpec {
+        name_close: b">",
+        key_open: b"<parameter name=",
+        key_close: b">",
+        value_close: b"</parameter",
+        func_close: b"</invoke>",
+        ..XmlSpec::BASE
+    };
 }
 
 /// Markers of a name-then-arguments grammar.
