@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""vLLM's and SGLang's own tool parsers against ours, in a virtual environment that has
-both servers installed (scripts/server_parsers.sh makes it).
+"""vLLM's and SGLang's own tool parsers against ours. Each server's parsers run in a
+Python that has that server installed (scripts/server_parsers.sh passes the two
+environments .ci/run keeps for the Python package: python/requirements-ci.txt for vLLM,
+python/requirements-sglang.txt for SGLang); this script itself imports neither.
 
 1. Names. Every tool-parser name either server registers (vLLM's `ToolParserManager`,
    SGLang's `FunctionCallParser.ToolCallParserEnum`) must be one `toolsift dialects
@@ -18,7 +20,11 @@ both servers installed (scripts/server_parsers.sh makes it).
 Prints per name the agreeing and disagreeing outputs and a summary; exits 1 on an
 unknown name, an unlisted disagreement, or a listed one that no longer happens.
 
-    server_parsers.py TOOLSIFT_BIN [--verbose] [--only NAME,...]
+    server_parsers.py TOOLSIFT_BIN --vllm PYTHON --sglang PYTHON [--verbose] [--only NAME,...]
+
+`--worker SERVER` is how the script runs itself under a server's Python: it reads the
+request (our names, the names asked for, Beam's response template) as JSON on stdin and
+prints the server's registered names, the outputs it built and what its parsers read.
 """
 import json
 import logging
@@ -34,9 +40,17 @@ os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
 args = sys.argv[1:]
 if not args:
     sys.exit(__doc__)
-BINARY = args[0]
+
+
+def option(flag):
+    return args[args.index(flag) + 1] if flag in args else None
+
+
+WORKER = option("--worker")
+BINARY = None if WORKER else args[0]
 VERBOSE = "--verbose" in args
-ONLY = set(args[args.index("--only") + 1].split(",")) if "--only" in args else None
+ONLY = set(option("--only").split(",")) if option("--only") else None
+PYTHONS = {"vllm": option("--vllm"), "sglang": option("--sglang")}
 
 # --- the tools every output is parsed with -----------------------------------------
 TOOLS = [
@@ -454,8 +468,8 @@ def vllm_parse(name, text):
     kwargs = {}
     template = None
     if name == "beam":
-        from sglang.srt.parser.beam import BEAM_RESPONSE_TEMPLATE
-        template = BEAM_RESPONSE_TEMPLATE
+        # The checkpoint's metadata, which vLLM reads from the model: SGLang ships it.
+        template = BEAM_TEMPLATE
     tok = FakeTokenizer((), template)
     tok.init_kwargs = VLLM_INIT.get(name, {})
     tools = [ChatCompletionToolsParam(**t) for t in TOOLS]
@@ -479,11 +493,83 @@ def sglang_parse(name, text):
             "calls": [(c.name, json.loads(c.parameters or "{}")) for c in calls]}
 
 
-def registries():
-    from vllm.tool_parsers import ToolParserManager
+def beam_template():
+    from sglang.srt.parser.beam import BEAM_RESPONSE_TEMPLATE
+    return BEAM_RESPONSE_TEMPLATE
+
+
+def registry(server):
+    if server == "vllm":
+        from vllm.tool_parsers import ToolParserManager
+        return sorted(ToolParserManager.list_registered())
     from sglang.srt.function_call.function_call_parser import FunctionCallParser
-    return {"vllm": sorted(ToolParserManager.list_registered()),
-            "sglang": sorted(FunctionCallParser.ToolCallParserEnum)}
+    return sorted(FunctionCallParser.ToolCallParserEnum)
+
+
+BEAM_TEMPLATE = None
+
+
+def worker(server):
+    """Under the server's Python: its names, the outputs for them, and what it reads."""
+    global BEAM_TEMPLATE
+    request = json.load(sys.stdin)
+    BEAM_TEMPLATE = request.get("beam_template")
+    names = registry(server)
+    only = set(request["only"]) if request["only"] is not None else None
+    jobs, failures = outputs(server, names, request["known"], only)
+    results = []
+    parse = vllm_parse if server == "vllm" else sglang_parse
+    for job in jobs:
+        try:
+            results.append(parse(job["name"], job["text"]))
+        except Exception as exc:  # noqa: BLE001 - a server parser that throws is a result
+            results.append({"content": None, "calls": None,
+                            "error": f"{type(exc).__name__}: {exc}"})
+    reply = {"names": names, "jobs": jobs, "results": results, "failures": failures}
+    if server == "sglang":
+        reply["beam_template"] = beam_template()
+    json.dump(reply, sys.stdout)
+
+
+def outputs(server, names, known, only):
+    """The well-formed outputs for every name of one server, in our format for it."""
+    jobs, failures = [], []
+    for n in names:
+        if only and n not in only:
+            continue
+        dialect = known.get(norm(n))
+        if dialect is None or n in TEMPLATE_DEFINED:
+            continue
+        fmt = FORMAT_OF_NAME.get(n) or FORMAT_OF_DIALECT.get(dialect)
+        if fmt is None:
+            failures.append(f"FAIL {server} {n}: no sample format for dialect {dialect}")
+            continue
+        for label, before, calls in CASES:
+            if dialect == "gigachat3" and len(calls) > 1:
+                continue
+            text = FORMATS[fmt](calls)
+            if before and fmt in ("beam", "harmony"):
+                text = f"<|channel|>final<|message|>{before}<|end|><|start|>assistant" + text
+            elif before:
+                text = before + "\n" + text
+            jobs.append({"name": n, "label": label, "text": text, "calls": calls,
+                         "dialect": dialect})
+    return jobs, failures
+
+
+def run_worker(server, known, beam=None):
+    python = PYTHONS[server] or sys.executable
+    request = {"known": known, "only": sorted(ONLY) if ONLY else None, "beam_template": beam}
+    out = subprocess.run([python, os.path.abspath(__file__), "--worker", server],
+                         input=json.dumps(request).encode(), capture_output=True)
+    if out.returncode != 0:
+        sys.exit(f"{server} under {python} failed:\n{out.stderr.decode()[-3000:]}")
+    reply = json.loads(out.stdout)
+    # JSON turns the calls' tuples into lists: compare like with like.
+    for r in reply["results"]:
+        if r["calls"] is not None:
+            r["calls"] = [tuple(c) for c in r["calls"]]
+    return reply
 
 
 # --- ours -------------------------------------------------------------------------------
@@ -514,46 +600,26 @@ def norm(name):
 
 
 def main():
-    failures = []
-    reg = registries()
     known = our_names()
-    print(f"names: vLLM {len(reg['vllm'])}, SGLang {len(reg['sglang'])}, ours {len(known)}")
-    for server, names in reg.items():
-        for n in names:
+    replies = {"sglang": run_worker("sglang", known)}
+    replies["vllm"] = run_worker("vllm", known, replies["sglang"]["beam_template"])
+    failures = []
+    print(f"names: vLLM {len(replies['vllm']['names'])}, SGLang "
+          f"{len(replies['sglang']['names'])}, ours {len(known)}")
+    for server in ("vllm", "sglang"):
+        failures += replies[server]["failures"]
+        for n in replies[server]["names"]:
             if norm(n) not in known:
                 failures.append(f"FAIL name: {server} parser {n!r} is no dialect name or alias "
                                 f"(add it to src/dialect/names.rs)")
 
-    jobs = []  # (server, name, case label, text, want calls)
-    for server, names in reg.items():
-        for n in names:
-            if ONLY and n not in ONLY:
-                continue
-            dialect = known.get(norm(n))
-            if dialect is None or n in TEMPLATE_DEFINED:
-                continue
-            fmt = FORMAT_OF_NAME.get(n) or FORMAT_OF_DIALECT.get(dialect)
-            if fmt is None:
-                failures.append(f"FAIL {server} {n}: no sample format for dialect {dialect}")
-                continue
-            for label, before, calls in CASES:
-                if dialect == "gigachat3" and len(calls) > 1:
-                    continue
-                text = FORMATS[fmt](calls)
-                if before and fmt == "beam":
-                    text = f"<|channel|>final<|message|>{before}<|end|><|start|>assistant" + text
-                elif before and fmt == "harmony":
-                    text = f"<|channel|>final<|message|>{before}<|end|><|start|>assistant" + text
-                elif before:
-                    text = before + "\n" + text
-                jobs.append((server, n, label, text, calls, dialect))
-    mine = ours([{"raw": j[3], "dialect": j[1], "tools": TOOLS} for j in jobs])
+    jobs = [(server, job, theirs) for server in ("vllm", "sglang")
+            for job, theirs in zip(replies[server]["jobs"], replies[server]["results"])]
+    mine = ours([{"raw": job["text"], "dialect": job["name"], "tools": TOOLS}
+                 for _, job, _ in jobs])
     tally = {}
-    for (server, n, label, text, calls, dialect), got in zip(jobs, mine):
-        try:
-            theirs = (vllm_parse if server == "vllm" else sglang_parse)(n, text)
-        except Exception as exc:  # noqa: BLE001 - a server parser that throws is a result
-            theirs = {"content": None, "calls": None, "error": f"{type(exc).__name__}: {exc}"}
+    for (server, job, theirs), got in zip(jobs, mine):
+        n, label, text, dialect = job["name"], job["label"], job["text"], job["dialect"]
         same_calls = theirs["calls"] == [tuple(c) for c in got["calls"]]
         same_text = (theirs["content"] or "").strip() == got["content"].strip()
         agree = same_calls and same_text and theirs["calls"] is not None
@@ -582,4 +648,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if WORKER:
+        worker(WORKER)
+    else:
+        main()
