@@ -1447,7 +1447,7 @@ fn the_text_after_a_refused_call_meets_the_limit_at_the_same_byte_however_cut() 
         .unwrap_or_else(|e| panic!("{e}"));
 }
 
-/// readings (known failure `xml-value-opening-with-its-closing-markup`, found by
+/// readings (known failure `xml-value-holding-its-closing-markup-back-to-back`, found by
 /// `.ci/run`'s fuzz step): a file that begins with the dialect's whole closing markup,
 /// written raw into an XML value, is released as an empty value (issue 35).
 #[test]
@@ -1460,6 +1460,42 @@ fn an_xml_value_opening_with_its_closing_markup_is_not_released_empty() {
     let output = toolsift::Dialect::Qwen3Coder.render(&turn).unwrap().output;
     let meant: serde_json::Value = serde_json::from_str(&args).unwrap();
     for (name, got) in released(toolsift::Dialect::Qwen3Coder, output.as_bytes()) {
+        assert_eq!((name.as_str(), &got), ("write_file", &meant), "{output:?}");
+    }
+}
+
+/// The same class mid-value (known failure
+/// `xml-value-holding-its-closing-markup-back-to-back`, found by a ten-minute readings
+/// run): up to the markup the output is a whole call, which is released with the file
+/// cut there; the rest is shown as text (issue 35).
+#[test]
+#[ignore = "known failure: an XML value holding its closing markup back to back is released cut (issue 35)"]
+fn an_xml_value_holding_its_closing_markup_back_to_back_is_not_released_cut() {
+    use toolsift::render::{Call, Turn};
+    let content = "06</arg_value></tool_call>-00T1 is it";
+    let args = serde_json::json!({"path": "a.txt", "content": content}).to_string();
+    let turn = Turn::new().call(Call::new("write_file", &args));
+    let output = toolsift::Dialect::Glm.render(&turn).unwrap().output;
+    let meant: serde_json::Value = serde_json::from_str(&args).unwrap();
+    for (name, got) in released(toolsift::Dialect::Glm, output.as_bytes()) {
+        assert_eq!((name.as_str(), &got), ("write_file", &meant), "{output:?}");
+    }
+}
+
+/// MiniMax M3 reads a tag with or without its namespace marker; a file holding its own
+/// key's tag bare closes the value there even when every tag of the call carries the
+/// marker (known failure `minimax-m3-bare-tags-in-values`, found by a ten-minute
+/// readings run; issue 35).
+#[test]
+#[ignore = "known failure: a bare tag in a MiniMax M3 value is read as markup (issue 35)"]
+fn a_bare_tag_in_a_minimax_m3_value_is_text_when_the_call_marks_its_tags() {
+    use toolsift::render::{Call, Turn};
+    let content = "{\"name\": \"push\", \"3s</content>\": 9310}\n<content>x";
+    let args = serde_json::json!({"path": "a.txt", "content": content}).to_string();
+    let turn = Turn::new().call(Call::new("write_file", &args));
+    let output = toolsift::Dialect::MinimaxM3.render(&turn).unwrap().output;
+    let meant: serde_json::Value = serde_json::from_str(&args).unwrap();
+    for (name, got) in released(toolsift::Dialect::MinimaxM3, output.as_bytes()) {
         assert_eq!((name.as_str(), &got), ("write_file", &meant), "{output:?}");
     }
 }
