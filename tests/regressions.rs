@@ -1482,20 +1482,44 @@ fn an_xml_value_holding_its_closing_markup_back_to_back_is_not_released_cut() {
     }
 }
 
-/// MiniMax M3 reads a tag with or without its namespace marker; a file holding its own
-/// key's tag bare closes the value there even when every tag of the call carries the
-/// marker (known failure `minimax-m3-bare-tags-in-values`, found by a ten-minute
-/// readings run; issue 35).
+/// MiniMax M3 reads a tag with or without its namespace marker. In a call that marks
+/// every tag, a file holding its own key's tags bare (`</content>`, `<content>`) or the
+/// function's closer bare (`</invoke>`) is text: the call is released with the whole
+/// file (found by a ten-minute readings run).
 #[test]
-#[ignore = "known failure: a bare tag in a MiniMax M3 value is read as markup (issue 35)"]
 fn a_bare_tag_in_a_minimax_m3_value_is_text_when_the_call_marks_its_tags() {
     use toolsift::render::{Call, Turn};
-    let content = "{\"name\": \"push\", \"3s</content>\": 9310}\n<content>x";
-    let args = serde_json::json!({"path": "a.txt", "content": content}).to_string();
-    let turn = Turn::new().call(Call::new("write_file", &args));
-    let output = toolsift::Dialect::MinimaxM3.render(&turn).unwrap().output;
-    let meant: serde_json::Value = serde_json::from_str(&args).unwrap();
-    for (name, got) in released(toolsift::Dialect::MinimaxM3, output.as_bytes()) {
-        assert_eq!((name.as_str(), &got), ("write_file", &meant), "{output:?}");
+    for content in [
+        "{\"name\": \"push\", \"3s</content>\": 9310}\n<content>x",
+        "see <invoke name=\"x\"> then </invoke>\n</tool_call> and a < b",
+        "</content>",
+    ] {
+        let args = serde_json::json!({"path": "a.txt", "content": content}).to_string();
+        let turn = Turn::new().call(Call::new("write_file", &args));
+        let output = toolsift::Dialect::MinimaxM3.render(&turn).unwrap().output;
+        let meant: serde_json::Value = serde_json::from_str(&args).unwrap();
+        assert_eq!(
+            released(toolsift::Dialect::MinimaxM3, output.as_bytes()),
+            [("write_file".to_owned(), meant)],
+            "{output:?}"
+        );
     }
+}
+
+/// A MiniMax M3 call that marks its tags but drops the marker on one (the special
+/// token not written) is still read, every tag as markup.
+#[test]
+fn a_minimax_m3_tag_without_its_marker_in_a_marked_call_is_still_markup() {
+    let ns = "]<]minimax[>[";
+    let output = format!(
+        "{ns}<tool_call>\n{ns}<invoke name=\"write_file\">\n{ns}<path>a.txt</path>\n\
+         {ns}<content>hello{ns}</content>\n{ns}</invoke>\n{ns}</tool_call>"
+    );
+    assert_eq!(
+        released(toolsift::Dialect::MinimaxM3, output.as_bytes()),
+        [(
+            "write_file".to_owned(),
+            serde_json::json!({"path": "a.txt", "content": "hello"})
+        )]
+    );
 }

@@ -5,7 +5,10 @@
 //! `<mm:think>` ... `</mm:think>`.
 //!
 //! The marker is a special token: a server may decode it with a space after it, or
-//! the model may drop it. Tags read with or without it; the marker alone is dropped.
+//! the model may drop it. A call whose body opens with the marker marks its tags: there
+//! only a marked tag is markup, and a bare `</city>` in a value is text (a file about
+//! tool calls), unless reading so leaves an element unclosed (a marker dropped). A call
+//! written without it reads every tag. The marker alone is dropped.
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec};
 use crate::render::{

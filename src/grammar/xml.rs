@@ -20,6 +20,7 @@ mod between;
 mod elements;
 mod input;
 mod json_body;
+mod marked;
 mod values;
 mod wrapper;
 
@@ -136,6 +137,8 @@ pub(crate) struct Xml {
     confirm_value: MarkerSet,
     confirm_function: MarkerSet,
     ended: Option<bool>,
+    /// In a body of elements, the elements its marked tags opened.
+    marks: marked::Marks,
     /// Bytes examined since the last [`take_work`](Self::take_work).
     work: u64,
 }
@@ -248,6 +251,7 @@ impl Xml {
             confirm_value: MarkerSet::new(&confirm_value),
             confirm_function: MarkerSet::new(&confirm_function),
             ended: None,
+            marks: marked::Marks::default(),
             work: 0,
         }
     }
@@ -595,6 +599,7 @@ impl Xml {
         self.out.push(b'{');
         self.phase = if self.spec.element_keys {
             self.raw.clear();
+            self.marks = marked::Marks::default();
             Phase::Elements
         } else {
             Phase::Between

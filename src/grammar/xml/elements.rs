@@ -10,15 +10,16 @@
 //! (or to the next function's opener, when the closer was dropped), the namespace
 //! marker is dropped, and the members are typed and written.
 
+use super::marked::{self, after_marker};
 use super::{Phase, Xml};
 use crate::calls::{Abort, Sink};
 use crate::ordered::{Map, Value};
 use crate::repairs::Repair;
 
 /// Most nesting read as elements; deeper content stays text.
-const MAX_DEPTH: usize = 64;
+pub(super) const MAX_DEPTH: usize = 64;
 /// Longest element name.
-const MAX_NAME: usize = 256;
+pub(super) const MAX_NAME: usize = 256;
 
 /// What reading the members found besides them.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -92,11 +93,15 @@ fn named_parameter(s: &str) -> Option<(String, Value, usize)> {
 fn open_tag(s: &str) -> Option<(&str, usize)> {
     let gt = s.get(1..)?.find('>')? + 1;
     let name = &s[1..gt];
-    let valid = !name.is_empty()
+    valid_name(name).then_some((name, gt + 1))
+}
+
+/// Whether `name` can name an element.
+pub(super) fn valid_name(name: &str) -> bool {
+    !name.is_empty()
         && name.len() <= MAX_NAME
         && !name.starts_with(['/', '!', '?'])
-        && !name.contains(|c: char| c.is_whitespace() || c == '<' || c == '/');
-    valid.then_some((name, gt + 1))
+        && !name.contains(|c: char| c.is_whitespace() || matches!(c, '<' | '>' | '/'))
 }
 
 /// One element at the start of `s`: its name, value and length.
@@ -152,7 +157,7 @@ fn children(inner: &str, depth: usize) -> Option<Vec<(String, Value)>> {
 }
 
 /// Members in order; a name seen again gathers its values in an array.
-fn object(members: Vec<(String, Value)>) -> Map {
+pub(super) fn object(members: Vec<(String, Value)>) -> Map {
     let mut map = Map::new();
     let mut repeated: Vec<String> = Vec::new();
     for (name, value) in members {
@@ -178,25 +183,29 @@ impl Xml {
         let close = self.spec.func_close;
         let mut body_end = self.raw.len().saturating_sub(close.len());
         let mut again: Vec<u8> = Vec::new();
-        if let Some(at) = self.new_function() {
+        let ns = self.spec.tag_ns;
+        if !ns.is_empty() {
+            self.marks.step(&self.raw, ns);
+        }
+        let marked = self.marks.marked == Some(true);
+        if let Some(at) = self.new_function(marked) {
             // The next function began where an element could: this one's closer was
             // dropped. Its opener (with the namespace before it) is read again.
             sink.repair(Repair::MissingCloser);
             again = self.raw[at..].to_vec();
             body_end = at;
-        } else if !self.raw.ends_with(close) {
+        } else if !self.raw.ends_with(close)
+            || (marked && !after_marker(&self.raw[..body_end], ns))
+            || (marked && self.marks.inside() && !self.dropped_markers(body_end))
+        {
             if self.raw.len() > sink.config.limits.max_args_bytes {
                 return Err(Abort::TooLarge);
             }
             return Ok(());
         }
-        let body = &self.raw[..body_end];
-        let mut text = String::from_utf8_lossy(body).into_owned();
-        if !self.spec.tag_ns.is_empty() {
-            text = drop_namespace(&text, &String::from_utf8_lossy(self.spec.tag_ns));
-        }
+        let body = String::from_utf8_lossy(&self.raw[..body_end]).into_owned();
         self.raw.clear();
-        let (mut map, odd) = members(&text);
+        let (mut map, odd) = self.read_members(&body, marked);
         // The leaves are text, typed by the schema as an XML parameter's text is
         // (`null` where null is declared), and by what they read as where no schema
         // reaches: this grammar's own conversion, no repair but a Python spelling.
@@ -245,16 +254,52 @@ impl Xml {
         Ok(())
     }
 
+    /// At a marked function closer inside an open element: whether it is the closer all
+    /// the same, the model having dropped the marker of a tag before it (read with every
+    /// tag as markup, the body up to it is whole elements). Else it is the element's
+    /// text, as in a file about tool calls.
+    fn dropped_markers(&mut self, body_end: usize) -> bool {
+        if self.marks.tries >= marked::MAX_TRIES {
+            return false;
+        }
+        self.marks.tries += 1;
+        let ns = String::from_utf8_lossy(self.spec.tag_ns);
+        let body = String::from_utf8_lossy(&self.raw[..body_end]);
+        members(&drop_namespace(&body, &ns)).1 == Oddities::default()
+    }
+
+    /// The members of `body`: in a call that marks its tags (its body opens with the
+    /// namespace marker), read with only the marked tags as markup, unless that leaves
+    /// an element unclosed or text between them (a marker the model dropped): then, as
+    /// in a call that does not mark them, every tag is markup.
+    fn read_members(&self, body: &str, marked: bool) -> (Map, Oddities) {
+        let ns = String::from_utf8_lossy(self.spec.tag_ns);
+        if marked {
+            let (map, odd) = marked::members(body, &ns);
+            if odd == Oddities::default() {
+                return (map, odd);
+            }
+        }
+        if ns.is_empty() {
+            return members(body);
+        }
+        members(&drop_namespace(body, &ns))
+    }
+
     /// In a body of elements that just read the function's opening tag where an element
     /// could begin (at the start, or after a closing tag): where that tag (and the
-    /// namespace marker before it) begins.
-    fn new_function(&self) -> Option<usize> {
+    /// namespace marker before it) begins. In a call that marks its tags, only a marked
+    /// opening tag is one.
+    fn new_function(&self, marked: bool) -> Option<usize> {
         let open = self.spec.func_open;
         if open.is_empty() || !self.raw.ends_with(open) {
             return None;
         }
         let mut at = self.raw.len() - open.len();
         let ns = self.spec.tag_ns;
+        if marked && (self.marks.inside() || !after_marker(&self.raw[..at], ns)) {
+            return None;
+        }
         if !ns.is_empty() && self.raw[..at].ends_with(ns) {
             at -= ns.len();
         }
