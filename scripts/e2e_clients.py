@@ -387,16 +387,24 @@ def choice_checks(anthropic, client, base, label):
         check(len(reasons) == 2 - len(expected) and all(
             x == ("parallel_calls" if "parallel_tool_calls" in extra else "tool_choice") for x in reasons),
             f"{what} whole: reasons {reasons}")
-        args, text = {}, ""
+        # A request that requires a call and gets none is told so.
+        must_call = extra.get("tool_choice") not in (None, "auto", "none")
+        unmet = r.to_dict()["toolsift"].get("tool_choice_unmet")
+        check(bool(unmet) == (must_call and not expected), f"{what} whole: tool_choice_unmet {unmet!r}")
+        args, text, ext = {}, "", {}
         for c in client.chat.completions.create(model="raw-two", messages=messages, tools=CHAT_TOOLS,
                                                 stream=True, **extra):
             if not c.choices:
                 continue
+            if c.choices[0].finish_reason:
+                ext = c.to_dict().get("toolsift") or {}
             text += c.choices[0].delta.content or ""
             for d in c.choices[0].delta.tool_calls or []:
                 args[d.index] = args.get(d.index, "") + (d.function.arguments or "")
         check([args_of(a) for a in args.values()] == expected, f"{what} stream: {args}")
         check(text.strip() == "Checking both.", f"{what} stream: content {text!r}")
+        check(bool(ext.get("tool_choice_unmet")) == (must_call and not expected),
+              f"{what} stream: tool_choice_unmet in {ext}")
     # Responses: the same fields, and the response echoes the request's tools.
     for extra, expected in (({"tool_choice": "none"}, []), ({"parallel_tool_calls": False}, first),
                             ({}, both)):
@@ -430,6 +438,9 @@ def choice_checks(anthropic, client, base, label):
         text = "".join(b.text for b in m.content if b.type == "text")
         check(text.strip() == "Checking both.", f"{what} whole: text {text!r}")
         check(m.stop_reason == ("tool_use" if expected else "end_turn"), f"{what}: stop {m.stop_reason}")
+        unmet = (m.to_dict().get("toolsift") or {}).get("tool_choice_unmet")
+        check(bool(unmet) == (choice["type"] in ("any", "tool") and not expected),
+              f"{what}: tool_choice_unmet {unmet!r}")
         with aclient.messages.stream(model="raw-two", max_tokens=256, messages=messages,
                                      tools=ANTHROPIC_TOOLS, tool_choice=choice) as s:
             final = s.get_final_message()

@@ -150,6 +150,25 @@ pub(crate) enum Abort {
     Unclosed,
 }
 
+/// At the end of a response that released `released` calls: the feedback when the
+/// request required a call (`tool_choice` `"required"` or one function) and none was
+/// released.
+pub(crate) fn unmet_tool_choice(config: &Config, released: u32) -> Option<String> {
+    if released > 0 {
+        return None;
+    }
+    match &config.tool_choice {
+        ToolChoice::Required => Some(format!(
+            "the request requires a call to one of its tools (tool_choice \"required\"), and none was made: call one of {}",
+            config.tools.names().join(", ")
+        )),
+        ToolChoice::Function(only) => Some(format!(
+            "the request requires a call to {only} (tool_choice), and none was made: call {only}"
+        )),
+        ToolChoice::Auto | ToolChoice::None => None,
+    }
+}
+
 /// The calls of one response.
 #[derive(Default)]
 pub(crate) struct Calls {

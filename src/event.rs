@@ -149,6 +149,14 @@ pub enum Event<'a> {
         /// The repairs applied before the call broke off.
         repairs: Repairs,
     },
+    /// The request required a call ([`ToolChoice::Required`](crate::ToolChoice::Required)
+    /// or [`ToolChoice::Function`](crate::ToolChoice::Function)) and the response
+    /// released none: the model answered in text, or its calls were not released. Just
+    /// before [`End`](Event::End).
+    ToolChoiceUnmet {
+        /// A short message to send back to the model, naming what the request required.
+        feedback: &'a str,
+    },
     /// The stream ended. Always the last event after [`finish`](crate::Parser::finish).
     End {
         /// How generation ended.
@@ -212,6 +220,11 @@ pub enum OwnedEvent {
         completed: String,
         /// The repairs applied before the call broke off.
         repairs: Repairs,
+    },
+    /// See [`Event::ToolChoiceUnmet`].
+    ToolChoiceUnmet {
+        /// Model-readable feedback.
+        feedback: String,
     },
     /// See [`Event::End`].
     End {
@@ -277,6 +290,7 @@ impl OwnedEvent {
                 completed,
                 repairs: *repairs,
             },
+            OwnedEvent::ToolChoiceUnmet { feedback } => Event::ToolChoiceUnmet { feedback },
             OwnedEvent::End { stop, truncated } => Event::End {
                 stop: *stop,
                 truncated: *truncated,
@@ -329,6 +343,9 @@ impl Event<'_> {
                 feedback: feedback.to_owned(),
                 completed: completed.to_owned(),
                 repairs,
+            },
+            Event::ToolChoiceUnmet { feedback } => OwnedEvent::ToolChoiceUnmet {
+                feedback: feedback.to_owned(),
             },
             Event::End { stop, truncated } => OwnedEvent::End { stop, truncated },
         }

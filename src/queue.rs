@@ -43,6 +43,7 @@ enum Rec {
         completed: Span,
         repairs: Repairs,
     },
+    ToolChoiceUnmet(Span),
     End {
         stop: StopReason,
         truncated: bool,
@@ -288,6 +289,11 @@ impl Queue {
         });
     }
 
+    pub(crate) fn tool_choice_unmet(&mut self, feedback: &str) {
+        let feedback = self.put(feedback.as_bytes());
+        self.push_rec(Rec::ToolChoiceUnmet(feedback));
+    }
+
     pub(crate) fn end(&mut self, stop: StopReason, truncated: bool) {
         self.push_rec(Rec::End { stop, truncated });
     }
@@ -382,6 +388,9 @@ impl Queue {
                 feedback: text(&a[feedback]),
                 completed: text(&a[completed]),
                 repairs,
+            },
+            Rec::ToolChoiceUnmet(feedback) => Event::ToolChoiceUnmet {
+                feedback: text(&a[feedback]),
             },
             Rec::End { stop, truncated } => Event::End { stop, truncated },
         })

@@ -29,6 +29,9 @@ pub struct Stats {
     pub tool_choice: u64,
     /// Calls after the first, with one call allowed (not released).
     pub parallel_calls: u64,
+    /// Responses that released no call although the request required one
+    /// ([`Event::ToolChoiceUnmet`](crate::Event::ToolChoiceUnmet)).
+    pub tool_choice_unmet: u64,
     /// Markers stripped from visible text or reasoning: a dialect's stray closers,
     /// end-of-turn tokens and other dialects' special tokens the model wrote there.
     pub markup_stripped: u64,
@@ -129,6 +132,7 @@ impl Stats {
         self.schema_violation += other.schema_violation;
         self.tool_choice += other.tool_choice;
         self.parallel_calls += other.parallel_calls;
+        self.tool_choice_unmet += other.tool_choice_unmet;
         self.markup_stripped += other.markup_stripped;
         self.calls_in_reasoning += other.calls_in_reasoning;
         self.bytes += other.bytes;
@@ -156,6 +160,7 @@ impl std::fmt::Debug for Stats {
             .field("schema_violation", &self.schema_violation)
             .field("tool_choice", &self.tool_choice)
             .field("parallel_calls", &self.parallel_calls)
+            .field("tool_choice_unmet", &self.tool_choice_unmet)
             .field("markup_stripped", &self.markup_stripped)
             .field("calls_in_reasoning", &self.calls_in_reasoning)
             .field("repairs", &self.repairs)

@@ -133,12 +133,75 @@ fn tool_choice_gates_every_dialect() {
             assert_eq!(streamed, allowed.len(), "{what}: a refused call streamed");
             assert_eq!(msg["content"], free["content"], "{what}");
             assert_eq!(msg["reasoning"], free["reasoning"], "{what}");
+            // A required call that none released is reported, once, before End.
+            let must_call = matches!(choice, ToolChoice::Required | ToolChoice::Function(_));
+            assert_eq!(
+                unmet(&events).is_some(),
+                must_call && allowed.is_empty(),
+                "{what}: {events:?}"
+            );
         }
     }
     assert!(
         missing.is_empty(),
         "dialects without a fixture that releases a call cleanly: {missing:?}"
     );
+}
+
+/// The feedback of the response's `ToolChoiceUnmet`, if any.
+fn unmet(events: &[OwnedEvent]) -> Option<&str> {
+    events.iter().find_map(|e| match e {
+        OwnedEvent::ToolChoiceUnmet { feedback } => Some(feedback.as_str()),
+        _ => None,
+    })
+}
+
+/// A response with no call, in every dialect: a request that requires one (any tool,
+/// or one named) gets `ToolChoiceUnmet` with feedback naming what it required, counted
+/// in `Stats`; `auto` and `none` never do.
+#[test]
+fn a_required_call_not_made_is_reported_in_every_dialect() {
+    let tools = Tools::from_json(
+        br#"[{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]"#,
+    )
+    .unwrap();
+    for &d in Dialect::ALL {
+        for (choice, says) in [
+            (ToolChoice::Auto, None),
+            (ToolChoice::None, None),
+            (ToolChoice::Required, Some("get_weather")),
+            (
+                ToolChoice::Function("get_weather".into()),
+                Some("call get_weather"),
+            ),
+        ] {
+            let config = Config::new(d)
+                .tools(tools.clone())
+                .tool_choice(choice.clone());
+            let (msg, events) = run(&config, b"It is sunny in Paris today.");
+            let what = format!("{} under {choice:?}", d.name());
+            assert_eq!(msg["content"], "It is sunny in Paris today.", "{what}");
+            match says {
+                None => assert_eq!(unmet(&events), None, "{what}"),
+                Some(text) => {
+                    let feedback = unmet(&events).unwrap_or_else(|| panic!("{what}: not reported"));
+                    assert!(
+                        feedback.contains(text) && feedback.contains("tool_choice"),
+                        "{what}: {feedback}"
+                    );
+                }
+            }
+            let mut parser = toolsift::Parser::with_config(config);
+            parser.push(b"It is sunny.");
+            parser.finish(StopReason::Stop);
+            while parser.next_event().is_some() {}
+            assert_eq!(
+                parser.stats().tool_choice_unmet,
+                u64::from(says.is_some()),
+                "{what}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -452,6 +452,10 @@ impl Parser {
             let reasoning = self.utf8.reasoning;
             self.queue.text("\u{fffd}", reasoning);
         }
+        if let Some(feedback) = crate::calls::unmet_tool_choice(&self.config, self.calls.released) {
+            self.stats.tool_choice_unmet += 1;
+            self.queue.tool_choice_unmet(&feedback);
+        }
         let truncated = self.calls.truncated;
         self.queue.end(stop, truncated);
     }

@@ -18,6 +18,7 @@ pub struct Outcome {
     truncated: bool,
     stop: Option<StopReason>,
     upstream_error: Option<Value>,
+    tool_choice_unmet: Option<String>,
 }
 
 impl Outcome {
@@ -67,6 +68,9 @@ impl Outcome {
                     completed,
                 ));
             }
+            OwnedEvent::ToolChoiceUnmet { feedback } => {
+                self.tool_choice_unmet = Some(feedback.clone());
+            }
             OwnedEvent::End { stop, truncated } => {
                 self.stop = Some(*stop);
                 self.truncated |= *truncated;
@@ -95,6 +99,12 @@ impl Outcome {
         self.all_repairs
     }
 
+    /// The feedback when the request required a call and none was released
+    /// ([`OwnedEvent::ToolChoiceUnmet`]).
+    pub fn tool_choice_unmet(&self) -> Option<&str> {
+        self.tool_choice_unmet.as_deref()
+    }
+
     /// The stop reason, once the response ended.
     pub fn stop(&self) -> Option<StopReason> {
         self.stop
@@ -116,8 +126,9 @@ impl Outcome {
 
     /// The non-standard `toolsift` extension object:
     /// `{"incomplete_calls": [{"index", "name", "reason", "feedback", "arguments"}],
-    /// "repairs": {call_id: [names]}}`, plus `"validation": {call_id: errors}` and
-    /// `"upstream_error"` when there are any.
+    /// "repairs": {call_id: [names]}}`, plus `"validation": {call_id: errors}`,
+    /// `"tool_choice_unmet": feedback` (the request required a call and none was
+    /// released) and `"upstream_error"` when there are any.
     pub fn extension(&self) -> Value {
         self.extension_in_order().to_serde()
     }
@@ -138,6 +149,9 @@ impl Outcome {
                 "validation".into(),
                 ordered::Value::Object(self.validation.clone()),
             );
+        }
+        if let Some(feedback) = &self.tool_choice_unmet {
+            ext.insert("tool_choice_unmet".into(), feedback.as_str().into());
         }
         if let Some(error) = &self.upstream_error {
             ext.insert("upstream_error".into(), ordered::Value::from(error));

@@ -182,6 +182,7 @@ pub fn check(dialect: Dialect, events: &[OwnedEvent]) -> Result<(), String> {
     let mut started: std::collections::BTreeSet<u32> = Default::default();
     let mut ended: std::collections::BTreeSet<u32> = Default::default();
     let mut saw_end = false;
+    let mut unmet = 0;
     for ev in events {
         if saw_end {
             return Err("event after End".into());
@@ -239,9 +240,30 @@ pub fn check(dialect: Dialect, events: &[OwnedEvent]) -> Result<(), String> {
                     return Err(format!("call {} ended twice", index.0));
                 }
             }
+            OwnedEvent::ToolChoiceUnmet { .. } => {
+                if !ended.is_empty()
+                    && events
+                        .iter()
+                        .any(|e| matches!(e, OwnedEvent::CallFinished { .. }))
+                {
+                    return Err("tool_choice unmet although a call was released".into());
+                }
+                unmet += 1;
+            }
             OwnedEvent::End { .. } => saw_end = true,
             _ => {}
         }
+    }
+    if unmet > 1 {
+        return Err("tool_choice unmet reported twice".into());
+    }
+    if unmet == 1
+        && !matches!(
+            events.iter().rev().nth(1),
+            Some(OwnedEvent::ToolChoiceUnmet { .. })
+        )
+    {
+        return Err("tool_choice unmet not just before End".into());
     }
     if !saw_end {
         return Err("no End event".into());

@@ -26,6 +26,7 @@ pub struct Metrics {
     upstream_calls: AtomicU64,
     markup_stripped: AtomicU64,
     calls_in_reasoning: AtomicU64,
+    tool_choice_unmet: AtomicU64,
     max_queued: AtomicUsize,
     upstream_bytes: AtomicU64,
     maps: Mutex<Maps>,
@@ -67,6 +68,9 @@ pub struct MetricsSnapshot {
     pub markup_stripped: u64,
     /// Call openers the model wrote inside reasoning, left there (not executed).
     pub calls_in_reasoning: u64,
+    /// Responses that released no call although the request's `tool_choice` required
+    /// one (`toolsift.tool_choice_unmet`).
+    pub tool_choice_unmet: u64,
     /// The most chunks ever waiting in one response's channel (never above
     /// [`ProxyOptions::channel_capacity`](crate::proxy::ProxyOptions::channel_capacity)).
     pub max_queued: usize,
@@ -163,6 +167,9 @@ impl Metrics {
             .fetch_add(outcome.released_calls() as u64, Relaxed);
         self.incomplete_calls
             .fetch_add(outcome.incomplete_calls() as u64, Relaxed);
+        if outcome.tool_choice_unmet().is_some() {
+            self.tool_choice_unmet.fetch_add(1, Relaxed);
+        }
         let extension = outcome.extension();
         let mut maps = self.maps();
         // Per call: the extension lists each repaired call's repairs.
@@ -198,6 +205,7 @@ impl Metrics {
             failures: self.failures.load(Relaxed),
             disconnects: self.disconnects.load(Relaxed),
             calls: self.calls.load(Relaxed),
+            tool_choice_unmet: self.tool_choice_unmet.load(Relaxed),
             incomplete_calls: self.incomplete_calls.load(Relaxed),
             upstream_calls: self.upstream_calls.load(Relaxed),
             markup_stripped: self.markup_stripped.load(Relaxed),

@@ -93,6 +93,12 @@ pub(crate) fn render(metrics: &MetricsSnapshot) -> String {
     );
     counter(
         &mut out,
+        "toolsift_tool_choice_unmet_total",
+        "Responses that released no call although tool_choice required one.",
+        metrics.tool_choice_unmet,
+    );
+    counter(
+        &mut out,
         "toolsift_calls_in_reasoning_total",
         "Tool-call openers written inside reasoning, left there (not executed).",
         metrics.calls_in_reasoning,
