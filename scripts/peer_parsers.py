@@ -46,7 +46,9 @@ A case whose `dialect` is null is parsed named with its `source_dialect`, which 
 of our dialect names or aliases (`toolsift dialects`). Without SHARED_DIR/peer-parsers
 the check fails under CI (CI=true) and is skipped, saying so, elsewhere.
 
-Usage: peer_parsers.py TOOLSIFT_BIN SHARED_DIR [--verbose]
+Usage: peer_parsers.py TOOLSIFT_BIN SHARED_DIR [--verbose] [--families]
+           --families also prints, per family (the case's `source_dialect`), the cases
+           passing named and under auto, as the markdown table of docs/dialects.md
        peer_parsers.py TOOLSIFT_BIN SHARED_DIR --bless
            rewrite peer_parsers_expected.json from this run (rules, reasons and fixes kept;
            a new known failure is written without `because` and `fix`, and the run fails
@@ -69,6 +71,7 @@ if len(args) < 2 or "--help" in args or "-h" in args:
     sys.exit(__doc__)
 binary, shared = args[0], args[1]
 verbose = "--verbose" in args
+families = "--families" in args
 bless = ratchet.bless_requested(args)
 
 if not os.path.isfile(f"{shared}/peer-parsers/cases.jsonl"):
@@ -307,7 +310,9 @@ for c in cases:
     named.append(name)
 runs = {"named": run(named), "auto": run(["auto"] * len(cases))}
 passed, failing = collections.Counter(), collections.defaultdict(list)
+by_family = collections.defaultdict(collections.Counter)
 for i, case in enumerate(cases):
+    by_family[case["source_dialect"]]["cases"] += 1
     entry = expected.entry(case["id"]) or "pass"
     was = entry.get("fails", {}) if isinstance(entry, dict) else {}
     now = {}
@@ -324,6 +329,7 @@ for i, case in enumerate(cases):
             failing[(mode, case["source_dialect"])].append((case["id"], why))
         else:
             passed[mode] += 1
+            by_family[case["source_dialect"]][mode] += 1
     worse = [f"{m}: {'was a pass' if m not in was else 'failed ' + repr(was[m][:120]) + ','} "
              f"now fails: {now[m]}" for m in MODES if m in now and now[m] != was.get(m)]
     better = [f"{m} passes now (entry: {was[m][:120]!r})" for m in MODES if m in was and m not in now]
@@ -349,6 +355,13 @@ for mode in MODES:
         print(f"  {src}: {len(items)} failing")
         for cid, why in items:
             print(f"    {cid}: {why[:300] if verbose else why[:140]}")
+if families:
+    print("| family | cases | named | auto |")
+    print("|---|---|---|---|")
+    for fam, c in sorted(by_family.items()):
+        print(f"| {fam} | {c['cases']} | {c['named']} | {c['auto']} |")
+    print(f"| all | {len(cases)} | {passed['named']} ({100.0 * passed['named'] / len(cases):.1f}%) "
+          f"| {passed['auto']} ({100.0 * passed['auto'] / len(cases):.1f}%) |")
 rules = collections.Counter(e.get("rule") for e in expected.entries.values() if isinstance(e, dict) and e.get("rule"))
 print(f"listed differences by rule: {dict(rules)}")
 sys.exit(expected.finish(bless, needs_hand))

@@ -64,7 +64,12 @@ enum State {
     /// After a backslash in a string.
     Escape { quote: u8 },
     /// In `\x`, `\u` or `\U`: `left` hex digits to come, the code point so far.
-    Hex { quote: u8, left: u8, x: bool, value: u32 },
+    Hex {
+        quote: u8,
+        left: u8,
+        x: bool,
+        value: u32,
+    },
     /// In a number.
     Number(Num),
     /// In `True`, `False` or `None`: the word and how much of it is read.
@@ -101,13 +106,19 @@ enum Num {
 enum Frame {
     /// A call's parentheses; `keywords`: a keyword argument was given (no positional
     /// one may follow).
-    Call { keywords: bool },
+    Call {
+        keywords: bool,
+    },
     List,
     /// A dict; `key`: the value being read (or next) is a key.
-    Dict { key: bool },
+    Dict {
+        key: bool,
+    },
     /// A tuple; `comma`: a `,` was read (before it, one value is a value in
     /// parentheses, not a tuple).
-    Tuple { comma: bool },
+    Tuple {
+        comma: bool,
+    },
 }
 
 /// The scan of a bare list, fed a byte at a time.

@@ -371,6 +371,11 @@ impl Parser {
         call.body += input.len();
         // (No input at all only resolves what the look-ahead decided: `resolve_at_end`.)
         if input.is_empty() && !whole.is_empty() {
+            if call.grammar.undecided() {
+                // It never showed it is a call (a markerless list or JSON): text.
+                self.give_back();
+                return 0;
+            }
             return self.abort_to_skip(Abort::TooLarge, 0);
         }
         let (step, form, terminated_by) = {
