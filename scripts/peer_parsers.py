@@ -46,7 +46,11 @@ A case whose `dialect` is null is parsed named with its `source_dialect`, which 
 of our dialect names or aliases (`toolsift dialects`). Without SHARED_DIR/peer-parsers
 the check fails under CI (CI=true) and is skipped, saying so, elsewhere.
 
-Usage: peer_parsers.py TOOLSIFT_BIN SHARED_DIR [--verbose]
+Usage: peer_parsers.py TOOLSIFT_BIN SHARED_DIR [--verbose] [--families]
+           --families also prints, per family (the case's `source_dialect`), the cases
+           passing named and under auto, as the markdown table of docs/dialects.md;
+           that table must be this run's (a difference fails the run; --bless
+           rewrites it with the expectations)
        peer_parsers.py TOOLSIFT_BIN SHARED_DIR --bless
            rewrite peer_parsers_expected.json from this run (rules, reasons and fixes kept;
            a new known failure is written without `because` and `fix`, and the run fails
@@ -69,6 +73,7 @@ if len(args) < 2 or "--help" in args or "-h" in args:
     sys.exit(__doc__)
 binary, shared = args[0], args[1]
 verbose = "--verbose" in args
+families = "--families" in args
 bless = ratchet.bless_requested(args)
 
 if not os.path.isfile(f"{shared}/peer-parsers/cases.jsonl"):
@@ -307,7 +312,9 @@ for c in cases:
     named.append(name)
 runs = {"named": run(named), "auto": run(["auto"] * len(cases))}
 passed, failing = collections.Counter(), collections.defaultdict(list)
+by_family = collections.defaultdict(collections.Counter)
 for i, case in enumerate(cases):
+    by_family[case["source_dialect"]]["cases"] += 1
     entry = expected.entry(case["id"]) or "pass"
     was = entry.get("fails", {}) if isinstance(entry, dict) else {}
     now = {}
@@ -324,6 +331,7 @@ for i, case in enumerate(cases):
             failing[(mode, case["source_dialect"])].append((case["id"], why))
         else:
             passed[mode] += 1
+            by_family[case["source_dialect"]][mode] += 1
     worse = [f"{m}: {'was a pass' if m not in was else 'failed ' + repr(was[m][:120]) + ','} "
              f"now fails: {now[m]}" for m in MODES if m in now and now[m] != was.get(m)]
     better = [f"{m} passes now (entry: {was[m][:120]!r})" for m in MODES if m in was and m not in now]
@@ -349,6 +357,32 @@ for mode in MODES:
         print(f"  {src}: {len(items)} failing")
         for cid, why in items:
             print(f"    {cid}: {why[:300] if verbose else why[:140]}")
+table = ["| family | cases | named | auto |", "|---|---|---|---|"]
+table += [f"| {fam} | {c['cases']} | {c['named']} | {c['auto']} |" for fam, c in sorted(by_family.items())]
+table.append(f"| all | {len(cases)} | {passed['named']} ({100.0 * passed['named'] / len(cases):.1f}%) "
+             f"| {passed['auto']} ({100.0 * passed['auto'] / len(cases):.1f}%) |")
+if families:
+    print("\n".join(table))
+# docs/dialects.md shows the table: it is this run's (rewritten with --bless).
+docs = os.path.join(here, "..", "docs", "dialects.md")
+if os.path.isfile(docs):
+    text = open(docs, encoding="utf-8").read()
+    lines = text.split("\n")
+    if table[0] not in lines:
+        expected.problem(f"{os.path.relpath(docs)}: no named/auto table ({table[0]!r})")
+    else:
+        start = lines.index(table[0])
+        end = start
+        while end < len(lines) and lines[end].startswith("|"):
+            end += 1
+        if lines[start:end] != table:
+            if bless:
+                lines[start:end] = table
+                open(docs, "w", encoding="utf-8").write("\n".join(lines))
+                print(f"bless: rewrote the named/auto table of {os.path.relpath(docs)}")
+            else:
+                expected.problem(f"{os.path.relpath(docs)}: the named/auto table differs from this run "
+                                 "(--families prints it; --bless rewrites it)")
 rules = collections.Counter(e.get("rule") for e in expected.entries.values() if isinstance(e, dict) and e.get("rule"))
 print(f"listed differences by rule: {dict(rules)}")
 sys.exit(expected.finish(bless, needs_hand))

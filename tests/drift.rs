@@ -61,6 +61,14 @@ fn prose_with_call_syntax_stays_text_under_auto() {
         "```python\nprint([get_weather(city='x')])\n```",
         "to=do: buy milk",
         "{\"na",
+        // Lists that are not Python call lists (`src/grammar/call_list.rs`).
+        "[see the docs](https://example.com/docs)",
+        "[get_weather(city='Paris')](https://example.com)",
+        "[get_weather(city=paris)]",
+        "[get_weather(city='Paris'), and more]",
+        "[get_weather(city=get_city())]",
+        "Try [get_weather(city='Paris')] now.",
+        "Sure.\n[delete_all(city='Paris')]",
     ];
     for raw in prose {
         for tools in [None, Some(WEATHER)] {
@@ -76,8 +84,9 @@ fn prose_with_call_syntax_stays_text_under_auto() {
 }
 
 /// Markerless calls count under `auto` only when they name a declared tool and fit its
-/// schema, or (JSON, no tools declared) any tool; a JSON call object only as the whole
-/// output.
+/// schema, or (no tools declared) any tool; a JSON call object only as the whole
+/// output; a Python call list at the start of the output, or (tools declared) at the
+/// start of any line.
 #[test]
 fn markerless_calls_under_auto() {
     let json = r#"{"name": "get_weather", "arguments": {"city": "Paris"}}"#;
@@ -94,7 +103,19 @@ fn markerless_calls_under_auto() {
     assert_eq!(released(&fenced, Some(WEATHER)), 1);
     assert_eq!(released(&fenced, None), 0);
     assert_eq!(released(list, Some(WEATHER)), 1);
-    assert_eq!(released(list, None), 0);
+    assert_eq!(released(list, None), 1);
+    let later = format!("Checking.\n{list}\nDone.");
+    assert_eq!(released(&later, Some(WEATHER)), 1);
+    assert_eq!(released(&later, None), 0);
+    let msg = auto_message(&later, Some(WEATHER));
+    assert_eq!(msg["content"], "Checking.\n\nDone.");
+    // A list the output ends in: text, unless it names a declared tool (then its calls
+    // are read: a whole call released, as here with only the `]` missing, a cut one
+    // reported truncated).
+    let unclosed = "[get_weather(city='Paris')";
+    assert_eq!(released(unclosed, None), 0);
+    assert_eq!(auto_message(unclosed, None)["content"], unclosed);
+    assert_eq!(released(unclosed, Some(WEATHER)), 1);
     // A JSON call object followed by text was not the whole output: not a call.
     let msg = auto_message(&format!("{json} and more"), Some(WEATHER));
     assert_eq!(msg["tool_calls"], serde_json::json!([]));

@@ -198,6 +198,7 @@ impl super::CallState {
                 Grammar::Xml(_)
                 | Grammar::XmlGate { .. }
                 | Grammar::Python(_)
+                | Grammar::ListGate(_)
                 | Grammar::Sniff { .. }
                 | Grammar::Gate { .. } => false,
             };

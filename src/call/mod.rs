@@ -172,6 +172,7 @@ impl CallState {
             // does not use it).
             Grammar::Xml(_)
             | Grammar::XmlGate { .. }
+            | Grammar::ListGate(_)
             | Grammar::Sniff {
                 bodies: [_, ..], ..
             } => Repairs::NONE,

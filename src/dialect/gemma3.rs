@@ -8,7 +8,10 @@ use crate::render::{
     Piece::{Markup as M, Slot, Text as T},
 };
 
-static CALLS: PythonicSpec = PythonicSpec { in_list: false };
+static CALLS: PythonicSpec = PythonicSpec {
+    in_list: false,
+    markerless: false,
+};
 
 /// `tool_code = f(...)` ends with its call.
 const ASSIGNED: CallForm = CallForm {

@@ -18,7 +18,10 @@ const FENCE: CallForm = CallForm {
     ..CallForm::BASE
 };
 
-static PYTHONIC: PythonicSpec = PythonicSpec { in_list: false };
+static PYTHONIC: PythonicSpec = PythonicSpec {
+    in_list: false,
+    markerless: false,
+};
 
 /// A labelled call's bodies (a static: the oldest supported Rust does not promote the
 /// array in a constant).

@@ -5,7 +5,10 @@
 use super::{Body, CallForm, Dialect, PythonicSpec, Spec, ID_AFTER_ARGUMENTS_ENVELOPE};
 use crate::render::{Args, Ids, Layout, Piece::Markup as M, THINK_TIGHT};
 
-static CALLS: PythonicSpec = PythonicSpec { in_list: false };
+static CALLS: PythonicSpec = PythonicSpec {
+    in_list: false,
+    markerless: false,
+};
 
 pub(crate) static SPEC: Spec = Spec {
     dialect: Dialect::Lfm2,

@@ -501,6 +501,11 @@ pub(crate) struct CallForm {
     /// The opener counts only at the start of the output (nothing but blanks, markers
     /// and reasoning before it): bare JSON is a call only there.
     pub start_only: bool,
+    /// With `start_only`, under `auto` with tools declared: the opener also counts at
+    /// the start of any later line, where it begins this body instead (a markerless
+    /// Python call list, which names a declared tool; not bare JSON). `None`: only at
+    /// the start.
+    pub past_start: Option<&'static Body>,
     /// More bodies may follow the first before the closer (or, without a closer, right
     /// after it), separated by blanks, `;` or `,`: JSON lines, `; `-separated objects.
     pub repeats: bool,
@@ -539,6 +544,7 @@ impl CallForm {
         trailer: b"",
         body_prefix: b"",
         start_only: false,
+        past_start: None,
         repeats: false,
         heuristic: false,
         labelled: false,
@@ -572,6 +578,9 @@ pub(crate) enum Body {
 pub(crate) struct PythonicSpec {
     /// The opener already was the list's `[` (a bare list).
     pub in_list: bool,
+    /// A list found without a marker (`auto`'s bare `[`): held until it shows whether
+    /// it is a list of calls (`grammar/call_list.rs`), then read from its `[`.
+    pub markerless: bool,
 }
 
 /// A harmony-style header grammar.

@@ -8,7 +8,10 @@ use crate::render::{
     THINK_TIGHT,
 };
 
-static CALLS: PythonicSpec = PythonicSpec { in_list: false };
+static CALLS: PythonicSpec = PythonicSpec {
+    in_list: false,
+    markerless: false,
+};
 
 pub(crate) static SPEC: Spec = Spec {
     dialect: Dialect::Olmo3,

@@ -9,10 +9,16 @@ use crate::render::{
 };
 
 /// After `<|python_start|>`: a list or calls one per line.
-pub(crate) static TAGGED: PythonicSpec = PythonicSpec { in_list: false };
+pub(crate) static TAGGED: PythonicSpec = PythonicSpec {
+    in_list: false,
+    markerless: false,
+};
 
 /// After a bare `[` at the start of a line.
-static BARE: PythonicSpec = PythonicSpec { in_list: true };
+static BARE: PythonicSpec = PythonicSpec {
+    in_list: true,
+    markerless: false,
+};
 
 const TAGGED_FORM: CallForm = CallForm {
     opener: b"<|python_start|>",
@@ -41,9 +47,12 @@ pub(crate) static SPEC: Spec = Spec {
     strip: &[b"<|python_end|>", b"<|eot_id|>", b"<|eom_id|>", b"<|eot|>"],
 };
 
-/// What `auto` knows of this dialect: the tagged form, and a bare `[NAME(` list at the
-/// start of the output only as a heuristic: with tools declared, naming one of them
-/// and fitting its schema (a bare `[` is too common in prose to lock onto).
+/// What `auto` knows of this dialect: the tagged form, and a bare list without a
+/// marker, a call list only as `grammar/call_list.rs` says (every item a call whose
+/// arguments are Python literals, the list ending its line): at the start of the
+/// output (there also bare JSON's array, by its first item), and with tools declared
+/// at the start of any line, naming one of them. Never locks `auto`: a bare `[` is too
+/// common in prose.
 pub(crate) static AUTO_SPEC: Spec = Spec {
     dialect: Dialect::Pythonic,
     reasoning: &[],
@@ -55,6 +64,7 @@ pub(crate) static AUTO_SPEC: Spec = Spec {
             anchored: true,
             body_prefix: b"[",
             start_only: true,
+            past_start: Some(&AUTO_LIST),
             heuristic: true,
             ..CallForm::BASE
         },
@@ -62,10 +72,19 @@ pub(crate) static AUTO_SPEC: Spec = Spec {
     strip: &[b"<|python_end|>"],
 };
 
+/// A bare list under `auto`, held until it shows whether it is a list of calls.
+static MARKERLESS: PythonicSpec = PythonicSpec {
+    in_list: false,
+    markerless: true,
+};
+
+/// A markerless call list past the start of the output.
+static AUTO_LIST: Body = Body::Pythonic(&MARKERLESS);
+
 /// A bare list at the start of the output under `auto`: Python calls or JSON call
 /// objects (the bare JSON heuristic's array), by its first item.
 static AUTO_BARE: [Body; 2] = [
-    Body::Pythonic(&TAGGED),
+    Body::Pythonic(&MARKERLESS),
     Body::Envelope(&super::HERMES_ENVELOPE),
 ];
 

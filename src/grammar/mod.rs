@@ -1,5 +1,6 @@
 //! Argument grammars: what follows a call's opening marker, as the dialect data says.
 
+mod call_list;
 mod envelope;
 mod harmony;
 mod name_args;
@@ -10,6 +11,7 @@ use crate::call::args::ArgsReader;
 use crate::calls::{Abort, Sink};
 use crate::dialect::{Body, Dialect, EnvelopeSpec, XmlSpec};
 
+pub(crate) use call_list::{ListGate, Verdict};
 pub(crate) use envelope::Envelope;
 pub(crate) use harmony::Harmony;
 pub(crate) use name_args::NameArgs;
@@ -153,6 +155,9 @@ pub(crate) enum Grammar {
         spec: &'static XmlSpec,
         held: Vec<u8>,
     },
+    /// A Python call list found without a marker (`auto`), held until it shows whether
+    /// it is one (see [`call_list`]).
+    ListGate(Box<ListGate>),
     Xml(Box<Xml>),
     NameArgs(NameArgs),
     Harmony(Harmony),
@@ -176,6 +181,9 @@ impl Grammar {
             Body::Xml(spec) => Grammar::Xml(Box::new(Xml::new(spec, closer))),
             Body::NameArgs(spec) => Grammar::NameArgs(NameArgs::new(spec, weak)),
             Body::Harmony(spec) => Grammar::Harmony(Harmony::new(spec, weak)),
+            Body::Pythonic(spec) if spec.markerless => {
+                Grammar::ListGate(Box::new(ListGate::new(spec, MAX_LIST_DEPTH)))
+            }
             Body::Pythonic(spec) => Grammar::Python(Python::new(spec, closer, weak)),
             Body::Sniff(bodies) => Grammar::Sniff {
                 bodies,
@@ -202,7 +210,8 @@ impl Grammar {
             | Grammar::Python(_)
             | Grammar::Sniff { .. }
             | Grammar::Gate { .. }
-            | Grammar::XmlGate { .. } => false,
+            | Grammar::XmlGate { .. }
+            | Grammar::ListGate(_) => false,
         }
     }
 
@@ -217,7 +226,8 @@ impl Grammar {
             | Grammar::Python(_)
             | Grammar::Sniff { .. }
             | Grammar::Gate { .. }
-            | Grammar::XmlGate { .. } => 0,
+            | Grammar::XmlGate { .. }
+            | Grammar::ListGate(_) => 0,
         };
         own + args.rep.take_work()
     }
@@ -228,6 +238,7 @@ impl Grammar {
             Grammar::Sniff { held, .. }
             | Grammar::Gate { held, .. }
             | Grammar::XmlGate { held, .. } => std::mem::take(held),
+            Grammar::ListGate(g) => std::mem::take(g.held()),
             Grammar::Envelope(_) => args.rep.take_leftover(),
             Grammar::Xml(x) => x.take_leftover(),
             Grammar::NameArgs(n) => n.take_leftover(args),
@@ -246,6 +257,7 @@ impl Grammar {
             Grammar::Sniff { held, .. }
             | Grammar::Gate { held, .. }
             | Grammar::XmlGate { held, .. } => held.extend_from_slice(bytes),
+            Grammar::ListGate(g) => g.held().extend_from_slice(bytes),
             // They read every byte through their value reader first.
             Grammar::Envelope(_) | Grammar::NameArgs(_) | Grammar::Harmony(_) => {
                 args.rep.push_leftover(bytes)
@@ -264,7 +276,8 @@ impl Grammar {
             | Grammar::Harmony(_)
             | Grammar::Sniff { .. }
             | Grammar::Gate { .. }
-            | Grammar::XmlGate { .. } => false,
+            | Grammar::XmlGate { .. }
+            | Grammar::ListGate(_) => false,
         }
     }
 
@@ -274,6 +287,7 @@ impl Grammar {
             Grammar::Sniff { held, .. }
             | Grammar::Gate { held, .. }
             | Grammar::XmlGate { held, .. } => held.clone(),
+            Grammar::ListGate(g) => g.held_bytes().to_vec(),
             Grammar::Envelope(_) => args.rep.leftover().to_vec(),
             Grammar::Xml(x) => x.leftover(),
             Grammar::NameArgs(n) => n.leftover(args),
@@ -330,6 +344,22 @@ impl Grammar {
                             *self = Grammar::Xml(Box::new(Xml::new(spec, closer)));
                             let step = self.feed(&again, sink, args, closer, chosen);
                             return step.shifted_back(before);
+                        }
+                    }
+                }
+                Step::more(input.len())
+            }
+            Grammar::ListGate(gate) => {
+                for (n, &b) in input.iter().enumerate() {
+                    match gate.push(b, &sink.config.tools) {
+                        Verdict::Open => {}
+                        Verdict::Text => return Step::reject(n + 1),
+                        Verdict::Calls => {
+                            // Calls: the Python grammar reads them from the list's `[`.
+                            self.claim_list(closer);
+                            return self
+                                .feed(&input[n + 1..], sink, args, closer, chosen)
+                                .after(n + 1);
                         }
                     }
                 }
@@ -429,7 +459,8 @@ impl Grammar {
             | Grammar::Python(_)
             | Grammar::Sniff { .. }
             | Grammar::Gate { .. }
-            | Grammar::XmlGate { .. } => false,
+            | Grammar::XmlGate { .. }
+            | Grammar::ListGate(_) => false,
         }
     }
 
@@ -438,6 +469,7 @@ impl Grammar {
     pub(crate) fn undecided(&self) -> bool {
         match self {
             Grammar::Gate { .. } | Grammar::XmlGate { .. } => true,
+            Grammar::ListGate(g) => !g.calls_at_end(),
             Grammar::Sniff { weak, bodies, .. } => *weak && !bodies.is_empty(),
             Grammar::Python(p) => p.undecided(),
             Grammar::Harmony(h) => h.undecided(),
@@ -452,6 +484,7 @@ impl Grammar {
             Grammar::Gate { held, .. }
             | Grammar::XmlGate { held, .. }
             | Grammar::Sniff { held, .. } => std::mem::take(held),
+            Grammar::ListGate(g) => std::mem::take(g.held()),
             Grammar::Harmony(h) => h.take_rejected(),
             Grammar::NameArgs(n) => n.take_rejected(),
             Grammar::Python(p) => p.take_rejected(),
@@ -468,10 +501,34 @@ impl Grammar {
             Grammar::NameArgs(n) => n.finish(sink, args),
             Grammar::Harmony(h) => h.finish(sink, args),
             Grammar::Python(p) => p.finish(sink, args),
-            Grammar::Sniff { .. } | Grammar::Gate { .. } | Grammar::XmlGate { .. } => false,
+            Grammar::Sniff { .. }
+            | Grammar::Gate { .. }
+            | Grammar::XmlGate { .. }
+            | Grammar::ListGate(_) => false,
         }
     }
+
+    /// A held bare list is calls (its gate said so, or the output ended where
+    /// [`ListGate::calls_at_end`] says it is): the Python grammar reads it, the held
+    /// bytes first. Whether there was such a list.
+    pub(crate) fn claim_list(&mut self, closer: &'static [u8]) -> bool {
+        let Grammar::ListGate(gate) = self else {
+            return false;
+        };
+        let gate = std::mem::replace(gate, Box::new(ListGate::new(&NO_LIST, 0)));
+        *self = Grammar::Python(gate.into_python(closer));
+        true
+    }
 }
+
+/// A placeholder while a gate is taken apart.
+static NO_LIST: crate::dialect::PythonicSpec = crate::dialect::PythonicSpec {
+    in_list: false,
+    markerless: true,
+};
+
+/// How deep a markerless list's values may nest (serde_json's limit): deeper is text.
+const MAX_LIST_DEPTH: usize = 128;
 
 /// Whether `held`, what followed a weak opener of an XML call (Beam's ` to=`), begins
 /// one: a name without blanks, then the name's closing tag (or, the separator dropped, a

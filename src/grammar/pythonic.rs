@@ -288,9 +288,6 @@ impl Python {
                 }
                 Phase::Name => {
                     if b == b'(' && !self.name.is_empty() {
-                        if self.weak && self.calls == 0 && !self.names_a_tool(sink) {
-                            return self.reject(i);
-                        }
                         self.begin_call(sink, args);
                         continue;
                     }
@@ -346,15 +343,6 @@ impl Python {
         self.read.pop();
         self.rejected = std::mem::take(&mut self.read);
         Run::Reject { used: i - 1 }
-    }
-
-    /// Markerless calls (`[get_weather(...)]` under `auto`) name a declared tool (so
-    /// with no tools declared there are none), or they are text.
-    fn names_a_tool(&self, sink: &Sink<'_>) -> bool {
-        let tools = &sink.config.tools;
-        !sink.calls.heuristic
-            || (!tools.is_empty()
-                && std::str::from_utf8(&self.name).is_ok_and(|n| tools.resolve(n).is_some()))
     }
 
     fn begin_call(&mut self, sink: &mut Sink<'_>, args: &mut ArgsReader) {

@@ -228,11 +228,16 @@ impl Parser {
     }
 
     pub(super) fn start_call(&mut self, form: &'static CallForm, within: Option<u16>) {
+        // Past the start, a start-only opener that counts there begins its other body.
+        let body = match form.past_start {
+            Some(body) if !self.at_start => body,
+            _ => &form.body,
+        };
         self.calls.heuristic = form.heuristic;
         self.calls.labelled = form.labelled;
         let tentative = self.tentative(form);
         let (mut sink, ..) = self.sink();
-        if form.anchored || tentative || matches!(form.body, Body::Harmony(_)) {
+        if form.anchored || tentative || matches!(body, Body::Harmony(_)) {
             // A weak opener or a header: the call begins only if what follows is one.
             sink.calls.pending_implies = form.implies;
         } else if !sink.begin(form.implies) {
@@ -242,7 +247,7 @@ impl Parser {
             };
             return;
         }
-        let (alt, native) = match &form.body {
+        let (alt, native) = match body {
             Body::NameArgs(spec) => (spec.alt_string, spec.native_repairs()),
             Body::Pythonic(_) => (&b""[..], crate::grammar::python_native()),
             _ => (&b""[..], Repairs::NONE),
@@ -251,13 +256,13 @@ impl Parser {
         // A JSON call object names its tool before its arguments: the repairer learns
         // the tool there and checks argument keys against its schema.
         let tool_by_name = (!self.config.tools.is_empty()
-            && matches!(form.body, Body::Envelope(_) | Body::Sniff(_)))
+            && matches!(body, Body::Envelope(_) | Body::Sniff(_)))
         .then(|| ToolByName {
             tools: self.config.tools.clone(),
             args_depth: 2,
         });
         // A JSON envelope's call object: an object where a key belongs is its arguments.
-        let envelope = match &form.body {
+        let envelope = match body {
             Body::Envelope(spec) => Some(*spec),
             Body::Sniff(bodies) => bodies.iter().find_map(|b| match b {
                 Body::Envelope(spec) => Some(*spec),
@@ -285,10 +290,10 @@ impl Parser {
         // Lock `auto` only on a body that is certainly a call: a sniffed body locks when
         // chosen, and a weak opener or a harmony header may turn out not to be one.
         let weak = tentative || ((form.anchored || form.heuristic) && !form.labelled);
-        if !weak && !matches!(form.body, Body::Sniff(_) | Body::Harmony(_)) {
-            self.lock(&form.body, form);
+        if !weak && !matches!(body, Body::Sniff(_) | Body::Harmony(_)) {
+            self.lock(body, form);
         }
-        let grammar = Grammar::new(&form.body, form.closer, weak);
+        let grammar = Grammar::new(body, form.closer, weak);
         let mut call = match Parser::work(&mut self.work).spare.take() {
             Some(mut spare) => {
                 spare.restart(form, grammar, within, native);
@@ -366,6 +371,11 @@ impl Parser {
         call.body += input.len();
         // (No input at all only resolves what the look-ahead decided: `resolve_at_end`.)
         if input.is_empty() && !whole.is_empty() {
+            if call.grammar.undecided() {
+                // It never showed it is a call (a markerless list or JSON): text.
+                self.give_back();
+                return 0;
+            }
             return self.abort_to_skip(Abort::TooLarge, 0);
         }
         let (step, form, terminated_by) = {
@@ -474,7 +484,7 @@ impl Parser {
         let mut text: SmallVec<[u8; 64]> =
             SmallVec::from_slice(&form.opener[..form.opener.len() - form.body_prefix.len()]);
         text.extend_from_slice(&rejected);
-        if form.start_only && !self.finished() {
+        if form.start_only && self.at_start && !self.finished() {
             // Past the start it cannot begin again: the bytes are read as text whole,
             // so markup in them still joins and acts (`[TOOL_CALLS</parameter>]`).
             self.at_start = false;

@@ -4,6 +4,13 @@ use super::*;
 
 impl Parser {
     pub(super) fn finish_mode(&mut self) {
+        if let Mode::Call(call) = &mut self.mode {
+            if !call.grammar.undecided() && call.grammar.claim_list(call.form.closer) {
+                // A held markerless list the end of the output makes calls: read it.
+                self.feed_call(&[]);
+                return self.finish_mode();
+            }
+        }
         if matches!(&self.mode, Mode::Call(call) if call.grammar.undecided()) {
             // The stream ended before markerless JSON showed it is a call: text.
             self.give_back();

@@ -362,18 +362,30 @@ impl Parser {
                 false
             }
             Action::Call(form) if form.start_only => {
-                self.at_start && (reasoning || before.iter().all(u8::is_ascii_whitespace))
+                let at_start =
+                    self.at_start && (reasoning || before.iter().all(u8::is_ascii_whitespace));
+                // Past the start, a form that goes on at later lines with tools declared
+                // (a markerless call list naming one) counts as a weak opener does.
+                at_start
+                    || (form.past_start.is_some()
+                        && self.config.dialect == Dialect::Auto
+                        && !self.config.tools.is_empty()
+                        && self.line_start(hay, shown, at, reasoning))
             }
-            // Past the call limit a weak opener is text: it has no call to begin.
-            Action::Call(form) if form.anchored => {
-                let line_start = match hay[..at].last() {
-                    Some(&b) if !reasoning && (at < shown || !before.is_empty()) => b == b'\n',
-                    _ => self.last_text == b'\n',
-                };
-                line_start && (self.calls.next_index as usize) < self.config.limits.max_calls
-            }
+            Action::Call(form) if form.anchored => self.line_start(hay, shown, at, reasoning),
             _ => true,
         }
+    }
+
+    /// Whether `hay[at]` begins a line, as [`anchor_ok`](Self::anchor_ok) judges it.
+    /// Past the call limit a weak opener is text: it has no call to begin.
+    fn line_start(&self, hay: &[u8], shown: usize, at: usize, reasoning: bool) -> bool {
+        let before = &hay[shown.min(at)..at];
+        let line_start = match hay[..at].last() {
+            Some(&b) if !reasoning && (at < shown || !before.is_empty()) => b == b'\n',
+            _ => self.last_text == b'\n',
+        };
+        line_start && (self.calls.next_index as usize) < self.config.limits.max_calls
     }
 
     /// Text is left for reasoning or a call: keep the joinable end of the visible text
