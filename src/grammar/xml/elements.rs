@@ -195,8 +195,9 @@ impl Xml {
             again = self.raw[at..].to_vec();
             body_end = at;
         } else if !self.raw.ends_with(close)
-            || (marked && !after_marker(&self.raw[..body_end], ns))
-            || (marked && self.marks.inside() && !self.dropped_markers(body_end))
+            || (marked
+                && (self.marks.inside() || !after_marker(&self.raw[..body_end], ns))
+                && !self.dropped_markers(body_end))
         {
             if self.raw.len() > sink.config.limits.max_args_bytes {
                 return Err(Abort::TooLarge);
@@ -254,10 +255,10 @@ impl Xml {
         Ok(())
     }
 
-    /// At a marked function closer inside an open element: whether it is the closer all
-    /// the same, the model having dropped the marker of a tag before it (read with every
-    /// tag as markup, the body up to it is whole elements). Else it is the element's
-    /// text, as in a file about tool calls.
+    /// At a function closer the marked reading does not take (one inside an open
+    /// element, or one without its marker): whether it is the closer all the same, the
+    /// model having dropped markers (read with every tag as markup, the body up to it
+    /// is whole elements). Else it is text, as in a file about tool calls.
     fn dropped_markers(&mut self, body_end: usize) -> bool {
         if self.marks.tries >= marked::MAX_TRIES {
             return false;

@@ -100,10 +100,14 @@ struct Tag<'a> {
 /// Every marked tag of `body`, in order.
 fn tags<'a>(body: &'a str, ns: &str) -> Vec<Tag<'a>> {
     let mut out = Vec::new();
-    for (start, _) in body.match_indices(ns) {
+    for (mut start, _) in body.match_indices(ns) {
         let mut lt = start + ns.len();
         if body[lt..].starts_with(" <") {
+            // A server decoding the marker with blanks around it: they are the marker's.
             lt += 1;
+            if body[..start].ends_with(' ') {
+                start -= 1;
+            }
         }
         let rest = &body[lt..];
         if !rest.starts_with('<') {
@@ -129,7 +133,8 @@ fn tags<'a>(body: &'a str, ns: &str) -> Vec<Tag<'a>> {
     out
 }
 
-/// `text` without the markers that stand before no tag.
+/// `text` without the markers that stand before no tag (with the blanks a decoder put
+/// around them, as `drop_namespace` drops them).
 fn leaf(text: &str, ns: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -137,10 +142,20 @@ fn leaf(text: &str, ns: &str) -> String {
         let after = &rest[at + ns.len()..];
         if after.starts_with('<') || after.starts_with(" <") {
             out.push_str(&rest[..at + ns.len()]);
-        } else {
-            out.push_str(&rest[..at]);
+            rest = after;
+            continue;
         }
-        rest = after;
+        let before = &rest[..at];
+        match after.strip_prefix(' ') {
+            Some(after) => {
+                out.push_str(before.strip_suffix(' ').unwrap_or(before));
+                rest = after;
+            }
+            None => {
+                out.push_str(before);
+                rest = after;
+            }
+        }
     }
     out.push_str(rest);
     out
@@ -269,7 +284,7 @@ mod tests {
                 "NS<c>a NS</invoke> bNS</c>",
                 json!({"c": format!("a {NS}</invoke> b")}),
             ),
-            ("NS<c>a NS bNS</c>", json!({"c": "a  b"})),
+            ("NS<c>a NS bNS</c>", json!({"c": "ab"})),
             ("NS <c>spacedNS </c>", json!({"c": "spaced"})),
             (
                 "NS<c>NS<c>inNS</c>outNS</c>",
