@@ -113,7 +113,7 @@ if [ -d "$SHARED/fuzz-findings" ]; then
             -artifact_prefix="$ARTIFACTS/$target/" >"$log" 2>&1; then
             echo "fuzz: FAILED: the recorded finding $f still breaks $target:" >&2
             grep -E "panicked|assertion|left:|right:|ERROR" "$log" | head -20 >&2 || true
-            od -A d -c "$f" | head -40 >&2
+            od -A d -c "$f" | head -40 >&2 || true # od dies of SIGPIPE on a long input
             exit 1
         fi
         replayed=$((replayed + 1))
@@ -182,7 +182,7 @@ for t in "${TARGETS[@]}"; do
             echo "fuzz: $t: the input ($(wc -c <"$ARTIFACTS/$t/$name") bytes), $ARTIFACTS/$t/$name, base64:" >&2
             base64 -w0 "$ARTIFACTS/$t/$name" >&2
             echo >&2
-            od -A d -c "$ARTIFACTS/$t/$name" | head -40 >&2
+            od -A d -c "$ARTIFACTS/$t/$name" | head -40 >&2 || true # SIGPIPE on a long input
             echo "fuzz: replay: cargo +nightly fuzz run --sanitizer none --fuzz-dir fuzz --target-dir $BUILD $t $ARTIFACTS/$t/$name" >&2
             failed=1
         fi

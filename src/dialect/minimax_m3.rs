@@ -7,8 +7,9 @@
 //! The marker is a special token: a server may decode it with a space after it, or
 //! the model may drop it. A call whose body opens with the marker marks its tags: there
 //! only a marked tag is markup, and a bare `</city>` in a value is text (a file about
-//! tool calls), unless reading so leaves an element unclosed (a marker dropped). A call
-//! written without it reads every tag. The marker alone is dropped.
+//! tool calls), unless reading so leaves an element unclosed (a marker dropped), and a
+//! marker inside a value is the value's text. A call written without it reads every
+//! tag, and a marker alone there is dropped.
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec};
 use crate::render::{
