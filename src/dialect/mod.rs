@@ -694,6 +694,10 @@ pub(crate) struct XmlSpec {
     /// Other markers that end the call as its closer does (Beam's `<|call|>` stop token,
     /// besides `<|end|>`).
     pub closer_alts: &'static [&'static [u8]],
+    /// Attribute values (the name's, a key's) undo every XML entity (`&lt;`, `&gt;`,
+    /// `&apos;`, `&#39;`, `&#x27;`), not only the `&amp;` and `&quot;` a template writes
+    /// (Kimi K3, whose model writes XML-style tags and escapes them as XML does).
+    pub attr_entities: bool,
 }
 
 impl XmlSpec {
@@ -723,6 +727,7 @@ impl XmlSpec {
         type_open: b"",
         type_close: b"",
         closer_alts: &[],
+        attr_entities: false,
     };
 
     /// MiniMax M2's elements, which DeepSeek DSML, dots and GigaChat 3.5 reuse (with a
