@@ -526,6 +526,15 @@ pub(crate) struct CallForm {
     /// a report when the body was cut before its own name, and a body naming another
     /// tool is not released. With no name held, the opener begins its call as usual.
     pub name_told: bool,
+    /// What begins the next call of a repeated form with no closer and a one-byte
+    /// opener (Llama 3's `; {"name"`): met where the body expects structure, the body
+    /// ended unfinished there (not released) and the next call begins. Never inside a
+    /// strict JSON object, so a call that reads whole is never cut by one.
+    pub next_call: &'static [&'static [u8]],
+    /// With `start_only`: once the output began with a call, the opener counts after
+    /// text too (Llama 3 JSON calls with text between them). Prose that begins the
+    /// output still keeps every opener after it text.
+    pub after_calls: bool,
 }
 
 impl CallForm {
@@ -544,6 +553,8 @@ impl CallForm {
         labelled: false,
         name_before: false,
         name_told: false,
+        next_call: &[],
+        after_calls: false,
     };
 }
 

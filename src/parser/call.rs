@@ -228,6 +228,9 @@ impl Parser {
     }
 
     pub(super) fn start_call(&mut self, form: &'static CallForm, within: Option<u16>) {
+        if let Some(work) = &mut self.work {
+            work.repeat_gap.clear();
+        }
         self.calls.heuristic = form.heuristic;
         self.calls.labelled = form.labelled;
         let tentative = self.tentative(form);
@@ -457,6 +460,14 @@ impl Parser {
         self.retire(call);
         let reasoning = within.is_some();
         self.mode = within.map_or(Mode::Text, Mode::Reasoning);
+        // The blanks before a repeated body that is none: text.
+        let gap = self
+            .work
+            .as_mut()
+            .map(|w| std::mem::take(&mut w.repeat_gap));
+        if let Some(gap) = gap.filter(|g| !g.is_empty()) {
+            self.emit_text(&gap, reasoning);
+        }
         if !(form.anchored || form.heuristic) {
             self.process(&rejected);
             return;
@@ -478,7 +489,10 @@ impl Parser {
             // Past the start it cannot begin again: the bytes are read as text whole,
             // so markup in them still joins and acts (`[TOOL_CALLS</parameter>]`).
             self.at_start = false;
+            // Nor after calls, inside what was just given back (an object inside it).
+            let opened_with_call = std::mem::take(&mut self.opened_with_call);
             self.process(&text);
+            self.opened_with_call |= opened_with_call;
             return;
         }
         if let Some((&first, rest)) = text.split_first() {

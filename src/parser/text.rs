@@ -362,17 +362,30 @@ impl Parser {
                 false
             }
             Action::Call(form) if form.start_only => {
-                self.at_start && (reasoning || before.iter().all(u8::is_ascii_whitespace))
+                if self.at_start && (reasoning || before.iter().all(u8::is_ascii_whitespace)) {
+                    return true;
+                }
+                // After calls that opened the output, a call object on its own line
+                // (JSON within a sentence is the model talking about a call).
+                let opened = self.opened_with_call || (self.at_start && self.calls.next_index > 0);
+                form.after_calls && opened && !reasoning && self.line_start(hay, shown, at, false)
             }
             // Past the call limit a weak opener is text: it has no call to begin.
             Action::Call(form) if form.anchored => {
-                let line_start = match hay[..at].last() {
-                    Some(&b) if !reasoning && (at < shown || !before.is_empty()) => b == b'\n',
-                    _ => self.last_text == b'\n',
-                };
-                line_start && (self.calls.next_index as usize) < self.config.limits.max_calls
+                self.line_start(hay, shown, at, reasoning)
+                    && (self.calls.next_index as usize) < self.config.limits.max_calls
             }
             _ => true,
+        }
+    }
+
+    /// Whether `hay[at]` begins a line of the visible text (judged as in
+    /// [`anchor_ok`](Self::anchor_ok)).
+    fn line_start(&self, hay: &[u8], shown: usize, at: usize, reasoning: bool) -> bool {
+        let before = &hay[shown.min(at)..at];
+        match hay[..at].last() {
+            Some(&b) if !reasoning && (at < shown || !before.is_empty()) => b == b'\n',
+            _ => self.last_text == b'\n',
         }
     }
 
@@ -431,6 +444,9 @@ impl Parser {
         if !reasoning {
             self.last_text = bytes[bytes.len() - 1];
             if !bytes.iter().all(u8::is_ascii_whitespace) {
+                if self.at_start {
+                    self.opened_with_call = self.calls.next_index > 0;
+                }
                 self.at_start = false;
                 self.calls_at_text = self.calls.next_index;
             }
