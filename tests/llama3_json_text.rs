@@ -213,6 +213,15 @@ fn prose_and_objects_in_sentences_stay_text() {
         released: vec![a()],
         reported: vec![],
     });
+    // After an object that is no call, nothing is a call any more: an object nested in
+    // it may begin a line.
+    let nested = format!("{A}\nnote\n{{\"k\":\n{B}}}\n{B}");
+    judge(&Case {
+        raw: nested.clone(),
+        content: Box::leak(nested[A.len()..].to_owned().into_boxed_str()),
+        released: vec![a()],
+        reported: vec![],
+    });
     judge(&Case {
         raw: format!("{A}\n[1, 2] are the days."),
         content: "\n[1, 2] are the days.",

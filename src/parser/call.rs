@@ -489,10 +489,10 @@ impl Parser {
             // Past the start it cannot begin again: the bytes are read as text whole,
             // so markup in them still joins and acts (`[TOOL_CALLS</parameter>]`).
             self.at_start = false;
-            // Nor after calls, inside what was just given back (an object inside it).
-            let opened_with_call = std::mem::take(&mut self.opened_with_call);
+            // Nor after calls, from now on: an object that is no call was written among
+            // them, and an object nested in it may begin a line.
+            self.opened_with_call = false;
             self.process(&text);
-            self.opened_with_call |= opened_with_call;
             return;
         }
         if let Some((&first, rest)) = text.split_first() {
