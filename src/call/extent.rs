@@ -250,6 +250,9 @@ pub(crate) fn call_terminators(form: &'static CallForm) -> MarkerSet {
     } else if !form.anchored && form.opener.len() > 1 {
         terminators.push(form.opener);
     }
+    for &m in form.next_call {
+        terminators.push(m);
+    }
     // (Not a repeat separator, Llama 3's `;`: where structure is expected inside a
     // value it is far more often a raw string's own `";` than a cut call's end; after
     // the value it is read between calls.)

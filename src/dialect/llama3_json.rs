@@ -42,6 +42,15 @@ const PYTHON_START: CallForm = CallForm {
     ..CallForm::BASE
 };
 
+/// The next call object after a `;`: where a call object that did not close expects
+/// structure, its call ended there unfinished (an invalid object, then a valid one).
+const NEXT_CALL: &[&[u8]] = &[
+    b";{\"name\"",
+    b"; {\"name\"",
+    b";\n{\"name\"",
+    b"; \n{\"name\"",
+];
+
 const STRIP: &[&[u8]] = &[b"<|eom_id|>", b"<|eot_id|>", b"<|python_end|>", b"<|eot|>"];
 
 pub(crate) static SPEC: Spec = Spec {
@@ -59,6 +68,8 @@ pub(crate) static SPEC: Spec = Spec {
             start_only: true,
             repeats: true,
             heuristic: true,
+            next_call: NEXT_CALL,
+            after_calls: true,
             ..CallForm::BASE
         },
     ],

@@ -531,6 +531,15 @@ pub(crate) struct CallForm {
     /// a report when the body was cut before its own name, and a body naming another
     /// tool is not released. With no name held, the opener begins its call as usual.
     pub name_told: bool,
+    /// What begins the next call of a repeated form with no closer and a one-byte
+    /// opener (Llama 3's `; {"name"`): met where the body expects structure, the body
+    /// ended unfinished there (not released) and the next call begins. Never inside a
+    /// strict JSON object, so a call that reads whole is never cut by one.
+    pub next_call: &'static [&'static [u8]],
+    /// With `start_only`: once the output began with a call, the opener counts after
+    /// text too (Llama 3 JSON calls with text between them). Prose that begins the
+    /// output still keeps every opener after it text.
+    pub after_calls: bool,
 }
 
 impl CallForm {
@@ -550,6 +559,8 @@ impl CallForm {
         labelled: false,
         name_before: false,
         name_told: false,
+        next_call: &[],
+        after_calls: false,
     };
 }
 
@@ -703,6 +714,10 @@ pub(crate) struct XmlSpec {
     /// Other markers that end the call as its closer does (Beam's `<|call|>` stop token,
     /// besides `<|end|>`).
     pub closer_alts: &'static [&'static [u8]],
+    /// Attribute values (the name's, a key's) undo every XML entity (`&lt;`, `&gt;`,
+    /// `&apos;`, `&#39;`, `&#x27;`), not only the `&amp;` and `&quot;` a template writes
+    /// (Kimi K3, whose model writes XML-style tags and escapes them as XML does).
+    pub attr_entities: bool,
 }
 
 impl XmlSpec {
@@ -732,6 +747,7 @@ impl XmlSpec {
         type_open: b"",
         type_close: b"",
         closer_alts: &[],
+        attr_entities: false,
     };
 
     /// MiniMax M2's elements, which DeepSeek DSML, dots and GigaChat 3.5 reuse (with a

@@ -30,7 +30,7 @@ use crate::dialect::XmlSpec;
 use crate::json::repairer::escape_byte;
 use crate::repairs::Repair;
 use crate::scan::MarkerSet;
-use attributes::{attribute, split_attributes, unescape_attribute};
+use attributes::{attribute, split_attributes, unescape_attribute, unescape_entities};
 use between::past_blanks;
 use values::json_of_raw;
 use wrapper::WRAPPER_KEYS;
@@ -566,11 +566,19 @@ impl Xml {
         Ok(())
     }
 
+    /// An attribute value with its escapes undone, as the dialect escapes them.
+    fn unescape(&self, value: &str) -> String {
+        match self.spec.attr_entities {
+            true => unescape_entities(value),
+            false => unescape_attribute(value),
+        }
+    }
+
     fn end_name(&mut self, sink: &mut Sink<'_>) -> Result<(), Abort> {
         let raw = String::from_utf8_lossy(&self.buf).into_owned();
         // `"NAME"`, also followed by attributes (`"NAME" index="1"`).
         let (name, _) = split_attributes(raw.trim());
-        let name = unescape_attribute(name);
+        let name = self.unescape(name);
         let mut name = name.as_str();
         self.buf.clear();
         // Blanks written double-escaped around the name (`NAME\n<arg_key>`).
@@ -611,7 +619,7 @@ impl Xml {
         let raw = String::from_utf8_lossy(&self.buf).into_owned();
         self.buf.clear();
         let (key, attrs) = split_attributes(raw.trim());
-        let key = unescape_attribute(key);
+        let key = self.unescape(key);
         self.untyped = false;
         self.json_value = attrs.replace(' ', "").contains("string=\"false\"")
             || attribute(attrs, self.spec.type_attr).is_some_and(|t| t != "string");

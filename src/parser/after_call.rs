@@ -57,10 +57,15 @@ impl Parser {
                     continue;
                 }
                 if form.repeats && matches!(b, b'{' | b'[') {
-                    // Another body of the same form: the next call.
+                    // Another body of the same form: the next call. The blanks before
+                    // it are text again if it is none (`give_back`).
+                    let gap = std::mem::take(gap);
                     let (mut sink, ..) = self.sink();
                     sink.end();
                     self.start_call(form, within);
+                    if matches!(self.mode, Mode::Call(_)) {
+                        Parser::work(&mut self.work).repeat_gap = gap;
+                    }
                     return i;
                 }
                 if matches!(b, b'}' | b']') && markup.iter().all(|m| m.is_empty()) {

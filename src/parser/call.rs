@@ -233,6 +233,9 @@ impl Parser {
             Some(body) if !self.at_start => body,
             _ => &form.body,
         };
+        if let Some(work) = &mut self.work {
+            work.repeat_gap.clear();
+        }
         self.calls.heuristic = form.heuristic;
         self.calls.labelled = form.labelled;
         let tentative = self.tentative(form);
@@ -467,6 +470,14 @@ impl Parser {
         self.retire(call);
         let reasoning = within.is_some();
         self.mode = within.map_or(Mode::Text, Mode::Reasoning);
+        // The blanks before a repeated body that is none: text.
+        let gap = self
+            .work
+            .as_mut()
+            .map(|w| std::mem::take(&mut w.repeat_gap));
+        if let Some(gap) = gap.filter(|g| !g.is_empty()) {
+            self.emit_text(&gap, reasoning);
+        }
         if !(form.anchored || form.heuristic) {
             self.process(&rejected);
             return;
@@ -488,6 +499,9 @@ impl Parser {
             // Past the start it cannot begin again: the bytes are read as text whole,
             // so markup in them still joins and acts (`[TOOL_CALLS</parameter>]`).
             self.at_start = false;
+            // Nor after calls, from now on: an object that is no call was written among
+            // them, and an object nested in it may begin a line.
+            self.opened_with_call = false;
             self.process(&text);
             return;
         }

@@ -162,6 +162,21 @@ impl Parser {
                         !form.closer.is_empty() && open && sink.calls.released == released;
                     self.mode = match refused {
                         true => Mode::Remains(Box::new(Remains::new(form, within, markup, false))),
+                        // More bodies may follow one with no closer (Llama 3's `; {...}`),
+                        // as after a body that ended while streaming (`end_body`).
+                        false if form.closer.is_empty() && form.repeats => {
+                            Mode::AfterCall(Box::new(AfterCall {
+                                form,
+                                held: SmallVec::new(),
+                                within,
+                                trailer_done: form.trailer.is_empty(),
+                                gap: SmallVec::new(),
+                                holding: false,
+                                may_go_on: false,
+                                extent: None,
+                                markup,
+                            }))
+                        }
                         false => within.map_or(Mode::Text, Mode::Reasoning),
                     };
                     if !leftover.is_empty() {

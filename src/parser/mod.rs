@@ -130,6 +130,9 @@ struct CallWork {
     /// again: no name is held in it ([`Parser::names_after_text`]). (Here: an idle
     /// parser stays within 512 bytes.)
     names_paused: bool,
+    /// The blanks between a closer-less body and the next body of its form, which may
+    /// be none: shown if it is given back (`Parser::give_back`).
+    repeat_gap: SmallVec<[u8; 32]>,
 }
 
 /// The streaming parser. See the [crate documentation](crate) for an example.
@@ -169,6 +172,9 @@ pub struct Parser {
     last_text: u8,
     /// Whether no visible text but blanks came yet: start-only openers count only here.
     at_start: bool,
+    /// A call began before any visible text: the output opened with calls, so a
+    /// start-only opener that allows it (`CallForm::after_calls`) counts after text too.
+    opened_with_call: bool,
     /// How many calls had begun when visible text other than blanks was last shown: a
     /// call begun since means a name may follow it (see [`Parser::holds_names`]).
     calls_at_text: u32,
@@ -222,6 +228,7 @@ impl Parser {
             utf8: Utf8Tail::default(),
             last_text: b'\n',
             at_start: true,
+            opened_with_call: false,
             calls_at_text: 0,
             stop: None,
             plain: None,
@@ -267,9 +274,11 @@ impl Parser {
         self.stop = None;
         self.last_text = b'\n';
         self.at_start = true;
+        self.opened_with_call = false;
         self.calls_at_text = 0;
         if let Some(work) = &mut self.work {
             work.name.clear();
+            work.repeat_gap.clear();
         }
         self.locked = None;
         self.build_tables(None);
@@ -490,6 +499,7 @@ impl Parser {
                 spare: None,
                 name: Vec::new(),
                 names_paused: false,
+                repeat_gap: SmallVec::new(),
             })
         })
     }

@@ -178,7 +178,8 @@ impl Tables {
         t.closers = closers;
         for spec in specs {
             for form in spec.calls {
-                t.anchored |= form.anchored;
+                // (An opener counted after calls is judged at a line's start too.)
+                t.anchored |= form.anchored || form.after_calls;
                 t.name_before |= form.name_before || form.name_told;
                 t.text.add(form.opener, Action::Call(form));
                 if policy == InReasoning::Extract {

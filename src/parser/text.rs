@@ -362,30 +362,40 @@ impl Parser {
                 false
             }
             Action::Call(form) if form.start_only => {
-                let at_start =
-                    self.at_start && (reasoning || before.iter().all(u8::is_ascii_whitespace));
+                if self.at_start && (reasoning || before.iter().all(u8::is_ascii_whitespace)) {
+                    return true;
+                }
+                let below_limit = (self.calls.next_index as usize) < self.config.limits.max_calls;
                 // Past the start, a form that goes on at later lines with tools declared
                 // (a markerless call list naming one) counts as a weak opener does.
-                at_start
-                    || (form.past_start.is_some()
-                        && self.config.dialect == Dialect::Auto
-                        && !self.config.tools.is_empty()
-                        && self.line_start(hay, shown, at, reasoning))
+                if form.past_start.is_some()
+                    && self.config.dialect == Dialect::Auto
+                    && !self.config.tools.is_empty()
+                {
+                    return below_limit && self.line_start(hay, shown, at, reasoning);
+                }
+                // After calls that opened the output, a call object on its own line
+                // (JSON within a sentence is the model talking about a call).
+                let opened = self.opened_with_call || (self.at_start && self.calls.next_index > 0);
+                form.after_calls && opened && !reasoning && self.line_start(hay, shown, at, false)
             }
-            Action::Call(form) if form.anchored => self.line_start(hay, shown, at, reasoning),
+            // Past the call limit a weak opener is text: it has no call to begin.
+            Action::Call(form) if form.anchored => {
+                self.line_start(hay, shown, at, reasoning)
+                    && (self.calls.next_index as usize) < self.config.limits.max_calls
+            }
             _ => true,
         }
     }
 
-    /// Whether `hay[at]` begins a line, as [`anchor_ok`](Self::anchor_ok) judges it.
-    /// Past the call limit a weak opener is text: it has no call to begin.
+    /// Whether `hay[at]` begins a line of the visible text (judged as in
+    /// [`anchor_ok`](Self::anchor_ok)).
     fn line_start(&self, hay: &[u8], shown: usize, at: usize, reasoning: bool) -> bool {
         let before = &hay[shown.min(at)..at];
-        let line_start = match hay[..at].last() {
+        match hay[..at].last() {
             Some(&b) if !reasoning && (at < shown || !before.is_empty()) => b == b'\n',
             _ => self.last_text == b'\n',
-        };
-        line_start && (self.calls.next_index as usize) < self.config.limits.max_calls
+        }
     }
 
     /// Text is left for reasoning or a call: keep the joinable end of the visible text
@@ -443,6 +453,9 @@ impl Parser {
         if !reasoning {
             self.last_text = bytes[bytes.len() - 1];
             if !bytes.iter().all(u8::is_ascii_whitespace) {
+                if self.at_start {
+                    self.opened_with_call = self.calls.next_index > 0;
+                }
                 self.at_start = false;
                 self.calls_at_text = self.calls.next_index;
             }
