@@ -495,7 +495,9 @@ impl Parser {
         let mut text: SmallVec<[u8; 64]> =
             SmallVec::from_slice(&form.opener[..form.opener.len() - form.body_prefix.len()]);
         text.extend_from_slice(&rejected);
-        if form.start_only && self.at_start && !self.finished() {
+        // A form that also begins past the start (a markerless call list at a later
+        // line) may begin again at the next byte; any other is text from here.
+        if form.start_only && (self.at_start || form.past_start.is_none()) && !self.finished() {
             // Past the start it cannot begin again: the bytes are read as text whole,
             // so markup in them still joins and acts (`[TOOL_CALLS</parameter>]`).
             self.at_start = false;
