@@ -110,12 +110,15 @@ fuzz_target!(|data: &[u8]| {
     );
 });
 
-/// Whether `content` holds two of the form's closing markups back to back, in the order
-/// the markup way inserts them (`</arg_value></tool_call>`): then the file reads as the
-/// end of a whole call, a known class (fuzz/known_failures.json).
+/// Whether `content` holds two of the form's closing markups back to back (blanks
+/// between allowed), the earlier of the form's list first (`</arg_value></tool_call>`,
+/// `</parameter> </tool_call>`): then the file reads as the end of a whole call (a
+/// closer between them dropped), a known class (fuzz/known_failures.json).
 fn back_to_back(markup: &[&str], content: &str) -> bool {
-    (0..markup.len()).any(|i| {
-        let pair = [markup[i], markup[(i + 1) % markup.len()]].concat();
-        markup.len() > 1 && content.contains(&pair)
+    markup.iter().enumerate().any(|(i, first)| {
+        content.match_indices(first).any(|(at, m)| {
+            let rest = content[at + m.len()..].trim_start_matches(|c: char| c.is_ascii_whitespace());
+            markup[i + 1..].iter().any(|next| rest.starts_with(next))
+        })
     })
 }
