@@ -1237,16 +1237,23 @@ fn a_misspelled_closer_after_a_forked_body_is_judged_by_what_follows_however_cut
     }
 }
 
-/// The same class in a fenced Python call under `auto` (found by a ten-minute chunking
-/// run, shrunk): a triple quote forks the readings of `d(''');`, and whether the fence
-/// written twice after the call shows its second ``` depends on the split.
+/// Under `auto`, Python calls in a ```tool_call fence whose strings were repaired (a
+/// quote taken as content, a raw control character), then the fence written twice:
+/// pushed whole the second ``` is lost from the text, pushed in pieces it is shown
+/// (known failure `doubled-fence-after-a-repaired-fenced-call`, found by ten-minute
+/// chunking runs, shrunk; issue 35).
 #[test]
-#[ignore = "known failure: forked readings of a Python string decide per chunk (issue 35)"]
-fn a_forked_python_string_before_a_doubled_fence_is_read_the_same_however_cut() {
-    let raw = b"```tool_callt(\"\"\"\")\nd(''');``````";
+#[ignore = "known failure: a doubled fence after a repaired fenced call shows or not with the split (issue 35)"]
+fn a_doubled_fence_after_a_repaired_fenced_call_is_shown_however_cut() {
+    let cases: [&[u8]; 2] = [
+        b"```tool_callt(\"\"\"\")\nd(''');``````",
+        b"```tool_callt(\"\x1b\")\nn(\"\x1b\")\nr``````",
+    ];
     let config = toolsift::Config::new(toolsift::Dialect::Auto);
-    support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
-        .unwrap_or_else(|e| panic!("{:?}: {e}", String::from_utf8_lossy(raw)));
+    for raw in cases {
+        support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop)
+            .unwrap_or_else(|e| panic!("{:?}: {e}", String::from_utf8_lossy(raw)));
+    }
 }
 
 /// readings (found by the 10-minute run of this round): a file written into a call with
