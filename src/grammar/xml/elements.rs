@@ -133,15 +133,19 @@ fn element(s: &str, depth: usize) -> Option<(String, Value, usize)> {
 fn value(inner: &str, depth: usize) -> Value {
     if depth < MAX_DEPTH && inner.trim_start().starts_with('<') {
         if let Some(children) = children(inner, depth + 1) {
-            let list = children.iter().all(|(name, _)| name == "item");
-            return if list {
-                Value::Array(children.into_iter().map(|(_, v)| v).collect())
-            } else {
-                Value::Object(object(children))
-            };
+            return container(children);
         }
     }
     Value::String(inner.to_owned())
+}
+
+/// Child elements as a value: an array when all are `<item>`, else an object.
+pub(super) fn container(children: Vec<(String, Value)>) -> Value {
+    if children.iter().all(|(name, _)| name == "item") {
+        Value::Array(children.into_iter().map(|(_, v)| v).collect())
+    } else {
+        Value::Object(object(children))
+    }
 }
 
 /// Only elements and blanks, or `None`.

@@ -9,7 +9,7 @@
 //! [`members`] reads the whole body at the closer. A leaf keeps its text as written,
 //! markers included.
 
-use super::elements::{object, valid_name, Oddities, MAX_DEPTH, MAX_NAME};
+use super::elements::{container, object, valid_name, Oddities, MAX_DEPTH, MAX_NAME};
 use crate::ordered::{Map, Value};
 
 /// Whether `before` ends with the marker `ns`, or with it and the blank a server
@@ -152,7 +152,7 @@ pub(super) fn members(body: &str, ns: &str) -> (Map, Oddities) {
             i += 1;
             continue;
         }
-        match element(body, ns, &tags, i, 0) {
+        match element(body, &tags, i, 0) {
             Some((value, next)) => {
                 out.push((tags[i].name.to_owned(), value));
                 at = tags[next - 1].end;
@@ -172,13 +172,7 @@ pub(super) fn members(body: &str, ns: &str) -> (Map, Oddities) {
 }
 
 /// The element opened by `tags[i]`: its value and the index after its closing tag.
-fn element(
-    body: &str,
-    ns: &str,
-    tags: &[Tag<'_>],
-    i: usize,
-    depth: usize,
-) -> Option<(Value, usize)> {
+fn element(body: &str, tags: &[Tag<'_>], i: usize, depth: usize) -> Option<(Value, usize)> {
     let name = tags[i].name;
     let mut level = 1;
     let j = (i + 1..tags.len()).find(|&j| {
@@ -187,21 +181,16 @@ fn element(
         }
         level == 0
     })?;
-    Some((value(body, ns, tags, i, j, depth), j + 1))
+    Some((value(body, tags, i, j, depth), j + 1))
 }
 
 /// The content between `tags[i]` and its closing `tags[j]`: child elements when all of
 /// it is elements and blanks, else its text.
-fn value(body: &str, ns: &str, tags: &[Tag<'_>], i: usize, j: usize, depth: usize) -> Value {
+fn value(body: &str, tags: &[Tag<'_>], i: usize, j: usize, depth: usize) -> Value {
     let inner = &body[tags[i].end..tags[j].start];
     if depth < MAX_DEPTH {
-        if let Some(children) = children(body, ns, tags, i + 1, j, depth + 1) {
-            let list = children.iter().all(|(name, _)| name == "item");
-            return if list {
-                Value::Array(children.into_iter().map(|(_, v)| v).collect())
-            } else {
-                Value::Object(object(children))
-            };
+        if let Some(children) = children(body, tags, i + 1, j, depth + 1) {
+            return container(children);
         }
     }
     // As written: a marker in a value is its text (a file about the format);
@@ -212,7 +201,6 @@ fn value(body: &str, ns: &str, tags: &[Tag<'_>], i: usize, j: usize, depth: usiz
 /// The elements `tags[from..to]` as children, when only blanks are between them.
 fn children(
     body: &str,
-    ns: &str,
     tags: &[Tag<'_>],
     from: usize,
     to: usize,
@@ -225,7 +213,7 @@ fn children(
         if tags[i].close || !body[at..tags[i].start].trim().is_empty() {
             return None;
         }
-        let (value, next) = element(body, ns, &tags[..to], i, depth)?;
+        let (value, next) = element(body, &tags[..to], i, depth)?;
         out.push((tags[i].name.to_owned(), value));
         at = tags[next - 1].end;
         i = next;
