@@ -907,6 +907,16 @@ impl Sink<'_> {
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
         }
+        if words_in_braces(call.repairs) && self.config.tools.get(&name).is_none() {
+            // `{invalid json}`: two bare words, read as a key and its value only by
+            // inventing the colon and both quotes; with no schema to confirm it, a guess.
+            let feedback = format!(
+                "{name}: the arguments are bare words, not members (a key and its value only with a colon and quotes invented); \
+                 write them as one JSON object, every string quoted"
+            );
+            self.not_released(call, NotReleasedReason::Invalid, feedback);
+            return;
+        }
         if misread(call.repairs)
             && (call.extra_members > 0 || call.repairs.contains(Repair::KeylessArguments))
         {
@@ -1189,6 +1199,18 @@ fn any_of(repairs: Repairs, kinds: &[Repair]) -> bool {
 /// written raw, or structure invented around text.
 fn misread(repairs: Repairs) -> bool {
     any_of(repairs, &RAW_STRING) || any_of(repairs, &INVENTED)
+}
+
+/// Whether the arguments held bare words read as a member only by inventing its colon
+/// and the quotes of both its key and its value (`{invalid json}`).
+fn words_in_braces(repairs: Repairs) -> bool {
+    [
+        Repair::MissingColon,
+        Repair::UnquotedKey,
+        Repair::UnquotedString,
+    ]
+    .iter()
+    .all(|r| repairs.contains(*r))
 }
 
 /// What the model is told when the one reading of its call that there was did not

@@ -417,3 +417,41 @@ fn common_breakage_is_released_as_meant() {
         unknown.len()
     );
 }
+
+/// Bare words in braces (`{invalid json}`, found in Llama 3 JSON): a key and its value
+/// only by inventing the colon and every quote. With no schema to confirm the guess,
+/// the call is not released, in every form carrying JSON arguments; nothing of it is
+/// shown either.
+#[test]
+fn bare_words_in_braces_are_not_released_without_a_schema() {
+    let mut wrong = Vec::new();
+    for form in json_forms() {
+        for written in ["{invalid json}", "{city Paris}", "{city Paris, days 3}"] {
+            let turn = Turn::new().call(Call::as_written("get_weather", written));
+            let style = Style::new().form(form.name());
+            let rendered = form.dialect().render_with(&turn, &style).unwrap();
+            let raw = rendered.output.as_bytes();
+            let config = Config::new(form.dialect());
+            let events = support::run_cuts(&config, raw, &[], StopReason::Stop);
+            let released: Vec<String> = events
+                .iter()
+                .filter_map(|e| match e {
+                    OwnedEvent::CallFinished { arguments, .. } => Some(arguments.clone()),
+                    _ => None,
+                })
+                .collect();
+            let held = events
+                .iter()
+                .filter(|e| matches!(e, OwnedEvent::CallNotReleased { .. }))
+                .count();
+            if !released.is_empty() || held != 1 {
+                wrong.push(format!(
+                    "{}: {:?} gave {released:?}, {held} held",
+                    target(form),
+                    rendered.output
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

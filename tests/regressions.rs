@@ -1411,12 +1411,12 @@ fn released(dialect: toolsift::Dialect, output: &[u8]) -> Vec<(String, serde_jso
     out
 }
 
-/// readings (known failure `python-raw-string-closing-quote`, fuzz/known_failures.json):
-/// a Python string written with nothing escaped that holds its own quote and paren
-/// (`')`) ends there; the call is released cut short and the rest of the file is
-/// dropped. The Python list's end is not bounded like a JSON body's (issue 35).
+/// readings (found as `python-raw-string-closing-quote`): a Python string written with
+/// nothing escaped that holds its own quote and paren (`')`) seemed to end there; the
+/// call was released cut short and the rest of the file dropped. A call's `)` is its end
+/// only once a separator, the next call or the body's end follows
+/// (tests/python_strings.rs covers the class in every Python form).
 #[test]
-#[ignore = "known failure: a raw Python string holding `')` is released cut short (issue 35)"]
 fn a_raw_python_string_holding_its_closing_quote_is_not_released_cut() {
     let output = b"[write_file(path='a.txt', content='x = run(')\nlog \"current image\"\n')]";
     let meant =

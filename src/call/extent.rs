@@ -173,6 +173,7 @@ impl super::CallState {
     pub(crate) fn markup(&self) -> BodyMarkup {
         match &self.grammar {
             Grammar::Xml(x) => x.markup(),
+            Grammar::Python(p) => p.markup(),
             _ => [b""; 3],
         }
     }
@@ -183,6 +184,10 @@ impl super::CallState {
     /// (`Parser::held_text`). In a dialect with no closer, only a value whose strings
     /// were written raw: there the bound may be the end of the stream.
     pub(crate) fn may_go_on(&self, enveloped: bool) -> bool {
+        if let Grammar::Python(p) = &self.grammar {
+            // A list's last call, ended at a `)` that a raw string may have held.
+            return !enveloped && p.pending();
+        }
         if !enveloped && matches!(self.grammar, Grammar::Xml(_)) {
             // A value may hold the dialect's own markup (a file about tool calls), so
             // the body may have ended at a value's closing tags that were content: the

@@ -182,7 +182,11 @@ impl CallState {
             | Grammar::NameArgs(_)
             | Grammar::Harmony(_)
             | Grammar::Python(_) => {
-                let native = self.native;
+                // A Python body read after sniffing has no native repairs of its form.
+                let native = match self.grammar {
+                    Grammar::Python(_) => self.native.union(crate::grammar::python_native()),
+                    _ => self.native,
+                };
                 self.args
                     .rep
                     .repairs()

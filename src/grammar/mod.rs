@@ -15,7 +15,7 @@ pub(crate) use call_list::{ListGate, Verdict};
 pub(crate) use envelope::Envelope;
 pub(crate) use harmony::Harmony;
 pub(crate) use name_args::NameArgs;
-pub(crate) use pythonic::{python_native, Python};
+pub(crate) use pythonic::{python_native, Python, LIST_MARKUP};
 pub(crate) use xml::Xml;
 
 /// What feeding a grammar came to: how many input bytes it used, and what then.
@@ -476,6 +476,13 @@ impl Grammar {
             Grammar::NameArgs(n) => n.undecided(),
             Grammar::Envelope(_) | Grammar::Xml(_) => false,
         }
+    }
+
+    /// A Python list went on past a call's `)` with no separator (a raw string holding
+    /// `')`): that call was not released, and what follows, up to the list's end, was
+    /// its (`Parser::remains`).
+    pub(crate) fn list_broke(&self) -> bool {
+        matches!(self, Grammar::Python(p) if p.broke())
     }
 
     /// The bytes a rejected weak call read, to be text.

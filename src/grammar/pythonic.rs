@@ -10,6 +10,10 @@ use crate::dialect::PythonicSpec;
 use crate::json::repairer::{Repairer, Status};
 use crate::repairs::{Repair, Repairs};
 
+/// The closing markup of a Python call list: text after a list's `]`, up to the call's
+/// bound, holding it was the list's (`call::extent::body_went_on`).
+pub(crate) const LIST_MARKUP: [&[u8]; 3] = [b")]", b"", b""];
+
 /// Repairs that are Python's own syntax here, not reported.
 pub(crate) fn python_native() -> Repairs {
     [
@@ -51,6 +55,13 @@ pub(crate) struct Python {
     back: Vec<u8>,
     leftover: Vec<u8>,
     calls: usize,
+    /// A call ended at its `)` and is not released yet: only a separator, the next
+    /// call, the list's `]` or the closer tells that it ended there (a raw string
+    /// holding `')` looks the same, and then the body goes on with the rest of it).
+    pending: bool,
+    /// The list went on past a call's `)` with something other than a separator: the
+    /// call was not released, and the rest of the list is its (`Grammar::list_broke`).
+    broke: bool,
 }
 
 /// What one run over a slice came to.
@@ -99,6 +110,8 @@ impl Python {
             back: Vec::new(),
             leftover: Vec::new(),
             calls: 0,
+            pending: false,
+            broke: false,
         }
     }
 
@@ -148,7 +161,7 @@ impl Python {
                         self.back = next;
                     }
                     Run::End { used, closer_seen } => {
-                        self.leftover = back[used..].to_vec();
+                        self.leftover.extend_from_slice(&back[used..]);
                         return Step::ended(i, closer_seen);
                     }
                     // Nothing is read back before a call has begun.
@@ -215,7 +228,11 @@ impl Python {
                         // Read as one call's competing readings, the call is released
                         // once they are decided, not here.
                         let one_call = rep.policy().one_call;
-                        self.end_call(sink, rep, !one_call);
+                        // The call is released once a separator, the next call or the
+                        // body's end follows: a raw string's `')` looks like its end.
+                        let wait = !one_call && (self.in_list || !self.closer.is_empty());
+                        self.end_call(sink, rep, !one_call && !wait);
+                        self.pending = wait;
                         self.back = rep.take_leftover();
                         if !self.in_list && self.closer.is_empty() {
                             // One call and no closer: the body is this call.
@@ -253,8 +270,10 @@ impl Python {
             }
             match self.phase {
                 Phase::Start | Phase::Between => {
+                    let held = self.held.len();
                     if let Some(end) = self.closer_byte(b) {
                         if end {
+                            self.settle(sink);
                             return Run::End {
                                 used: i,
                                 closer_seen: true,
@@ -262,7 +281,11 @@ impl Python {
                         }
                         continue;
                     }
-                    if b.is_ascii_whitespace() || (self.phase == Phase::Between && b == b',') {
+                    if b.is_ascii_whitespace() {
+                        continue;
+                    }
+                    if self.phase == Phase::Between && matches!(b, b',' | b';') {
+                        self.settle(sink);
                         continue;
                     }
                     if self.phase == Phase::Start && b == b'[' && !self.in_list {
@@ -270,10 +293,19 @@ impl Python {
                         continue;
                     }
                     if b == b']' && self.in_list {
+                        // The list's end: a call still pending is the parser's to settle
+                        // (`CallState::may_go_on`), by what follows up to its bound.
                         return Run::End {
                             used: i,
                             closer_seen: false,
                         };
+                    }
+                    if self.pending && (self.in_list || !is_ident(b) || b.is_ascii_digit()) {
+                        // A false start of the closer read before this byte is the
+                        // rest's too, wherever the chunk began.
+                        let here = held.min(i - 1);
+                        let before = self.closer[..held - here].to_vec();
+                        return self.went_on(sink, before, i - 1 - here);
                     }
                     if is_ident(b) && !b.is_ascii_digit() {
                         self.phase = Phase::Name;
@@ -288,6 +320,8 @@ impl Python {
                 }
                 Phase::Name => {
                     if b == b'(' && !self.name.is_empty() {
+                        // Another call after a line break: the one before ended.
+                        self.settle(sink);
                         self.begin_call(sink, args);
                         continue;
                     }
@@ -310,6 +344,11 @@ impl Python {
                     }
                     if self.weak && self.calls == 0 {
                         return self.reject(i);
+                    }
+                    if self.pending {
+                        // Not a call: the string before went on past its `')`.
+                        let name = std::mem::take(&mut self.name);
+                        return self.went_on(sink, name, i - 1);
                     }
                     // Not a call: what was read is dropped; the byte is read again.
                     self.phase = Phase::Between;
@@ -337,6 +376,50 @@ impl Python {
             return Some(false);
         }
         None
+    }
+
+    /// The body went on past a pending call's `)` with something other than a
+    /// separator, another call or the body's end: its string did (a raw `')` in it), or
+    /// the list is broken. Either way the call is not released, and the rest up to the
+    /// body's end (`before`, then the bytes from `at`) was its (`Parser::remains`).
+    fn went_on(&mut self, sink: &mut Sink<'_>, before: Vec<u8>, at: usize) -> Run {
+        self.pending = false;
+        self.broke = true;
+        sink.went_on();
+        sink.end();
+        self.leftover = before;
+        Run::End {
+            used: at,
+            closer_seen: false,
+        }
+    }
+
+    /// Whether the body's last call ended at its `)` and is not settled yet: what
+    /// follows the list's `]` up to the call's bound tells (`CallState::may_go_on`).
+    pub(crate) fn pending(&self) -> bool {
+        self.pending
+    }
+
+    /// The body's closing markup: a list's, once it began one.
+    pub(crate) fn markup(&self) -> [&'static [u8]; 3] {
+        match self.in_list {
+            true => LIST_MARKUP,
+            false => [b""; 3],
+        }
+    }
+
+    /// A separator, the list's end or the closer followed a pending call: it ended at
+    /// its `)`, and is released.
+    fn settle(&mut self, sink: &mut Sink<'_>) {
+        if std::mem::take(&mut self.pending) {
+            sink.end();
+        }
+    }
+
+    /// The list went on past a call's `)` with no separator: the rest of the list was
+    /// that call's, and it was not released.
+    pub(crate) fn broke(&self) -> bool {
+        self.broke
     }
 
     fn reject(&mut self, i: usize) -> Run {
@@ -389,6 +472,8 @@ impl Python {
             }
         }
         if self.phase != Phase::Args {
+            // A call the stream ended after (its list's `]` missing) ended at its `)`.
+            self.settle(sink);
             return false;
         }
         let status = args.drain();

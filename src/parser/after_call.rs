@@ -214,7 +214,7 @@ impl Parser {
                     }
                 } else {
                     // Text the model wrote after the body: shown.
-                    self.release_held_text(back, form.closer, &held[..start]);
+                    self.release_held_text(back, form.closer, markup, &held[..start]);
                 }
                 let read = if bound.closer { end } else { start };
                 if read < before {
@@ -227,7 +227,7 @@ impl Parser {
             }
             _ if over => {
                 let held = std::mem::take(&mut state.held);
-                self.release_held_text(back, form.closer, &held);
+                self.release_held_text(back, form.closer, markup, &held);
                 input.len()
             }
             _ => input.len(),
@@ -237,14 +237,22 @@ impl Parser {
     /// The text held after a call's body is text: release the call, then show `text`.
     /// A closing tag it begins with stands for the call's closer, misspelled
     /// (`</tool_action>` for `</tool_call>`); otherwise the closer is missing.
-    pub(super) fn release_held_text(&mut self, back: Mode, closer: &[u8], mut text: &[u8]) {
+    pub(super) fn release_held_text(
+        &mut self,
+        back: Mode,
+        closer: &[u8],
+        markup: BodyMarkup,
+        mut text: &[u8],
+    ) {
         self.mode = back;
         let auto = self.config.dialect == Dialect::Auto;
+        // A Python call list's own gate decided it is calls, text around it or not.
+        let list = markup == crate::grammar::LIST_MARKUP;
         let (mut sink, ..) = self.sink();
         if closer.is_empty() {
             // A dialect with no closer misses none; text after a markerless call says
             // it was none (`Sink::text_follows`).
-            if auto && !text.trim_ascii().is_empty() {
+            if auto && !list && !text.trim_ascii().is_empty() {
                 sink.text_follows();
             }
         } else {

@@ -574,7 +574,16 @@ impl Parser {
         let repairs = call.repairs();
         let may_go_on = call.may_go_on(enveloped);
         let markup = call.markup();
+        let list_broke = call.grammar.list_broke();
         self.retire(call);
+        if list_broke {
+            // Up to the list's last `)]` (or the call's last closer) before its bound,
+            // what follows was the call's (a raw string that went on past `')`); the
+            // rest is text.
+            let markup = crate::grammar::LIST_MARKUP;
+            self.mode = Mode::Remains(Box::new(Remains::new(form, within, markup, false)));
+            return leftover;
+        }
         let (mut sink, ..) = self.sink();
         if sink.calls.is_open() {
             sink.repairs(repairs);

@@ -208,7 +208,7 @@ impl Parser {
                     sink.abort(Abort::Truncated);
                     self.process(&state.held);
                 } else {
-                    self.release_held_text(back, state.form.closer, &state.held);
+                    self.release_held_text(back, state.form.closer, state.markup, &state.held);
                 }
                 self.finish_mode();
             }
