@@ -255,7 +255,7 @@ impl Parser {
             if auto && !list && !text.trim_ascii().is_empty() {
                 sink.text_follows();
             }
-        } else {
+        } else if sink.calls.is_open() {
             match misspelled_closer_at(closer, text) {
                 Some(end) => {
                     sink.repair(Repair::MismatchedTag);

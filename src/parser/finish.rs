@@ -148,7 +148,9 @@ impl Parser {
                     sink.cut();
                 }
                 if complete {
-                    if !form.closer.is_empty() && !closed {
+                    // (A body of several whose last call was released while its
+                    // readings were decided here has none open: it misses nothing.)
+                    if !form.closer.is_empty() && !closed && sink.calls.is_open() {
                         sink.repair(Repair::MissingCloser);
                     }
                     if went_on {
