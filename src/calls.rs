@@ -1175,7 +1175,7 @@ const RAW_STRING: [Repair; 3] = [
 
 /// The repairs that invent structure around text (keys, values, commas or colons the
 /// model did not write).
-const INVENTED: [Repair; 7] = [
+const INVENTED: [Repair; 8] = [
     Repair::UnquotedKey,
     Repair::UnquotedString,
     Repair::MissingComma,
@@ -1183,6 +1183,9 @@ const INVENTED: [Repair; 7] = [
     Repair::Comment,
     Repair::RedundantCloser,
     Repair::MissingValue,
+    // A tag read as one though it was broken (no `>`, another name): in a value written
+    // raw, text that looked like a tag (`<parameter=i.log"},`).
+    Repair::MismatchedTag,
 ];
 
 /// Whether the repairs are those of a string written raw (inner quotes, control bytes or
@@ -1216,8 +1219,13 @@ fn words_in_braces(repairs: Repairs) -> bool {
 /// What the model is told when the one reading of its call that there was did not
 /// fit (see [`misread`]).
 fn misread_feedback(name: &str, repairs: Repairs) -> String {
+    let invented = INVENTED.iter().filter(|r| **r != Repair::MismatchedTag);
     match any_of(repairs, &RAW_STRING) {
         true => ambiguous_feedback(name),
+        false if !invented.into_iter().any(|r| repairs.contains(*r)) => format!(
+            "{name}: a tag in the call was broken (no `>`, or another tag's name), and read so the call did not fit the tool; \
+             write every tag whole, and keep tag-like text inside a value from looking like the call's own tags"
+        ),
         false => format!(
             "{name}: the arguments could be read only by inventing structure (unquoted keys or values, missing commas or colons), and then did not fit the tool; \
              write them as one JSON object, every string quoted"

@@ -324,3 +324,53 @@ fn a_calls_closer_then_the_next_call_ends_the_first() {
         assert_eq!(released[1]["content"], "more", "{}: {raw:?}", form.name());
     }
 }
+
+/// A value holding a parameter's closing tag and then a broken opener of another
+/// (`</parameter><parameter=i.log"},` with no `>`: found by the readings fuzz target in
+/// Seed-OSS). Read as a new parameter, its key is no declared one; the call is released
+/// exactly as meant or not at all, in every form that writes values raw, whatever its
+/// own tags are.
+#[test]
+fn a_broken_parameter_opener_inside_a_value_is_never_released_as_a_key() {
+    let contents = [
+        "abc\\\\ap</parameter><parameter=i.log\"},\nmore text\n",
+        "x</parameter>\n<parameter=a b\nmore\n",
+        "x</arg_value><arg_key>k\"}\nmore\n",
+        "x</parameter><parameter name=\"k\nmore\n",
+    ];
+    let mut wrong = Vec::new();
+    for form in raw_value_forms() {
+        for content in contents {
+            let args = serde_json::json!({"path": "notes.md", "content": content}).to_string();
+            let turn = Turn::new().call(Call::new("write_file", &args));
+            let Ok(rendered) = form
+                .dialect()
+                .render_with(&turn, &Style::new().form(form.name()))
+            else {
+                continue;
+            };
+            let config = Config::new(form.dialect()).tools(tools());
+            let events = merge(&run_cuts(
+                &config,
+                rendered.output.as_bytes(),
+                &[],
+                StopReason::Stop,
+            ));
+            let meant: serde_json::Value = serde_json::from_str(&rendered.arguments[0]).unwrap();
+            for event in &events {
+                if let OwnedEvent::CallFinished { arguments, .. } = event {
+                    let got: serde_json::Value = serde_json::from_str(arguments).unwrap();
+                    if got != meant {
+                        wrong.push(format!(
+                            "{} ({}): {:?} released {arguments}",
+                            form.dialect(),
+                            form.name(),
+                            rendered.output
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -551,7 +551,10 @@ impl Envelope {
                     if let Some(repairs) = self.repair_log.pop_front() {
                         sink.repairs(repairs);
                     }
-                    if !self.one_call {
+                    // Closed by a marker (the body's last object, its closers
+                    // invented), the call is the body's end's to settle: the marker
+                    // may have been a raw string's (`Parser::end_at_closer`).
+                    if !self.one_call && i < self.cut_from {
                         sink.end();
                     }
                     self.expect = Expect::Key;

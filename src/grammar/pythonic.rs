@@ -273,7 +273,8 @@ impl Python {
                     let held = self.held.len();
                     if let Some(end) = self.closer_byte(b) {
                         if end {
-                            self.settle(sink);
+                            // A call still pending ends with the body: the parser's
+                            // to release at the closer (`Parser::end_at_closer`).
                             return Run::End {
                                 used: i,
                                 closer_seen: true,

@@ -622,6 +622,15 @@ impl Parser {
         markup: BodyMarkup,
     ) {
         let (mut sink, ..) = self.sink();
+        let raw = sink.calls.current.as_ref().map(|c| c.repairs);
+        if raw.is_some_and(|r| Remains::closer_may_be_content(form, r)) {
+            // A fence closed a call whose strings were written raw: a file's own fence
+            // looks the same. What follows, up to the call's bound, tells.
+            let mut remains = Remains::new(form, within, markup, false);
+            remains.deciding = true;
+            self.mode = Mode::Remains(Box::new(remains));
+            return;
+        }
         // Not released (the sink decides at its end): what follows its closer may be
         // the rest of its body.
         let (open, released) = (sink.calls.is_open(), sink.calls.released);

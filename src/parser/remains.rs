@@ -5,6 +5,11 @@
 //! opener, an end-of-turn or section token, the end of the stream, the arguments'
 //! limit): what it holds up to the last of the call's closers (or, in a dialect with
 //! none, of the body's closing markup) was the call's, never shown; the rest is text.
+//!
+//! A call that ended at a closer file text often holds (a Markdown fence), with its
+//! strings written raw, waits here too, still open: at the bound it is released, unless
+//! the text up to it holds the closer again right after a body's end (`}`, `]`, `)`): then
+//! the first closer was the file's, and the call is not released.
 
 use super::*;
 
@@ -19,6 +24,10 @@ pub(super) struct Remains {
     pub(super) ends: MarkerSet,
     /// The call was given up inside its body: up to its closer, all is the call's.
     pub(super) open: bool,
+    /// The call ended at a closer that file text often holds (a fence) with a string
+    /// written raw: it is still open, released at the bound unless the text up to it
+    /// shows the body went on ([`Remains::went_on`]).
+    pub(super) deciding: bool,
 }
 
 impl Remains {
@@ -35,7 +44,29 @@ impl Remains {
             markup,
             ends: Extent::of(form).past_markup(&markup).ends,
             open,
+            deciding: false,
         }
+    }
+
+    /// Whether a call whose closer may be file text (a fence) should wait for its
+    /// bound: its strings were written raw, so its closer may have been a raw string's.
+    pub(super) fn closer_may_be_content(form: &CallForm, repairs: Repairs) -> bool {
+        form.closer.starts_with(b"```") && crate::calls::raw_string(repairs)
+    }
+
+    /// Whether `text`, between a call's closer and its bound, shows that the body went
+    /// on past that closer: the closer again, right after what ends a body (`}` of a
+    /// JSON object, `]` of an array of calls, `)` of a Python call).
+    fn went_on(&self, text: &[u8]) -> bool {
+        let closer = self.form.closer;
+        memchr::memmem::find_iter(text, closer).any(|at| {
+            let before = text[..at].trim_ascii_end();
+            let before = match before.strip_suffix(self.form.trailer) {
+                Some(rest) if !self.form.trailer.is_empty() => rest.trim_ascii_end(),
+                _ => before,
+            };
+            matches!(before.last(), Some(b'}' | b')' | b']'))
+        })
     }
 
     /// How much of `text` (held up to a bound) was the call's: up to the end of its
@@ -92,6 +123,21 @@ impl Parser {
             unreachable!()
         };
         let back = state.within.map_or(Mode::Text, Mode::Reasoning);
+        if state.deciding {
+            let went_on = state.went_on(&state.held[..start]);
+            let (mut sink, ..) = self.sink();
+            if !went_on {
+                // The call ended at its closer: released, and the text is text.
+                sink.end();
+                self.mode = back;
+                self.process(&state.held[..start]);
+                return state.held[start..].to_vec();
+            }
+            // Its body went on: not released, and up to the last closer it was the
+            // call's.
+            sink.went_on();
+            sink.end();
+        }
         let swallowed = state.swallowed(&state.held[..start]);
         self.mode = back;
         self.process(&state.held[swallowed..start]);

@@ -1,0 +1,130 @@
+//! Calls closed by a Markdown fence (issue 35): a file written raw into such a call
+//! (a README, a Markdown page) holds fences of its own, and one right after a string's
+//! end (`"}` + fence, `')` + fence) looks like the call's end. The text after it, up to
+//! the call's bound, tells: the call is released exactly as meant, or not released;
+//! never cut short, and no byte of it is shown as text.
+//!
+//! Every form, of every dialect, whose closing markup holds a fence (as the renderer
+//! says: `Form::closing_markup`), in every way of writing strings, whole, byte at a time
+//! and in random chunks (which must agree).
+
+mod support;
+
+use support::{merge, random_cuts, run_cuts};
+use toolsift::render::{Call, Form, Strings, Style, Turn};
+use toolsift::{Config, Dialect, OwnedEvent, StopReason, Tools};
+
+fn tools() -> Tools {
+    Tools::from_value(&serde_json::json!([{
+        "type": "function",
+        "function": {
+            "name": "write_file",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+                "required": ["path", "content"],
+                "additionalProperties": false
+            }
+        }
+    }]))
+    .unwrap()
+}
+
+/// Every form whose closing markup holds a Markdown fence.
+fn fenced_forms() -> Vec<Form> {
+    Dialect::ALL
+        .iter()
+        .flat_map(|d| d.forms())
+        .filter(|f| f.closing_markup().iter().any(|m| m.contains("```")))
+        .collect()
+}
+
+/// Markdown files with fences of their own, some right after a quote.
+const FILES: &[&str] = &[
+    "# Usage\n\n```toml\n[dependencies]\nbytes = \"1\"\n```\n\nNext, add this to your crate:\n\n```rust\nuse bytes::Bytes;\n```\n",
+    "Run it:\n\n```console\n$ demo --name 'bob'\n```\n\nDone.\n",
+    "Set `name: \"bob\"`\n\n```\nname: \"bob\"\n```\n",
+    "```json\n{\"a\": 1}\n```\nand ```python\nf('x')\n```\nend\n",
+    "no fence here, only a quote: \"x\" and 'y'\n",
+];
+
+/// The text shown, the calls released (their arguments) and the number not released.
+fn read(config: &Config, raw: &[u8]) -> (String, Vec<String>, usize) {
+    let whole = merge(&run_cuts(config, raw, &[], StopReason::Stop));
+    let bytes: Vec<usize> = (1..raw.len()).collect();
+    for cuts in [bytes, random_cuts(raw.len(), 11, 8)] {
+        let events = merge(&run_cuts(config, raw, &cuts, StopReason::Stop));
+        assert_eq!(
+            events,
+            whole,
+            "the result depends on the chunking: {:?}",
+            String::from_utf8_lossy(raw)
+        );
+    }
+    let (mut text, mut released, mut held) = (String::new(), Vec::new(), 0);
+    for event in &whole {
+        match event {
+            OwnedEvent::Text(t) => text.push_str(t),
+            OwnedEvent::CallFinished { arguments, .. } => released.push(arguments.clone()),
+            OwnedEvent::CallNotReleased { .. } => held += 1,
+            _ => {}
+        }
+    }
+    (text, released, held)
+}
+
+#[test]
+fn the_forms_closed_by_a_fence_are_here() {
+    let names: Vec<String> = fenced_forms()
+        .iter()
+        .map(|f| format!("{}/{}", f.dialect(), f.name()))
+        .collect();
+    assert!(names.len() >= 3, "{names:?}");
+}
+
+#[test]
+fn a_file_with_fences_written_raw_is_never_released_cut() {
+    let mut wrong = Vec::new();
+    let (mut exact, mut runs) = (0, 0);
+    for form in fenced_forms() {
+        for way in Strings::ALL {
+            for file in FILES {
+                let args = serde_json::json!({"path": "README.md", "content": file}).to_string();
+                let mut turn = Turn::new().call(Call::new("write_file", &args));
+                if form.text_before() {
+                    turn = turn.text("I'll write the file.");
+                }
+                let style = Style::new().form(form.name()).strings(way);
+                let Ok(rendered) = form.dialect().render_with(&turn, &style) else {
+                    continue;
+                };
+                let config = Config::new(form.dialect()).tools(tools());
+                let (text, released, held) = read(&config, rendered.output.as_bytes());
+                runs += 1;
+                let meant: serde_json::Value =
+                    serde_json::from_str(&rendered.arguments[0]).unwrap();
+                let ok = match (released.as_slice(), held) {
+                    ([got], 0) => {
+                        let got: serde_json::Value = serde_json::from_str(got).unwrap();
+                        exact += usize::from(got == meant);
+                        got == meant
+                    }
+                    // Escaped, a file is no guess: released exact.
+                    ([], 1) => way != Strings::Escaped,
+                    _ => false,
+                };
+                if !ok || text != rendered.text {
+                    wrong.push(format!(
+                        "{}/{} ({}): {:?} gave {released:?}, {held} held, text {text:?}",
+                        form.dialect(),
+                        form.name(),
+                        way.name(),
+                        rendered.output
+                    ));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(exact * 2 >= runs, "{exact} of {runs} exact");
+}
