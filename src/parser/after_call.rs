@@ -212,9 +212,19 @@ impl Parser {
                             self.mode = back;
                         }
                     }
+                } else if bound.closer {
+                    // Text the model wrote after the body, before its closer: shown if
+                    // the call is released. Not released, the text was the rest of its
+                    // body as no reading had it, and what follows the closer may be
+                    // more of it (`remains`).
+                    let held_text = &held[..start];
+                    if !self.release_held_text(back, form.closer, markup, held_text, true) {
+                        let remains = Remains::new(form, within, markup, false);
+                        self.mode = Mode::Remains(Box::new(remains));
+                    }
                 } else {
                     // Text the model wrote after the body: shown.
-                    self.release_held_text(back, form.closer, markup, &held[..start]);
+                    self.release_held_text(back, form.closer, markup, &held[..start], false);
                 }
                 let read = if bound.closer { end } else { start };
                 if read < before {
@@ -227,7 +237,7 @@ impl Parser {
             }
             _ if over => {
                 let held = std::mem::take(&mut state.held);
-                self.release_held_text(back, form.closer, markup, &held);
+                self.release_held_text(back, form.closer, markup, &held, false);
                 input.len()
             }
             _ => input.len(),
@@ -236,14 +246,17 @@ impl Parser {
 
     /// The text held after a call's body is text: release the call, then show `text`.
     /// A closing tag it begins with stands for the call's closer, misspelled
-    /// (`</tool_action>` for `</tool_call>`); otherwise the closer is missing.
+    /// (`</tool_action>` for `</tool_call>`); otherwise the closer is missing. With
+    /// `only_if_released`, a call not released keeps the text (not shown). Whether the
+    /// call was released.
     pub(super) fn release_held_text(
         &mut self,
         back: Mode,
         closer: &[u8],
         markup: BodyMarkup,
         mut text: &[u8],
-    ) {
+        only_if_released: bool,
+    ) -> bool {
         self.mode = back;
         let auto = self.config.dialect == Dialect::Auto;
         // A Python call list's own gate decided it is calls, text around it or not.
@@ -264,7 +277,12 @@ impl Parser {
                 None => sink.repair(Repair::MissingCloser),
             }
         }
+        let (open, before) = (sink.calls.is_open(), sink.calls.released);
         sink.end();
-        self.process(text);
+        let released = !open || sink.calls.released > before;
+        if released || !only_if_released {
+            self.process(text);
+        }
+        released
     }
 }

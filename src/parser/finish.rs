@@ -210,7 +210,13 @@ impl Parser {
                     sink.abort(Abort::Truncated);
                     self.process(&state.held);
                 } else {
-                    self.release_held_text(back, state.form.closer, state.markup, &state.held);
+                    self.release_held_text(
+                        back,
+                        state.form.closer,
+                        state.markup,
+                        &state.held,
+                        false,
+                    );
                 }
                 self.finish_mode();
             }
