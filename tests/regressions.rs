@@ -1547,3 +1547,69 @@ fn a_minimax_m3_tag_without_its_marker_in_a_marked_call_is_still_markup() {
         )]
     );
 }
+
+/// readings (known failure `xml-call-closer-in-a-value-then-text`,
+/// fuzz/known_failures.json): a value holding the call's closer, then text, then the
+/// call's opener (a file about tool calls) ends the call at that closer with its
+/// value's and function's closers dropped; the call is released cut and the text up to
+/// the opener shown (issue 35).
+#[test]
+#[ignore = "known failure: an XML call closer inside a value, then text and an opener, releases the call cut (issue 35)"]
+fn a_call_closer_inside_a_value_then_text_then_an_opener_is_not_released_cut() {
+    use toolsift::render::{Call, Turn};
+    let content = "abc HH:mm</tool_call>\n    more of the file\nTh<tool_call>e board</parameter>s.\nthe end\n";
+    let args = serde_json::json!({"path": "a.txt", "content": content}).to_string();
+    let turn = Turn::new().call(Call::new("write_file", &args));
+    let output = toolsift::Dialect::Qwen3Coder.render(&turn).unwrap().output;
+    let meant: serde_json::Value = serde_json::from_str(&args).unwrap();
+    for (name, got) in released(toolsift::Dialect::Qwen3Coder, output.as_bytes()) {
+        assert_eq!((name.as_str(), &got), ("write_file", &meant), "{output:?}");
+    }
+}
+
+/// readings (found by a ten-minute run): a Gemma value holding its string delimiter,
+/// a `}`, text and then the call's closer (`<escape>  } "\n,runs": [\n<end_function_call>`)
+/// ended the call at that `}`; it was released cut and the text up to the closer shown.
+/// Between a delimited body's `}` and its closer only blanks belong.
+#[test]
+fn a_delimited_value_holding_its_delimiter_brace_and_closer_is_not_released_cut() {
+    use toolsift::render::{Call, Turn};
+    for (dialect, delimiter, closer) in [
+        (
+            toolsift::Dialect::FunctionGemma,
+            "<escape>",
+            "<end_function_call>",
+        ),
+        (toolsift::Dialect::Gemma4, "<|\"|>", "<tool_call|>"),
+    ] {
+        let content =
+            format!("a = {{\n  x: 1{delimiter}  }} \" \n,runs\": [\n    {closer}more\n}}\n");
+        let args = serde_json::json!({"path": "a.txt", "content": content}).to_string();
+        let turn = Turn::new().call(Call::new("write_file", &args));
+        let rendered = dialect.render(&turn).unwrap();
+        let meant: serde_json::Value = serde_json::from_str(&args).unwrap();
+        for (name, got) in released(dialect, rendered.output.as_bytes()) {
+            assert_eq!(
+                (name.as_str(), &got),
+                ("write_file", &meant),
+                "{:?}",
+                rendered.output
+            );
+        }
+        let config = toolsift::Config::new(dialect).tools(write_file_tools());
+        let events = support::check_all_chunkings(
+            &config,
+            rendered.output.as_bytes(),
+            toolsift::StopReason::Stop,
+        )
+        .unwrap();
+        let text: String = events
+            .iter()
+            .filter_map(|e| match e {
+                toolsift::OwnedEvent::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(text, rendered.text, "{dialect}: {:?}", rendered.output);
+    }
+}

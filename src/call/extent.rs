@@ -174,7 +174,14 @@ impl super::CallState {
         match &self.grammar {
             Grammar::Xml(x) => x.markup(),
             Grammar::Python(p) => p.markup(),
-            _ => [b""; 3],
+            // Strings between a delimiter (Gemma's `<|"|>`, `<escape>`): between the
+            // body's `}` and its closer only blanks belong, as after a body of tags.
+            _ => match self.form.body {
+                crate::dialect::Body::NameArgs(spec) if !spec.alt_string.is_empty() => {
+                    [spec.alt_string, b"", b""]
+                }
+                _ => [b""; 3],
+            },
         }
     }
 
@@ -212,9 +219,16 @@ impl super::CallState {
     }
 }
 
-/// The markup a body of tags is closed with (a value's closer, the function's), for
-/// [`body_went_on`]; none for a JSON body, which closes with `}`.
+/// The markup a body of tags is closed with (a value's closer, the function's, the
+/// next key's opener), for [`body_went_on`]; a string delimiter (Gemma) or a Python
+/// list's `)]` for those bodies; none for a JSON body, which closes with `}`.
 pub(crate) type BodyMarkup = [&'static [u8]; 3];
+
+/// Whether `markup` is a body of tags' (it has a key opener): a redundant `}` or `]`
+/// after it is no JSON body's.
+pub(crate) fn of_tags(markup: &BodyMarkup) -> bool {
+    !markup[2].is_empty()
+}
 
 /// Whether `text`, read after a body the model closed itself and before the call's
 /// bound, was the rest of the body. A JSON body: the text ends in `}` (a raw `"}}`

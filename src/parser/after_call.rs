@@ -68,7 +68,7 @@ impl Parser {
                     }
                     return i;
                 }
-                if matches!(b, b'}' | b']') && markup.iter().all(|m| m.is_empty()) {
+                if matches!(b, b'}' | b']') && !crate::call::extent::of_tags(&markup) {
                     // A redundant closer after a JSON body.
                     let (mut sink, ..) = self.sink();
                     if sink.calls.is_open() {
