@@ -1613,3 +1613,24 @@ fn a_delimited_value_holding_its_delimiter_brace_and_closer_is_not_released_cut(
         assert_eq!(text, rendered.text, "{dialect}: {:?}", rendered.output);
     }
 }
+
+/// readings (known failure `delimited-value-holding-its-markup`,
+/// fuzz/known_failures.json): a FunctionGemma value holding the dialect's markers
+/// (`<end_of_turn>`, a delimiter) is held, and the text after the marker that ended it
+/// (`  "<oughtRo<escape>}`) is shown. Found by the readings target once the real-file
+/// ratchet for Gemma's raw + markup way reached 0 wrong (issue 35).
+#[test]
+#[ignore = "known failure: a Gemma value holding its markers shows part of the call (issue 35)"]
+fn a_gemma_value_holding_its_markers_never_shows_the_call() {
+    let raw = b"I'll write the file.\n<start_function_call>call:write_file{path:<escape>a.txt<escape>,content:<escape># !\x00\x02\x03\x03.........................................\x03\x03\x03\x03# Runs <turn|>   \"<|channel>th................<escape>.............\x03\x03\x03\x03# <end_of_turn>  \"<oughtRo<escape>}<end_function_call>";
+    let config = toolsift::Config::new(toolsift::Dialect::FunctionGemma).tools(write_file_tools());
+    let events = support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop).unwrap();
+    let text: String = events
+        .iter()
+        .filter_map(|e| match e {
+            toolsift::OwnedEvent::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(text, "I'll write the file.\n");
+}
