@@ -1219,10 +1219,13 @@ fn words_in_braces(repairs: Repairs) -> bool {
 /// What the model is told when the one reading of its call that there was did not
 /// fit (see [`misread`]).
 fn misread_feedback(name: &str, repairs: Repairs) -> String {
-    let invented = INVENTED.iter().filter(|r| **r != Repair::MismatchedTag);
+    // Nothing invented but a broken tag read as one: say so.
+    let tag_only = !INVENTED
+        .iter()
+        .any(|r| *r != Repair::MismatchedTag && repairs.contains(*r));
     match any_of(repairs, &RAW_STRING) {
         true => ambiguous_feedback(name),
-        false if !invented.into_iter().any(|r| repairs.contains(*r)) => format!(
+        false if tag_only => format!(
             "{name}: a tag in the call was broken (no `>`, or another tag's name), and read so the call did not fit the tool; \
              write every tag whole, and keep tag-like text inside a value from looking like the call's own tags"
         ),

@@ -10,25 +10,9 @@
 
 mod support;
 
-use support::{merge, random_cuts, run_cuts};
+use support::{check_all_chunkings, shown, write_file_tools, Shown};
 use toolsift::render::{Call, Form, Strings, Style, Turn};
-use toolsift::{Config, Dialect, OwnedEvent, StopReason, Tools};
-
-fn tools() -> Tools {
-    Tools::from_value(&serde_json::json!([{
-        "type": "function",
-        "function": {
-            "name": "write_file",
-            "parameters": {
-                "type": "object",
-                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-                "required": ["path", "content"],
-                "additionalProperties": false
-            }
-        }
-    }]))
-    .unwrap()
-}
+use toolsift::{Config, Dialect, StopReason};
 
 /// Every form whose closing markup holds a Markdown fence.
 fn fenced_forms() -> Vec<Form> {
@@ -48,29 +32,11 @@ const FILES: &[&str] = &[
     "no fence here, only a quote: \"x\" and 'y'\n",
 ];
 
-/// The text shown, the calls released (their arguments) and the number not released.
-fn read(config: &Config, raw: &[u8]) -> (String, Vec<String>, usize) {
-    let whole = merge(&run_cuts(config, raw, &[], StopReason::Stop));
-    let bytes: Vec<usize> = (1..raw.len()).collect();
-    for cuts in [bytes, random_cuts(raw.len(), 11, 8)] {
-        let events = merge(&run_cuts(config, raw, &cuts, StopReason::Stop));
-        assert_eq!(
-            events,
-            whole,
-            "the result depends on the chunking: {:?}",
-            String::from_utf8_lossy(raw)
-        );
-    }
-    let (mut text, mut released, mut held) = (String::new(), Vec::new(), 0);
-    for event in &whole {
-        match event {
-            OwnedEvent::Text(t) => text.push_str(t),
-            OwnedEvent::CallFinished { arguments, .. } => released.push(arguments.clone()),
-            OwnedEvent::CallNotReleased { .. } => held += 1,
-            _ => {}
-        }
-    }
-    (text, released, held)
+/// What `raw` shows, the same under every chunking (and every invariant kept).
+fn read(config: &Config, raw: &[u8]) -> Shown {
+    let events = check_all_chunkings(config, raw, StopReason::Stop)
+        .unwrap_or_else(|e| panic!("{:?}: {e}", String::from_utf8_lossy(raw)));
+    shown(&events)
 }
 
 #[test]
@@ -98,8 +64,12 @@ fn a_file_with_fences_written_raw_is_never_released_cut() {
                 let Ok(rendered) = form.dialect().render_with(&turn, &style) else {
                     continue;
                 };
-                let config = Config::new(form.dialect()).tools(tools());
-                let (text, released, held) = read(&config, rendered.output.as_bytes());
+                let config = Config::new(form.dialect()).tools(write_file_tools());
+                let Shown {
+                    text,
+                    released,
+                    held,
+                } = read(&config, rendered.output.as_bytes());
                 runs += 1;
                 let meant: serde_json::Value =
                     serde_json::from_str(&rendered.arguments[0]).unwrap();

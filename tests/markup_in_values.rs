@@ -9,9 +9,9 @@
 
 mod support;
 
-use support::{merge, random_cuts, run_cuts};
+use support::{merge, random_cuts, run_cuts, write_file_tools};
 use toolsift::render::{Arguments, Call, Form, Style, Turn};
-use toolsift::{Config, Dialect, OwnedEvent, StopReason, Tools};
+use toolsift::{Config, Dialect, OwnedEvent, StopReason};
 
 const PREAMBLE: &str = "I'll write the file.";
 
@@ -20,22 +20,6 @@ const FILE: &str =
     "# Tool calls\n\nThe model writes its call in tags.\nEach parameter is one element.\n\
                     The parser reads them as they stream.\nA value may hold anything.\n\
                     Even the closing tags themselves.\nThat is what this file shows.\n";
-
-fn tools() -> Tools {
-    Tools::from_value(&serde_json::json!([{
-        "type": "function",
-        "function": {
-            "name": "write_file",
-            "parameters": {
-                "type": "object",
-                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-                "required": ["path", "content"],
-                "additionalProperties": false
-            }
-        }
-    }]))
-    .unwrap()
-}
 
 /// The first form of every dialect that writes string values raw (tags, delimiters,
 /// elements), in `Dialect::ALL` order.
@@ -69,7 +53,7 @@ fn outcome(form: Form, at: &[usize]) -> Outcome {
     let style = Style::new().form(form.name()).markup("content", at);
     let rendered = form.dialect().render_with(&turn, &style).unwrap();
     let raw = rendered.output.as_bytes();
-    let config = Config::new(form.dialect()).tools(tools());
+    let config = Config::new(form.dialect()).tools(write_file_tools());
     let whole = merge(&run_cuts(&config, raw, &[], StopReason::Stop));
     let bytes: Vec<usize> = (1..raw.len()).collect();
     for cuts in [bytes, random_cuts(raw.len(), 7, 9)] {
@@ -239,7 +223,7 @@ fn a_calls_closer_with_only_text_after_it_ends_the_call() {
             continue;
         };
         let raw = format!("{}line{closer}\nDone.", &out[..cut]);
-        let config = Config::new(form.dialect()).tools(tools());
+        let config = Config::new(form.dialect()).tools(write_file_tools());
         let whole = merge(&run_cuts(&config, raw.as_bytes(), &[], StopReason::Stop));
         let bytes: Vec<usize> = (1..raw.len()).collect();
         let split = merge(&run_cuts(&config, raw.as_bytes(), &bytes, StopReason::Stop));
@@ -305,7 +289,7 @@ fn a_calls_closer_then_the_next_call_ends_the_first() {
             continue;
         };
         let raw = format!("{}line{closer}\n{next}", &out[..cut]);
-        let config = Config::new(form.dialect()).tools(tools());
+        let config = Config::new(form.dialect()).tools(write_file_tools());
         let whole = merge(&run_cuts(&config, raw.as_bytes(), &[], StopReason::Stop));
         let bytes: Vec<usize> = (1..raw.len()).collect();
         let split = merge(&run_cuts(&config, raw.as_bytes(), &bytes, StopReason::Stop));
@@ -349,7 +333,7 @@ fn a_broken_parameter_opener_inside_a_value_is_never_released_as_a_key() {
             else {
                 continue;
             };
-            let config = Config::new(form.dialect()).tools(tools());
+            let config = Config::new(form.dialect()).tools(write_file_tools());
             let events = merge(&run_cuts(
                 &config,
                 rendered.output.as_bytes(),

@@ -10,25 +10,9 @@
 
 mod support;
 
-use support::{merge, random_cuts, run_cuts};
+use support::{check_all_chunkings, shown, write_file_tools, Shown};
 use toolsift::render::{Arguments, Call, Form, Strings, Style, Turn};
-use toolsift::{Config, Dialect, OwnedEvent, StopReason, Tools};
-
-fn tools() -> Tools {
-    Tools::from_value(&serde_json::json!([{
-        "type": "function",
-        "function": {
-            "name": "write_file",
-            "parameters": {
-                "type": "object",
-                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-                "required": ["path", "content"],
-                "additionalProperties": false
-            }
-        }
-    }]))
-    .unwrap()
-}
+use toolsift::{Config, Dialect, StopReason};
 
 /// Every form, of every dialect, whose arguments are Python keyword arguments.
 fn python_forms() -> Vec<Form> {
@@ -55,29 +39,11 @@ const FILES: &[&str] = &[
     "search = '\\.\\.\\.HEAD'\nreplace = \"y\"\n",
 ];
 
-/// The text shown, the calls released (their arguments) and the number not released.
-fn read(config: &Config, raw: &[u8]) -> (String, Vec<String>, usize) {
-    let whole = merge(&run_cuts(config, raw, &[], StopReason::Stop));
-    let bytes: Vec<usize> = (1..raw.len()).collect();
-    for cuts in [bytes, random_cuts(raw.len(), 5, 7)] {
-        let events = merge(&run_cuts(config, raw, &cuts, StopReason::Stop));
-        assert_eq!(
-            events,
-            whole,
-            "the result depends on the chunking: {:?}",
-            String::from_utf8_lossy(raw)
-        );
-    }
-    let (mut text, mut released, mut held) = (String::new(), Vec::new(), 0);
-    for event in &whole {
-        match event {
-            OwnedEvent::Text(t) => text.push_str(t),
-            OwnedEvent::CallFinished { arguments, .. } => released.push(arguments.clone()),
-            OwnedEvent::CallNotReleased { .. } => held += 1,
-            _ => {}
-        }
-    }
-    (text, released, held)
+/// What `raw` shows, the same under every chunking (and every invariant kept).
+fn read(config: &Config, raw: &[u8]) -> Shown {
+    let events = check_all_chunkings(config, raw, StopReason::Stop)
+        .unwrap_or_else(|e| panic!("{:?}: {e}", String::from_utf8_lossy(raw)));
+    shown(&events)
 }
 
 #[test]
@@ -103,8 +69,12 @@ fn a_raw_string_holding_its_quote_and_paren_is_never_released_cut() {
                 let turn = Turn::new().call(Call::new("write_file", &args));
                 let style = Style::new().form(form.name()).strings(way);
                 let rendered = form.dialect().render_with(&turn, &style).unwrap();
-                let config = Config::new(form.dialect()).tools(tools());
-                let (text, released, held) = read(&config, rendered.output.as_bytes());
+                let config = Config::new(form.dialect()).tools(write_file_tools());
+                let Shown {
+                    text,
+                    released,
+                    held,
+                } = read(&config, rendered.output.as_bytes());
                 runs += 1;
                 let meant: serde_json::Value =
                     serde_json::from_str(&rendered.arguments[0]).unwrap();
@@ -152,7 +122,11 @@ fn calls_in_a_list_are_released_when_a_separator_or_the_end_follows() {
     ];
     let config = Config::new(Dialect::Pythonic);
     for (raw, calls, shown) in cases {
-        let (text, released, held) = read(&config, raw);
+        let Shown {
+            text,
+            released,
+            held,
+        } = read(&config, raw);
         let released: Vec<serde_json::Value> = released
             .iter()
             .map(|a| serde_json::from_str(a).unwrap())
@@ -184,7 +158,11 @@ fn a_list_going_on_past_a_call_holds_that_call() {
     ];
     let config = Config::new(Dialect::Pythonic);
     for (raw, shown) in cases {
-        let (text, released, held) = read(&config, raw);
+        let Shown {
+            text,
+            released,
+            held,
+        } = read(&config, raw);
         assert_eq!(
             (released.len(), held, text.as_str()),
             (0, 1, *shown),

@@ -3,6 +3,8 @@
 
 mod support;
 
+use support::write_file_tools;
+
 /// repair_vs_serde: a top-level number or literal ending the input (`null`, `true`,
 /// `1`) was reported as `missing_closers`, so valid JSON came back with a repair, and
 /// repairing `repair("f")` (= `null`) again changed its repairs.
@@ -1387,16 +1389,6 @@ fn a_call_cut_by_the_end_of_the_stream_reports_its_members_only_as_far_as_it_sen
     }
 }
 
-/// The tools of the `write_file` known failures below.
-fn write_file_tools() -> toolsift::Tools {
-    toolsift::Tools::from_value(&serde_json::json!([{"type": "function", "function": {
-        "name": "write_file",
-        "parameters": {"type": "object",
-            "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-            "required": ["path", "content"], "additionalProperties": false}}}]))
-    .unwrap()
-}
-
 /// Every call `output` releases, parsed whole by `dialect` with `write_file` declared:
 /// (name, arguments).
 fn released(dialect: toolsift::Dialect, output: &[u8]) -> Vec<(String, serde_json::Value)> {
@@ -1573,20 +1565,26 @@ fn a_call_closer_inside_a_value_then_text_then_an_opener_is_not_released_cut() {
 /// Between a delimited body's `}` and its closer only blanks belong.
 #[test]
 fn a_delimited_value_holding_its_delimiter_brace_and_closer_is_not_released_cut() {
-    use toolsift::render::{Call, Turn};
-    for (dialect, delimiter, closer) in [
-        (
-            toolsift::Dialect::FunctionGemma,
-            "<escape>",
-            "<end_function_call>",
-        ),
-        (toolsift::Dialect::Gemma4, "<|\"|>", "<tool_call|>"),
-    ] {
+    use toolsift::render::{Arguments, Call, Style, Turn};
+    let forms = toolsift::Dialect::ALL
+        .iter()
+        .flat_map(|d| d.forms())
+        .filter(|f| matches!(f.arguments(), Arguments::Delimited));
+    let mut seen = 0;
+    for form in forms {
+        seen += 1;
+        let dialect = form.dialect();
+        // The string delimiter, then the call's closer.
+        let [delimiter, closer] = form.closing_markup() else {
+            panic!("{dialect}: closing markup {:?}", form.closing_markup());
+        };
         let content =
             format!("a = {{\n  x: 1{delimiter}  }} \" \n,runs\": [\n    {closer}more\n}}\n");
         let args = serde_json::json!({"path": "a.txt", "content": content}).to_string();
         let turn = Turn::new().call(Call::new("write_file", &args));
-        let rendered = dialect.render(&turn).unwrap();
+        let rendered = dialect
+            .render_with(&turn, &Style::new().form(form.name()))
+            .unwrap();
         let meant: serde_json::Value = serde_json::from_str(&args).unwrap();
         for (name, got) in released(dialect, rendered.output.as_bytes()) {
             assert_eq!(
@@ -1603,15 +1601,11 @@ fn a_delimited_value_holding_its_delimiter_brace_and_closer_is_not_released_cut(
             toolsift::StopReason::Stop,
         )
         .unwrap();
-        let text: String = events
-            .iter()
-            .filter_map(|e| match e {
-                toolsift::OwnedEvent::Text(t) => Some(t.as_str()),
-                _ => None,
-            })
-            .collect();
+        let text = support::shown(&events).text;
         assert_eq!(text, rendered.text, "{dialect}: {:?}", rendered.output);
     }
+    // FunctionGemma and Gemma 4 at least: the check cannot pass on no form.
+    assert!(seen >= 2, "{seen} delimited forms");
 }
 
 /// readings (known failure `delimited-value-holding-its-markup`,
@@ -1625,12 +1619,5 @@ fn a_gemma_value_holding_its_markers_never_shows_the_call() {
     let raw = b"I'll write the file.\n<start_function_call>call:write_file{path:<escape>a.txt<escape>,content:<escape># !\x00\x02\x03\x03.........................................\x03\x03\x03\x03# Runs <turn|>   \"<|channel>th................<escape>.............\x03\x03\x03\x03# <end_of_turn>  \"<oughtRo<escape>}<end_function_call>";
     let config = toolsift::Config::new(toolsift::Dialect::FunctionGemma).tools(write_file_tools());
     let events = support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop).unwrap();
-    let text: String = events
-        .iter()
-        .filter_map(|e| match e {
-            toolsift::OwnedEvent::Text(t) => Some(t.as_str()),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(text, "I'll write the file.\n");
+    assert_eq!(support::shown(&events).text, "I'll write the file.\n");
 }

@@ -518,12 +518,13 @@ impl Envelope {
                     self.in_value = false;
                 }
                 self.depth = self.depth.saturating_sub(1);
+                // Closed by a marker (even the call's closer), not by the model.
+                let cut = i >= self.cut_from;
                 if self.depth == u32::from(self.array_body) {
                     // The call object ended: finished by the model, or closed by a
-                    // marker (even the call's closer) before the model closed it:
-                    // arguments it had may have been lost in what came before, or
-                    // not come yet, so `{}` never stands in for them.
-                    let cut = i >= self.cut_from;
+                    // marker before the model closed it: arguments it had may have
+                    // been lost in what came before, or not come yet, so `{}` never
+                    // stands in for them.
                     if cut {
                         sink.cut();
                     }
@@ -554,7 +555,7 @@ impl Envelope {
                     // Closed by a marker (the body's last object, its closers
                     // invented), the call is the body's end's to settle: the marker
                     // may have been a raw string's (`Parser::end_at_closer`).
-                    if !self.one_call && i < self.cut_from {
+                    if !self.one_call && !cut {
                         sink.end();
                     }
                     self.expect = Expect::Key;

@@ -56,8 +56,8 @@ pub(crate) struct Python {
     leftover: Vec<u8>,
     calls: usize,
     /// A call ended at its `)` and is not released yet: only a separator, the next
-    /// call, the list's `]` or the closer tells that it ended there (a raw string
-    /// holding `')` looks the same, and then the body goes on with the rest of it).
+    /// call or the body's end tells that it ended there (a raw string holding `')`
+    /// looks the same, and then the body goes on with the rest of it).
     pending: bool,
     /// The list went on past a call's `)` with something other than a separator: the
     /// call was not released, and the rest of the list is its (`Grammar::list_broke`).
@@ -409,8 +409,9 @@ impl Python {
         }
     }
 
-    /// A separator, the list's end or the closer followed a pending call: it ended at
-    /// its `)`, and is released.
+    /// A separator or the next call followed a pending call, or the stream ended: it
+    /// ended at its `)`, and is released. (At the list's `]` or the closer the parser
+    /// settles it, by what follows up to its bound.)
     fn settle(&mut self, sink: &mut Sink<'_>) {
         if std::mem::take(&mut self.pending) {
             sink.end();

@@ -580,7 +580,6 @@ impl Parser {
             // Up to the list's last `)]` (or the call's last closer) before its bound,
             // what follows was the call's (a raw string that went on past `')`); the
             // rest is text.
-            let markup = crate::grammar::LIST_MARKUP;
             self.mode = Mode::Remains(Box::new(Remains::new(form, within, markup, false)));
             return leftover;
         }

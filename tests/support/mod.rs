@@ -5,7 +5,7 @@
 pub mod expected;
 
 use serde_json::{json, Value};
-use toolsift::{Config, Dialect, OwnedEvent, Parser, StopReason};
+use toolsift::{Config, Dialect, OwnedEvent, Parser, StopReason, Tools};
 
 /// Push `raw` split at `cuts` (sorted offsets), finish with `stop`, collect events.
 pub fn run_cuts(config: &Config, raw: &[u8], cuts: &[usize], stop: StopReason) -> Vec<OwnedEvent> {
@@ -360,4 +360,45 @@ pub fn check_all_chunkings(
         reused.reset();
     }
     Ok(whole)
+}
+
+/// `write_file(path, content)`: both strings, both required, nothing else allowed. The
+/// tool the checks that write files into calls declare.
+pub fn write_file_tools() -> Tools {
+    Tools::from_value(&json!([{
+        "type": "function",
+        "function": {
+            "name": "write_file",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+                "required": ["path", "content"],
+                "additionalProperties": false
+            }
+        }
+    }]))
+    .unwrap()
+}
+
+/// What a run showed: its visible text, the arguments of each call released, and how
+/// many calls were not released.
+#[derive(Debug, Default)]
+pub struct Shown {
+    pub text: String,
+    pub released: Vec<String>,
+    pub held: usize,
+}
+
+/// What `events` show (see [`Shown`]).
+pub fn shown(events: &[OwnedEvent]) -> Shown {
+    let mut out = Shown::default();
+    for event in events {
+        match event {
+            OwnedEvent::Text(t) => out.text.push_str(t),
+            OwnedEvent::CallFinished { arguments, .. } => out.released.push(arguments.clone()),
+            OwnedEvent::CallNotReleased { .. } => out.held += 1,
+            _ => {}
+        }
+    }
+    out
 }
