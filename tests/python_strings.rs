@@ -1,5 +1,4 @@
-//! Python strings written raw (issue 35, known class `python-raw-string-closing-quote`):
-//! a file written into a Python call's string with nothing escaped, or only its line
+//! Python strings written raw (issue 35): a file written into a Python call's string with nothing escaped, or only its line
 //! breaks, may hold the string's own quote followed by `)`, `]` or `,`, which looks
 //! like the call's end. The rest of the call tells: the call is released exactly as
 //! meant, or not released; never cut short, and no byte of it is shown as text.

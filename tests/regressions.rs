@@ -1408,9 +1408,9 @@ fn released(dialect: toolsift::Dialect, output: &[u8]) -> Vec<(String, serde_jso
     out
 }
 
-/// readings (found as `python-raw-string-closing-quote`): a Python string written with
-/// nothing escaped that holds its own quote and paren (`')`) seemed to end there; the
-/// call was released cut short and the rest of the file dropped. A call's `)` is its end
+/// readings: a Python string written with nothing escaped that holds its own quote and
+/// paren (`')`) seems to end there, and the rest of the file follows the call's `)`: it
+/// must not be released cut short, nor the rest dropped. A call's `)` is its end
 /// only once a separator, the next call or the body's end follows
 /// (tests/python_strings.rs covers the class in every Python form).
 #[test]
