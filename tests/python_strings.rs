@@ -1,7 +1,8 @@
-//! Python strings written raw (issue 35): a file written into a Python call's string with nothing escaped, or only its line
-//! breaks, may hold the string's own quote followed by `)`, `]` or `,`, which looks
-//! like the call's end. The rest of the call tells: the call is released exactly as
-//! meant, or not released; never cut short, and no byte of it is shown as text.
+//! Python strings written raw (issue 35): a file written into a Python call's string
+//! with nothing escaped, or only its line breaks, may hold the string's own quote
+//! followed by `)`, `]` or `,`, which looks like the call's end. The rest of the call
+//! tells: the call is released exactly as meant, or not released; never cut short, and
+//! no byte of it is shown as text.
 //!
 //! Every form of every dialect whose arguments are Python (enumerated from
 //! `Dialect::ALL` by `Form::arguments`), in both raw ways, whole, byte at a time and in
