@@ -1175,7 +1175,7 @@ const RAW_STRING: [Repair; 3] = [
 
 /// The repairs that invent structure around text (keys, values, commas or colons the
 /// model did not write).
-const INVENTED: [Repair; 8] = [
+const INVENTED: [Repair; 9] = [
     Repair::UnquotedKey,
     Repair::UnquotedString,
     Repair::MissingComma,
@@ -1186,6 +1186,9 @@ const INVENTED: [Repair; 8] = [
     // A tag read as one though it was broken (no `>`, another name): in a value written
     // raw, text that looked like a tag (`<parameter=i.log"},`).
     Repair::MismatchedTag,
+    // A delimited string ended where its closer was taken for lost (`,KEY:` after it):
+    // in a file written raw, text that looked like the next member (`",10:`).
+    Repair::UnclosedString,
 ];
 
 /// Whether the repairs are those of a string written raw (inner quotes, control bytes or
@@ -1219,15 +1222,19 @@ fn words_in_braces(repairs: Repairs) -> bool {
 /// What the model is told when the one reading of its call that there was did not
 /// fit (see [`misread`]).
 fn misread_feedback(name: &str, repairs: Repairs) -> String {
-    // Nothing invented but a broken tag read as one: say so.
-    let tag_only = !INVENTED
-        .iter()
-        .any(|r| *r != Repair::MismatchedTag && repairs.contains(*r));
+    // Only one thing invented: say which.
+    let only = |kind: Repair| {
+        repairs.contains(kind) && !INVENTED.iter().any(|r| *r != kind && repairs.contains(*r))
+    };
     match any_of(repairs, &RAW_STRING) {
         true => ambiguous_feedback(name),
-        false if tag_only => format!(
+        false if only(Repair::MismatchedTag) => format!(
             "{name}: a tag in the call was broken (no `>`, or another tag's name), and read so the call did not fit the tool; \
              write every tag whole, and keep tag-like text inside a value from looking like the call's own tags"
+        ),
+        false if only(Repair::UnclosedString) => format!(
+            "{name}: a string in the arguments was read as ending where its closing delimiter seemed lost, and then the call did not fit the tool; \
+             close every string with its delimiter, and keep text like `,key:` inside a value from following a delimiter"
         ),
         false => format!(
             "{name}: the arguments could be read only by inventing structure (unquoted keys or values, missing commas or colons), and then did not fit the tool; \

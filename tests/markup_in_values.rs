@@ -358,3 +358,53 @@ fn a_broken_parameter_opener_inside_a_value_is_never_released_as_a_key() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// A value ending in `,KEY:`, or holding `,KEY:` right before the form's own first
+/// closing markup (Gemma's delimiter: `a,i:<|"|>b`): read as a string whose closer was
+/// lost and a new member, its key no declared one (found by the readings fuzz target in
+/// Gemma 4 and FunctionGemma). Released exactly as meant or not at all, in every form
+/// that writes values raw.
+#[test]
+fn a_member_like_text_inside_a_value_is_never_released_as_a_key() {
+    let mut wrong = Vec::new();
+    for form in raw_value_forms() {
+        let markup = form.closing_markup()[0];
+        let contents = [
+            "abc\nlog,10:".to_owned(),
+            format!("a,i:{markup}b"),
+            format!("x = 1,\"k\":{markup}\nmore\n"),
+        ];
+        for content in &contents {
+            let args = serde_json::json!({"path": "notes.md", "content": content}).to_string();
+            let turn = Turn::new().call(Call::new("write_file", &args));
+            let Ok(rendered) = form
+                .dialect()
+                .render_with(&turn, &Style::new().form(form.name()))
+            else {
+                continue;
+            };
+            let config = Config::new(form.dialect()).tools(write_file_tools());
+            let events = merge(&run_cuts(
+                &config,
+                rendered.output.as_bytes(),
+                &[],
+                StopReason::Stop,
+            ));
+            let meant: serde_json::Value = serde_json::from_str(&rendered.arguments[0]).unwrap();
+            for event in &events {
+                if let OwnedEvent::CallFinished { arguments, .. } = event {
+                    let got: serde_json::Value = serde_json::from_str(arguments).unwrap();
+                    if got != meant {
+                        wrong.push(format!(
+                            "{} ({}): {:?} released {arguments}",
+                            form.dialect(),
+                            form.name(),
+                            rendered.output
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

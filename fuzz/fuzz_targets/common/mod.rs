@@ -276,13 +276,16 @@ pub fn check(dialect: Dialect, run: &Run) -> Result<(), String> {
                 }
                 // A call whose JSON the end of stream cut off is never released complete
                 // (closers a call's closing marker supplied are a repair, not a cut). A
-                // marker ended it if the output ends with one, or if text follows it:
-                // bytes the engine showed after the call were not part of it. Arguments
+                // marker ended it if the output ends with one, or if text or another
+                // call follows it: bytes the engine read after the call were not part
+                // of it (text held to a call's bound is read at the end). Arguments
                 // written as one JSON string (`arguments_string`) were written whole when
                 // the string closed: closers its content lacks are a repair of the content
                 // (a string the stream cut is reported truncated; `tests/truncation.rs`).
-                let text_after = events[at + 1..].iter().any(|e| {
-                    matches!(e, OwnedEvent::Text(t) | OwnedEvent::Reasoning(t) if !t.is_empty())
+                let read_after = events[at + 1..].iter().any(|e| match e {
+                    OwnedEvent::Text(t) | OwnedEvent::Reasoning(t) => !t.is_empty(),
+                    OwnedEvent::CallStarted { index: next, .. } => next.0 > index.0,
+                    _ => false,
                 });
                 // Text the call dropped as stray (`stray_text`) followed its value too.
                 if by_finish
@@ -290,7 +293,7 @@ pub fn check(dialect: Dialect, run: &Run) -> Result<(), String> {
                     && !repairs.contains(Repair::ArgumentsString)
                     && !repairs.contains(Repair::StrayText)
                     && !run.ends_with_marker
-                    && !text_after
+                    && !read_after
                 {
                     return Err(format!(
                         "call {} cut off by the end of stream released as complete: {arguments:?}",
