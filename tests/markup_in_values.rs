@@ -45,7 +45,12 @@ enum Outcome {
 /// Render `write_file` with the form's closing markup inserted in `content` at `at`,
 /// run it under several chunkings (which must agree), and classify.
 fn outcome(form: Form, at: &[usize]) -> Outcome {
-    let args = serde_json::json!({"path": "notes.md", "content": FILE}).to_string();
+    outcome_of(form, FILE, at)
+}
+
+/// [`outcome`] of a file with `content`.
+fn outcome_of(form: Form, content: &str, at: &[usize]) -> Outcome {
+    let args = serde_json::json!({"path": "notes.md", "content": content}).to_string();
     let mut turn = Turn::new().call(Call::new("write_file", &args));
     if form.text_before() {
         turn = turn.text(PREAMBLE);
@@ -307,6 +312,55 @@ fn a_calls_closer_then_the_next_call_ends_the_first() {
         assert_eq!(released[0]["content"], "line", "{}: {raw:?}", form.name());
         assert_eq!(released[1]["content"], "more", "{}: {raw:?}", form.name());
     }
+}
+
+/// The call's closer inside a value, then text holding another dialect's opener
+/// (`</seed:tool_call>` ... `<tool_call>`: found by the readings fuzz target in
+/// Seed-OSS, which took Qwen3-Coder's opener for its own and released the call cut at
+/// the closer). Only the form's own opener is a next call: every marker of every other
+/// dialect is content here, and the call is read to its real closers.
+#[test]
+fn a_calls_closer_inside_a_value_then_another_dialects_opener_is_content() {
+    let mut wrong = Vec::new();
+    for form in tagged_with_closer() {
+        let closer = *form.closing_markup().last().unwrap();
+        // The form's own markup: its dialect's markers and the tags of a call it
+        // writes (a marker holding one is the known class
+        // xml-call-closer-in-a-value-then-text).
+        let own = form.dialect().markers();
+        let args = serde_json::json!({"path": "a", "content": "b"}).to_string();
+        let written = form
+            .dialect()
+            .render_with(
+                &Turn::new().call(Call::new("write_file", &args)),
+                &Style::new().form(form.name()),
+            )
+            .unwrap()
+            .output;
+        let foreign = Dialect::Auto
+            .markers()
+            .into_iter()
+            .filter(|m| !own.iter().any(|o| m.windows(o.len()).any(|w| w == *o)))
+            .filter_map(|m| std::str::from_utf8(m).ok())
+            .filter(|m| !written.contains(m));
+        for marker in foreign {
+            let content = format!(
+                "{}{closer}{}{marker}{}",
+                &FILE[..101],
+                &FILE[101..150],
+                &FILE[150..]
+            );
+            match outcome_of(form, &content, &[]) {
+                Outcome::Exact | Outcome::Held => {}
+                other => wrong.push(format!(
+                    "{} ({}), {marker:?}: {other:?}",
+                    form.dialect(),
+                    form.name()
+                )),
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 /// A value holding a parameter's closing tag and then a broken opener of another

@@ -110,10 +110,10 @@ impl CallState {
         }
         let mut at = 0;
         loop {
-            let closer = self.form.closer;
+            let form = self.form;
             let step = self
                 .grammar
-                .feed(&input[at..], sink, &mut self.args, closer, chosen);
+                .feed(&input[at..], sink, &mut self.args, form, chosen);
             if self.forked() {
                 let used = match step.kind {
                     StepKind::NeedMore => input.len() - at,
@@ -200,7 +200,7 @@ impl CallState {
     /// The call ended: free what its grammar and readings hold, keeping the value
     /// reader's storage for the next call.
     pub(crate) fn retire(&mut self) {
-        self.grammar = Grammar::new(&self.form.body, self.form.closer, false);
+        self.grammar = Grammar::new(&self.form.body, self.form, false);
         self.readings = None;
         self.after.clear();
     }

@@ -22,6 +22,7 @@ use super::extent::Extent;
 use super::CallState;
 use crate::calls::{Abort, Calls, Sink};
 use crate::config::Config;
+use crate::dialect::CallForm;
 use crate::grammar::{Grammar, Step, StepKind};
 use crate::json::cost;
 use crate::json::readings::{decide, Decision, Parted, ALTERNATIVES, EXPENSIVE, MARGIN};
@@ -59,6 +60,8 @@ pub(crate) struct Readings {
     /// What bounds the call: a reading still going once the body has read past the
     /// first closer after the primary's end is out (it swallowed the closer).
     extent: Extent,
+    /// The call's form, which the readings' grammars read.
+    form: &'static CallForm,
 }
 
 struct Reading {
@@ -89,7 +92,7 @@ struct End {
 
 impl Reading {
     /// Read `bytes`, the first of them byte `pos` after the fork.
-    fn read(&mut self, bytes: &[u8], pos: usize, config: &Config, closer: &'static [u8]) {
+    fn read(&mut self, bytes: &[u8], pos: usize, config: &Config, form: &'static CallForm) {
         let mut sink = Sink {
             calls: &mut self.calls,
             queue: &mut self.queue,
@@ -99,7 +102,7 @@ impl Reading {
         // (The body was chosen before the fork: nothing is chosen here.)
         let step = self
             .grammar
-            .feed(bytes, &mut sink, &mut self.args, closer, &mut None);
+            .feed(bytes, &mut sink, &mut self.args, form, &mut None);
         self.state = match step.kind {
             StepKind::NeedMore if cost::of(self.args.rep.repairs()) > CAP => State::Out,
             StepKind::NeedMore => State::Live,
@@ -161,7 +164,7 @@ impl Readings {
         if self.live() && !bytes.is_empty() {
             for alt in &mut self.alts {
                 if matches!(alt.state, State::Live) {
-                    alt.read(bytes, pos, config, self.extent.closer);
+                    alt.read(bytes, pos, config, self.form);
                 }
             }
         }
@@ -203,7 +206,7 @@ impl Readings {
             if parted.has(alt.weak) {
                 let alt = &mut self.alts[n];
                 alt.state = State::Live;
-                alt.read(&self.since, 0, config, self.extent.closer);
+                alt.read(&self.since, 0, config, self.form);
             } else if let Some(State::Out) = head_state {
                 // The same reading: it dropped out where its head did.
                 self.alts[n].state = State::Out;
@@ -340,7 +343,7 @@ impl CallState {
             if matches!(alt.state, State::Live) {
                 // What the grammar holds to read before the next input (a Python
                 // list's bytes read back) is each reading's to read now.
-                alt.read(&[], 0, sink.config, self.form.closer);
+                alt.read(&[], 0, sink.config, self.form);
             }
         }
         self.readings = Some(Box::new(Readings {
@@ -350,6 +353,7 @@ impl CallState {
             heads: (Parted::default(), Parted::default(), false),
             idle: false,
             extent: Extent::of(self.form),
+            form: self.form,
         }));
     }
 

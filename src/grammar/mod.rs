@@ -9,7 +9,7 @@ mod xml;
 
 use crate::call::args::ArgsReader;
 use crate::calls::{Abort, Sink};
-use crate::dialect::{Body, Dialect, EnvelopeSpec, XmlSpec};
+use crate::dialect::{Body, CallForm, Dialect, EnvelopeSpec, XmlSpec};
 
 pub(crate) use call_list::{ListGate, Verdict};
 pub(crate) use envelope::Envelope;
@@ -165,7 +165,8 @@ pub(crate) enum Grammar {
 }
 
 impl Grammar {
-    pub(crate) fn new(body: &'static Body, closer: &'static [u8], weak: bool) -> Grammar {
+    pub(crate) fn new(body: &'static Body, form: &'static CallForm, weak: bool) -> Grammar {
+        let closer = form.closer;
         match body {
             Body::Envelope(spec) if weak => Grammar::Gate {
                 spec,
@@ -178,7 +179,7 @@ impl Grammar {
                     held: Vec::new(),
                 }
             }
-            Body::Xml(spec) => Grammar::Xml(Box::new(Xml::new(spec, closer))),
+            Body::Xml(spec) => Grammar::Xml(Box::new(Xml::new(spec, form))),
             Body::NameArgs(spec) => Grammar::NameArgs(NameArgs::new(spec, weak)),
             Body::Harmony(spec) => Grammar::Harmony(Harmony::new(spec, weak)),
             Body::Pythonic(spec) if spec.markerless => {
@@ -301,9 +302,10 @@ impl Grammar {
         input: &[u8],
         sink: &mut Sink<'_>,
         args: &mut ArgsReader,
-        closer: &'static [u8],
+        form: &'static CallForm,
         chosen: &mut Option<&'static Body>,
     ) -> Step {
+        let closer = form.closer;
         match self {
             Grammar::Envelope(e) => e.feed(input, sink, args),
             Grammar::Gate { spec, held } => {
@@ -318,7 +320,7 @@ impl Grammar {
                             let mut again = std::mem::take(held);
                             again.extend_from_slice(&input[n + 1..]);
                             *self = Grammar::Envelope(Envelope::new(spec));
-                            let step = self.feed(&again, sink, args, closer, chosen);
+                            let step = self.feed(&again, sink, args, form, chosen);
                             let stopped = matches!(step.kind, StepKind::Fork | StepKind::CallEnded);
                             if stopped && step.consumed < before {
                                 // Forked inside the held bytes: read the rest of them first.
@@ -341,8 +343,8 @@ impl Grammar {
                             // A call: the XML body reads it from its first byte.
                             let mut again = std::mem::take(held);
                             again.extend_from_slice(&input[n + 1..]);
-                            *self = Grammar::Xml(Box::new(Xml::new(spec, closer)));
-                            let step = self.feed(&again, sink, args, closer, chosen);
+                            *self = Grammar::Xml(Box::new(Xml::new(spec, form)));
+                            let step = self.feed(&again, sink, args, form, chosen);
                             return step.shifted_back(before);
                         }
                     }
@@ -358,7 +360,7 @@ impl Grammar {
                             // Calls: the Python grammar reads them from the list's `[`.
                             self.claim_list(closer);
                             return self
-                                .feed(&input[n + 1..], sink, args, closer, chosen)
+                                .feed(&input[n + 1..], sink, args, form, chosen)
                                 .after(n + 1);
                         }
                     }
@@ -391,16 +393,16 @@ impl Grammar {
                     sink.nameless_start();
                 }
                 *chosen = Some(body);
-                *self = Grammar::new(body, closer, weak);
+                *self = Grammar::new(body, form, weak);
                 if before == 0 {
                     // Every byte sniffed came from this input: the body reads it whole
                     // (a well-formed call pushed whole takes the strict fast path).
-                    return self.feed(input, sink, args, closer, chosen);
+                    return self.feed(input, sink, args, form, chosen);
                 }
-                let step = self.feed(&held, sink, args, closer, chosen);
+                let step = self.feed(&held, sink, args, form, chosen);
                 match step.kind {
                     StepKind::NeedMore => self
-                        .feed(&input[used..], sink, args, closer, chosen)
+                        .feed(&input[used..], sink, args, form, chosen)
                         .after(used),
                     StepKind::Ended { .. } => {
                         // The body ended inside the held bytes: the rest comes back.

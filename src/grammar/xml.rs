@@ -26,7 +26,7 @@ mod wrapper;
 
 use super::Step;
 use crate::calls::{Abort, Sink};
-use crate::dialect::XmlSpec;
+use crate::dialect::{CallForm, XmlSpec};
 use crate::json::repairer::escape_byte;
 use crate::repairs::Repair;
 use crate::scan::MarkerSet;
@@ -81,6 +81,8 @@ pub(crate) struct Xml {
     spec: &'static XmlSpec,
     /// The call's closing marker.
     closer: &'static [u8],
+    /// The call's opening marker: after the closer read as content, the next call.
+    opener: &'static [u8],
     phase: Phase,
     buf: Vec<u8>,
     tail: Vec<u8>,
@@ -164,7 +166,8 @@ fn is_blank(b: u8) -> bool {
 }
 
 impl Xml {
-    pub(crate) fn new(spec: &'static XmlSpec, closer: &'static [u8]) -> Xml {
+    pub(crate) fn new(spec: &'static XmlSpec, form: &'static CallForm) -> Xml {
+        let closer = form.closer;
         let func: &[&'static [u8]] = if spec.func_close.is_empty() {
             &[]
         } else {
@@ -207,6 +210,7 @@ impl Xml {
         Xml {
             spec,
             closer,
+            opener: form.opener,
             phase: if spec.nameless {
                 Phase::Key
             } else if spec.name_open.is_empty() {

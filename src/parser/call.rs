@@ -296,7 +296,7 @@ impl Parser {
         if !weak && !matches!(body, Body::Sniff(_) | Body::Harmony(_)) {
             self.lock(body, form);
         }
-        let grammar = Grammar::new(body, form.closer, weak);
+        let grammar = Grammar::new(body, form, weak);
         let mut call = match Parser::work(&mut self.work).spare.take() {
             Some(mut spare) => {
                 spare.restart(form, grammar, within, native);

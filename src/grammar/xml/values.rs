@@ -166,7 +166,7 @@ impl Xml {
                 Some(lt) => &name_open[lt..],
                 None => name_open,
             };
-            let opens = [name_open, tail, b"<tool_call>"];
+            let opens = [name_open, tail, self.opener];
             if opens.iter().any(|o| !o.is_empty() && tag.starts_with(o)) {
                 self.end_at_doubted_closer(sink)?;
                 return Ok(());
