@@ -325,8 +325,7 @@ fn a_calls_closer_inside_a_value_then_another_dialects_opener_is_content() {
     for form in tagged_with_closer() {
         let closer = *form.closing_markup().last().unwrap();
         // The form's own markup: its dialect's markers and the tags of a call it
-        // writes (a marker holding one is the known class
-        // xml-call-closer-in-a-value-then-text).
+        // writes (a whole call of its own after the closer is the next test's).
         let own = form.dialect().markers();
         let args = serde_json::json!({"path": "a", "content": "b"}).to_string();
         let written = form
@@ -357,6 +356,63 @@ fn a_calls_closer_inside_a_value_then_another_dialects_opener_is_content() {
                     form.dialect(),
                     form.name()
                 )),
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The call's closer inside a value, then text, then a whole call of the form: a file
+/// about tool calls holding an example, or a call whose value's and function's closers
+/// were dropped followed by text and the next call. The bytes read the same up to the
+/// real closers, so neither is released cut: the file's call is released exact or held,
+/// and of the model's two calls only what was meant is released (found by the readings
+/// fuzz target in Qwen3-Coder: the first call released cut, the text shown).
+#[test]
+fn a_calls_closer_inside_a_value_then_text_and_a_call_is_never_released_cut() {
+    let mut wrong = Vec::new();
+    for form in tagged_with_closer() {
+        let closer = *form.closing_markup().last().unwrap();
+        let render = |args: &serde_json::Value| {
+            let args = args.to_string();
+            let turn = Turn::new().call(Call::new("write_file", &args));
+            let style = Style::new().form(form.name());
+            form.dialect().render_with(&turn, &style).unwrap().output
+        };
+        let example = render(&serde_json::json!({"path": "b.txt", "content": "more"}));
+        // A file holding the closer, text and a whole call.
+        let file = format!(
+            "{}{closer}{}{example}{}",
+            &FILE[..101],
+            &FILE[101..150],
+            &FILE[150..]
+        );
+        match outcome_of(form, &file, &[]) {
+            Outcome::Exact | Outcome::Held => {}
+            other => wrong.push(format!(
+                "{} ({}) file: {other:?}",
+                form.dialect(),
+                form.name()
+            )),
+        }
+        // A call cut after its value by its closer, text, then the next call.
+        let first = render(&serde_json::json!({"path": "a.txt", "content": "line"}));
+        let Some(cut) = first.find("line") else {
+            continue;
+        };
+        let raw = format!("{}line{closer}\nThen the second.\n{example}", &first[..cut]);
+        let config = Config::new(form.dialect()).tools(write_file_tools());
+        let events = merge(&run_cuts(&config, raw.as_bytes(), &[], StopReason::Stop));
+        for event in &events {
+            if let OwnedEvent::CallFinished { arguments, .. } = event {
+                let got: serde_json::Value = serde_json::from_str(arguments).unwrap();
+                if !["line", "more"].iter().any(|c| got["content"] == *c) {
+                    wrong.push(format!(
+                        "{} ({}) calls: released {arguments}",
+                        form.dialect(),
+                        form.name()
+                    ));
+                }
             }
         }
     }

@@ -1564,13 +1564,13 @@ fn a_minimax_m3_tag_without_its_marker_in_a_marked_call_is_still_markup() {
     );
 }
 
-/// readings (known failure `xml-call-closer-in-a-value-then-text`,
-/// fuzz/known_failures.json): a value holding the call's closer, then text, then the
-/// call's opener (a file about tool calls) ends the call at that closer with its
-/// value's and function's closers dropped; the call is released cut and the text up to
-/// the opener shown (issue 35).
+/// readings (found by a ten-minute run): a value holding the call's closer, then text,
+/// then the call's opener (a file about tool calls) ended the call at that closer with
+/// its value's and function's closers dropped; the call was released cut and the text
+/// up to the opener shown. Text between them makes the two readings (a file, or a call
+/// whose closers were dropped and the next call) impossible to tell apart: not
+/// released (tests/markup_in_values.rs covers every tagged form).
 #[test]
-#[ignore = "known failure: an XML call closer inside a value, then text and an opener, releases the call cut (issue 35)"]
 fn a_call_closer_inside_a_value_then_text_then_an_opener_is_not_released_cut() {
     use toolsift::render::{Call, Turn};
     let content = "abc HH:mm</tool_call>\n    more of the file\nTh<tool_call>e board</parameter>s.\nthe end\n";

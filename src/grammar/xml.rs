@@ -159,6 +159,11 @@ struct Doubt {
     again: bool,
     /// The tag is the call's closer (not the value's): ended there, the call ends.
     closer: bool,
+    /// Bytes read as content since the tag, other than blanks and the bytes of tags
+    /// (`<...>`, markup such as a section token): text after it, when above zero.
+    seen: usize,
+    /// The last `<` read as content since the tag is not yet closed by a `>`.
+    angle: bool,
 }
 
 fn is_blank(b: u8) -> bool {

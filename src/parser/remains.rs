@@ -2,9 +2,10 @@
 //! its body. A value holding the dialect's own markup (a file about tool calls) makes
 //! the call end at a closer that was content; the body goes on past it, up to the real
 //! closer. So text after such a call is held up to its next bound (another call's
-//! opener, an end-of-turn or section token, the end of the stream, the arguments'
-//! limit): what it holds up to the last of the call's closers (or, in a dialect with
-//! none, of the body's closing markup) was the call's, never shown; the rest is text.
+//! opener, the end of the stream, the arguments' limit; not an end-of-turn or section
+//! token, which the file may hold too): what it holds up to the last of the call's
+//! closers (or, in a dialect with none, of the body's closing markup) was the call's,
+//! never shown; the rest is text.
 //!
 //! A call that ended at a closer file text often holds (a Markdown fence), with its
 //! strings written raw, waits here too, still open: at the bound it is released, unless
@@ -42,7 +43,7 @@ impl Remains {
             within,
             held: Vec::new(),
             markup,
-            ends: Extent::of(form).past_markup(&markup).ends,
+            ends: next_calls(Extent::of(form).past_markup(&markup).ends),
             open,
             deciding: false,
         }
@@ -84,6 +85,27 @@ impl Remains {
             .max()
             .unwrap_or(0)
     }
+}
+
+/// The bounds of remains: of a call's extent, the markers that begin a call. A section
+/// or end-of-turn token may be a value's (a file holding a whole call as an example):
+/// the remains run past it, and the call's last closer tells how much was the call's.
+fn next_calls(ends: MarkerSet) -> MarkerSet {
+    let specs = auto_specs()
+        .iter()
+        .copied()
+        .chain(Dialect::ALL.iter().map(|d| d.spec()));
+    let openers: Vec<&[u8]> = specs
+        .flat_map(|s| s.calls)
+        .flat_map(|f| std::iter::once(f.opener).chain(f.next_call.iter().copied()))
+        .collect();
+    let mut out = MarkerSet::default();
+    for &m in ends.markers() {
+        if openers.contains(&m) {
+            out.push(m);
+        }
+    }
+    out
 }
 
 impl Parser {

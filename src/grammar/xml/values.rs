@@ -34,6 +34,13 @@ impl Xml {
     }
 
     pub(super) fn emit_content(&mut self, b: u8) {
+        if let Some(doubt) = &mut self.doubt {
+            match b {
+                b'<' => doubt.angle = true,
+                b'>' => doubt.angle = false,
+                _ => doubt.seen += usize::from(!doubt.angle && !super::is_blank(b)),
+            }
+        }
         if self.skip {
             return;
         }
@@ -168,8 +175,22 @@ impl Xml {
             };
             let opens = [name_open, tail, self.opener];
             if opens.iter().any(|o| !o.is_empty() && tag.starts_with(o)) {
-                self.end_at_doubted_closer(sink)?;
-                return Ok(());
+                if self.doubt.as_ref().is_some_and(|d| d.seen == 0) {
+                    self.end_at_doubted_closer(sink)?;
+                    return Ok(());
+                }
+                // Text between them: a value holding a call's closer, text and an
+                // opener (a file about tool calls) reads the same as a call whose
+                // value's and function's closers were dropped, then text and the next
+                // call. Which cannot be told: not released, and the rest is content.
+                if let Some(doubt) = &mut self.doubt {
+                    doubt.again = true;
+                }
+                sink.invalid(
+                    "the call's closing tag came inside a value, followed by text and another call, \
+                     so where the value ends cannot be told; close each parameter and the function \
+                     before the call's closing tag",
+                );
             }
             if opens
                 .iter()
@@ -375,6 +396,8 @@ impl Xml {
                     text,
                     again: false,
                     closer: true,
+                    seen: 0,
+                    angle: false,
                 });
             }
         }
@@ -430,6 +453,8 @@ impl Xml {
                         text,
                         again: false,
                         closer: false,
+                        seen: 0,
+                        angle: false,
                     });
                 }
             }
