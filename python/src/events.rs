@@ -292,14 +292,14 @@ pub(crate) fn borrowed<'py>(py: Python<'py>, event: Event<'_>) -> PyResult<Bound
             },
         )?
         .into_any(),
-        // An event kind added to the crate after these bindings: shown, not dropped.
-        other => Bound::new(
-            py,
-            Text {
-                text: s(py, &format!("{other:?}")),
-            },
-        )?
-        .into_any(),
+        // An event kind added to the crate and not to these bindings: a bug, said loudly.
+        // (Made into `Text` it would put the engine's own words in the visible text, as
+        // `ToolChoiceUnmet` once did.)
+        other => {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+                "toolsift's Python bindings do not know this event (a bug in toolsift: please report it): {other:?}"
+            )))
+        }
     })
 }
 
