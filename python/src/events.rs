@@ -170,7 +170,9 @@ event_class! {
 
 event_class! {
     /// A call was not released. `reason` is `truncated`, `invalid`, `limit_exceeded`,
-    /// `unknown_tool`, `schema_violation` or `not_a_call`; `feedback` is a short message
+    /// `unknown_tool`, `schema_violation`, `not_a_call`, `tool_choice` (the request's
+    /// `tool_choice` does not allow it) or `parallel_calls` (a call after the first, with
+    /// `parallel_tool_calls` false); `feedback` is a short message
     /// to send back to the model; `completed` is the completed top-level members as a
     /// strict JSON object.
     CallNotReleased = "CallNotReleased" {
@@ -181,6 +183,13 @@ event_class! {
         completed: Py<PyString> => repr_of, same,
         repairs: Vec<&'static str> => repr_names, eq,
     }
+}
+
+event_class! {
+    /// The request's `tool_choice` required a call (`"required"` or a named function) and
+    /// the response released none. `feedback` says what was required, for the model.
+    /// Just before `End`.
+    ToolChoiceUnmet = "ToolChoiceUnmet" { feedback: Py<PyString> => repr_of, same }
 }
 
 event_class! {
@@ -199,6 +208,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ArgsDelta>()?;
     m.add_class::<CallFinished>()?;
     m.add_class::<CallNotReleased>()?;
+    m.add_class::<ToolChoiceUnmet>()?;
     m.add_class::<End>()?;
     Ok(())
 }
@@ -267,6 +277,13 @@ pub(crate) fn borrowed<'py>(py: Python<'py>, event: Event<'_>) -> PyResult<Bound
             },
         )?
         .into_any(),
+        Event::ToolChoiceUnmet { feedback } => Bound::new(
+            py,
+            ToolChoiceUnmet {
+                feedback: s(py, feedback),
+            },
+        )?
+        .into_any(),
         Event::End { stop, truncated } => Bound::new(
             py,
             End {
@@ -275,14 +292,14 @@ pub(crate) fn borrowed<'py>(py: Python<'py>, event: Event<'_>) -> PyResult<Bound
             },
         )?
         .into_any(),
-        // An event kind added to the crate after these bindings: shown, not dropped.
-        other => Bound::new(
-            py,
-            Text {
-                text: s(py, &format!("{other:?}")),
-            },
-        )?
-        .into_any(),
+        // An event kind added to the crate and not to these bindings: a bug, said loudly.
+        // (Made into `Text` it would put the engine's own words in the visible text, as
+        // `ToolChoiceUnmet` once did.)
+        other => {
+            return Err(pyo3::exceptions::PyRuntimeError::new_err(format!(
+                "toolsift's Python bindings do not know this event (a bug in toolsift: please report it): {other:?}"
+            )))
+        }
     })
 }
 

@@ -6,6 +6,7 @@
 
 #![forbid(unsafe_code)]
 
+mod choice;
 mod events;
 mod options;
 mod parser;
@@ -32,6 +33,12 @@ create_exception!(
     ToolsError,
     Error,
     "The tool definitions given to a `Parser` cannot be read."
+);
+create_exception!(
+    toolsift,
+    ToolChoiceError,
+    Error,
+    "The `tool_choice` given to a `Parser` is not one it reads, or names an undeclared tool."
 );
 
 /// Chunks at least this long are worked on with the GIL released: below it, releasing
@@ -133,6 +140,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Error", py.get_type::<Error>())?;
     m.add("RepairError", py.get_type::<RepairError>())?;
     m.add("ToolsError", py.get_type::<ToolsError>())?;
+    m.add("ToolChoiceError", py.get_type::<ToolChoiceError>())?;
     m.add_class::<parser::PyParser>()?;
     m.add_class::<Repaired>()?;
     events::register(m)?;

@@ -5,7 +5,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::PyCFunction;
-use toolsift::{Config, Dialect, InReasoning, Invalid, Limits, Tools, UnknownTool};
+use toolsift::{
+    Config, Dialect, InReasoning, Invalid, Limits, ParallelCalls, ToolChoice, Tools, UnknownTool,
+};
 
 /// The dialect `name` stands for, or a `ValueError` listing the names.
 pub(crate) fn dialect(name: &str) -> PyResult<Dialect> {
@@ -80,6 +82,8 @@ pub(crate) struct Options<'a> {
     pub lookahead: Option<usize>,
     pub max_calls: Option<usize>,
     pub max_name_bytes: Option<usize>,
+    pub tool_choice: ToolChoice,
+    pub parallel_calls: ParallelCalls,
 }
 
 impl Options<'_> {
@@ -120,7 +124,9 @@ impl Options<'_> {
             .unknown_tool(unknown_tool)
             .invalid(invalid)
             .in_reasoning(in_reasoning)
-            .reasoning_open(self.reasoning_open);
+            .reasoning_open(self.reasoning_open)
+            .tool_choice(self.tool_choice)
+            .parallel_calls(self.parallel_calls);
         if let Some(prefix) = self.id_prefix {
             config = config.id_prefix(prefix);
         }

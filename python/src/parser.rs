@@ -1,13 +1,14 @@
 //! `toolsift.Parser`: one streaming parser per response.
 
+use crate::choice;
 use crate::events::{self, Chunk};
 use crate::options::{self, Options};
 use crate::DETACH_BYTES;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString};
 use std::sync::{Mutex, MutexGuard, TryLockError};
-use toolsift::{OwnedEvent, Parser, StopReason, Tools};
+use toolsift::{OwnedEvent, ParallelCalls, Parser, StopReason, ToolChoice, Tools};
 
 /// A streaming tool-call parser for one response at a time.
 ///
@@ -75,6 +76,8 @@ impl PyParser {
         lookahead = None,
         max_calls = None,
         max_name_bytes = None,
+        tool_choice = None,
+        parallel_tool_calls = true,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -92,11 +95,19 @@ impl PyParser {
         lookahead: Option<usize>,
         max_calls: Option<usize>,
         max_name_bytes: Option<usize>,
+        tool_choice: Option<&Bound<'_, PyAny>>,
+        #[pyo3(from_py_with = choice::parallel_tool_calls)] parallel_tool_calls: bool,
     ) -> PyResult<PyParser> {
         let dialect = options::dialect(dialect)?;
         let tools = match tools {
             Some(t) if !t.is_none() => options::tools(py, t)?,
             _ => Tools::new(),
+        };
+        let choice = choice::tool_choice(tool_choice, &tools)?;
+        let parallel_calls = if !parallel_tool_calls || choice.one_call {
+            ParallelCalls::FirstOnly
+        } else {
+            ParallelCalls::Allowed
         };
         for (name, value) in [
             ("max_args_bytes", max_args_bytes),
@@ -122,6 +133,8 @@ impl PyParser {
             lookahead,
             max_calls,
             max_name_bytes,
+            tool_choice: choice.tool_choice,
+            parallel_calls,
         }
         .config(dialect, tools)?;
         Ok(PyParser {
@@ -177,6 +190,32 @@ impl PyParser {
             .collect())
     }
 
+    /// The request's `tool_choice` in force: `"auto"`, `"none"`, `"required"`, or
+    /// `{"type": "function", "function": {"name": ...}}`.
+    #[getter]
+    fn tool_choice<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let parser = self.lock()?;
+        Ok(match &parser.config().tool_choice {
+            ToolChoice::Auto => PyString::new(py, "auto").into_any(),
+            ToolChoice::None => PyString::new(py, "none").into_any(),
+            ToolChoice::Required => PyString::new(py, "required").into_any(),
+            ToolChoice::Function(name) => {
+                let function = PyDict::new(py);
+                function.set_item("name", &**name)?;
+                let choice = PyDict::new(py);
+                choice.set_item("type", "function")?;
+                choice.set_item("function", function)?;
+                choice.into_any()
+            }
+        })
+    }
+
+    /// Whether a response may release more than one call (`parallel_tool_calls`).
+    #[getter]
+    fn parallel_tool_calls(&self) -> PyResult<bool> {
+        Ok(self.lock()?.config().parallel_calls == ParallelCalls::Allowed)
+    }
+
     /// The counters since the parser was made: bytes read, calls released (clean,
     /// repaired, with schema errors), calls not released by reason, and each repair.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
@@ -192,6 +231,11 @@ impl PyParser {
         d.set_item("unknown_tool", s.unknown_tool)?;
         d.set_item("limit_exceeded", s.limit_exceeded)?;
         d.set_item("schema_violation", s.schema_violation)?;
+        d.set_item("tool_choice", s.tool_choice)?;
+        d.set_item("parallel_calls", s.parallel_calls)?;
+        d.set_item("tool_choice_unmet", s.tool_choice_unmet)?;
+        d.set_item("markup_stripped", s.markup_stripped)?;
+        d.set_item("calls_in_reasoning", s.calls_in_reasoning)?;
         let repairs = PyDict::new(py);
         for repair in toolsift::Repair::ALL {
             let n = s.repair_count(*repair);

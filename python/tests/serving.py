@@ -65,12 +65,15 @@ TOKENIZER = Tokenizer()
 
 
 def request(tools: Optional[List[Dict[str, Any]]], **extra: Any) -> ChatCompletionRequest:
-    return ChatCompletionRequest(
-        model="m",
-        messages=[{"role": "user", "content": "hi"}],
-        tools=tools,
-        tool_choice="auto",
-        **extra,
+    """A chat request as vLLM validates it (``tool_choice`` ``"auto"`` unless given)."""
+    return ChatCompletionRequest.model_validate(
+        {
+            "model": "m",
+            "messages": [{"role": "user", "content": "hi"}],
+            "tools": tools,
+            "tool_choice": "auto",
+            **extra,
+        }
     )
 
 

@@ -2,7 +2,7 @@
 limit, reasoning with vLLM's reasoning parser, ids, structural tags, held calls."""
 
 import json
-from typing import List
+from typing import Any, List, Optional
 
 import pytest
 
@@ -207,3 +207,155 @@ def test_unknown_tools_forwarded_on_request(monkeypatch: pytest.MonkeyPatch) -> 
     assert [c["name"] for c in got.calls] == ["nope"]
 
 
+
+
+# -- the request's tool_choice and parallel_tool_calls -----------------------------------
+
+TWO = WEATHER + [
+    {
+        "type": "function",
+        "function": {"name": "get_time", "parameters": {"type": "object", "properties": {"zone": {"type": "string"}}}},
+    }
+]
+TIME = '<tool_call>\n{"name": "get_time", "arguments": {"zone": "CET"}}\n</tool_call>\n'
+
+
+def both(name: str, req: Any, text: str, reasoning_parser: Optional[str] = None) -> List[serving.Result]:
+    """The text through vLLM's whole and streaming paths (in tokens)."""
+    return [
+        serving.whole(name, req, text, reasoning_parser),
+        serving.stream(name, req, serving.tokens(text, "hermes"), reasoning_parser=reasoning_parser),
+    ]
+
+
+@pytest.mark.parametrize(("name", "reasoning_parser"), [("toolsift_hermes", None), ("toolsift", None), ("toolsift_hermes", "qwen3")])
+def test_tool_choice_none_reports_the_calls_it_refuses(name: str, reasoning_parser: Optional[str]) -> None:
+    """vLLM drops the calls of a "none" response; the engine refuses them instead, so
+    their markup never shows and the client reads why (vLLM asks the plugin when it
+    drives the parsers as an engine: no reasoning parser, or one such as qwen3)."""
+    text = "<think>hm</think>Sure.\n" + call("Oslo", 1) + TIME
+    for got in both(name, serving.request(TWO, tool_choice="none"), text, reasoning_parser):
+        if not got.reasoning:  # a whole response without a reasoning parser: see the module doc
+            assert got.content.startswith("<think>hm</think>")
+            got.content = got.content[len("<think>hm</think>") :]
+        else:
+            assert got.reasoning == "hm"
+        assert got.calls == []
+        assert "<tool_call>" not in got.content and '"arguments"' not in got.content
+        assert got.content.startswith("Sure.\n")
+        for tool in ("get_weather", "get_time"):
+            assert f'{tool}: the request allows no tool call (tool_choice "none"); answer in text' in got.content
+
+
+def test_a_named_choice_releases_that_tool_alone() -> None:
+    """Under strict tool calling, vLLM hands a dialect with a structural tag the named
+    choice (its pydantic object); the call to another tool is refused, and the named
+    one is the first call on the wire, so vLLM's one-call filter keeps it."""
+    choice = {"type": "function", "function": {"name": "get_time"}}
+    text = call("Oslo", 1) + TIME
+    for parallel in (True, False):
+        req = serving.request(TWO, tool_choice=choice, parallel_tool_calls=parallel)
+        for got in both("toolsift_hermes", req, text):
+            assert [(c["name"], json.loads(c["arguments"])) for c in got.calls] == [("get_time", {"zone": "CET"})]
+            assert "get_weather: the request allows only get_time (tool_choice); call get_time" in got.content
+    cls = ToolParserManager.get_tool_parser("toolsift_hermes")
+    req = serving.request(TWO, tool_choice=choice)
+    assert cls(serving.TOKENIZER, req.tools)._new_parser(req).tool_choice == choice
+
+
+def test_required_with_no_call_says_so() -> None:
+    req = serving.request(TWO, tool_choice="required")
+    for got in both("toolsift_hermes", req, "It is sunny in Oslo."):
+        assert got.calls == []
+        assert got.content == (
+            "It is sunny in Oslo.\n\nthe request requires a call to one of its tools "
+            '(tool_choice "required"), and none was made: call one of get_weather, get_time'
+        )
+    # A call not released already says why there is none: no second paragraph.
+    text = '<tool_call>{"name": "nope", "arguments": {}}</tool_call>'
+    for got in both("toolsift_hermes", req, text):
+        assert got.calls == [] and "nope: not a declared tool" in got.content
+        assert "none was made" not in got.content
+    for got in both("toolsift_hermes", req, call("Oslo", 1)):
+        assert [c["name"] for c in got.calls] == ["get_weather"]
+
+
+def test_required_and_named_without_a_structural_tag_stay_vllms(monkeypatch: pytest.MonkeyPatch) -> None:
+    """For a dialect without a structural tag vLLM constrains the output to JSON and reads
+    it itself: the plugin is never asked (what the model writes there is JSON, not markup)."""
+    from toolsift import vllm_plugin
+
+    made: List[Any] = []
+    real = vllm_plugin.ToolsiftToolParser._new_parser
+    monkeypatch.setattr(
+        vllm_plugin.ToolsiftToolParser, "_new_parser", lambda self, req: made.append(req) or real(self, req)
+    )
+    cases = [
+        ("required", '[{"name": "get_time", "parameters": {"zone": "CET"}}]'),
+        ({"type": "function", "function": {"name": "get_time"}}, '{"zone": "CET"}'),
+    ]
+    for choice, text in cases:
+        req = serving.request(TWO, tool_choice=choice)
+        # One delta: vLLM's own reading of a streamed JSON list wants token boundaries
+        # this tokenizer does not give it.
+        for got in (serving.whole("toolsift", req, text), serving.stream("toolsift", req, [text])):
+            assert [(c["name"], json.loads(c["arguments"])) for c in got.calls] == [("get_time", {"zone": "CET"})]
+    assert made == []
+    serving.whole("toolsift", serving.request(TWO), TIME)
+    assert len(made) == 1  # the spy works
+
+
+@pytest.mark.parametrize("calls", ["stream", "hold"])
+def test_parallel_tool_calls_false_releases_the_first_call(calls: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOOLSIFT_CALLS", calls)
+    text = "Both.\n" + call("Oslo", 1) + TIME + call("Rome", 2)
+    req = serving.request(TWO, parallel_tool_calls=False)
+    for got in both("toolsift_hermes", req, text):
+        assert [(c["name"], json.loads(c["arguments"])) for c in got.calls] == [("get_weather", {"city": "Oslo", "days": 1})]
+        for tool in ("get_time", "get_weather"):
+            assert f"{tool}: the request allows one call per response (parallel_tool_calls false)" in got.content
+        assert "<tool_call>" not in got.content
+
+
+def test_a_refused_call_leaves_no_gap_in_wire_indexes() -> None:
+    """A call refused as soon as it is named (an undeclared tool) is never sent: the next
+    call is index 0 on the wire (``serving.stream`` checks indexes run from 0)."""
+    text = '<tool_call>{"name": "nope", "arguments": {}}</tool_call>' + TIME + call("Oslo", 1)
+    got = serving.stream("toolsift_hermes", serving.request(TWO), serving.tokens(text, "hermes"))
+    assert [c["name"] for c in got.calls] == ["get_time", "get_weather"]
+    got = serving.stream("toolsift_hermes", serving.request(TWO, parallel_tool_calls=False), serving.tokens(text, "hermes"))
+    assert [c["name"] for c in got.calls] == ["get_time"]
+
+
+def test_held_calls_survive_vllms_one_call_filter(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With TOOLSIFT_CALLS=hold, a call streamed and then not released never takes wire
+    index 0, so the call released after it reaches the client under
+    parallel_tool_calls false (streamed, it would be index 1, which vLLM drops)."""
+    monkeypatch.setenv("TOOLSIFT_CALLS", "hold")
+    monkeypatch.setenv("TOOLSIFT_INVALID", "hold")
+    tools = [dict(t, function=dict(t["function"], parameters=dict(t["function"]["parameters"], required=["city"]))) for t in WEATHER]
+    tools += TWO[1:]
+    text = '<tool_call>{"name": "get_weather", "arguments": {"town": "Oslo"}}</tool_call>' + TIME
+    for got in both("toolsift_hermes", serving.request(tools, parallel_tool_calls=False), text):
+        assert [c["name"] for c in got.calls] == ["get_time"]
+        assert 'get_weather: missing required parameter "city"' in got.content
+
+
+def test_a_choice_the_engine_has_no_rule_for_is_read_as_auto(caplog: pytest.LogCaptureFixture) -> None:
+    """The Responses API's hosted-tool and allowed-tools choices reach the parser as they
+    are; vLLM constrains those itself, and the plugin says it does not enforce them."""
+    from types import SimpleNamespace
+
+    cls = ToolParserManager.get_tool_parser("toolsift_hermes")
+    req = SimpleNamespace(tools=TWO, tool_choice={"type": "file_search"}, parallel_tool_calls=None)
+    with caplog.at_level("WARNING", logger="toolsift.vllm"):
+        info = cls(serving.TOKENIZER, TWO).extract_tool_calls(TIME, req)
+    assert [c.function.name for c in info.tool_calls] == ["get_time"]
+    assert "tool_choice not enforced by toolsift (read as auto)" in caplog.text
+
+
+def test_adjust_request_keeps_special_tokens_under_tool_choice_none() -> None:
+    cls = ToolParserManager.get_tool_parser("toolsift_hermes")
+    req = serving.request(WEATHER, tool_choice="none")
+    req.skip_special_tokens = True
+    assert cls(serving.TOKENIZER, req.tools).adjust_request(req).skip_special_tokens is False

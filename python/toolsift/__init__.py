@@ -25,6 +25,8 @@ from toolsift._native import (
     Repaired,
     RepairError,
     Text,
+    ToolChoiceError,
+    ToolChoiceUnmet,
     ToolsError,
     __version__,
     aliases,
@@ -37,7 +39,9 @@ from toolsift._native import (
 from toolsift._message import Message, parse
 
 #: Any event a ``Parser`` returns.
-Event = Union[Text, Reasoning, CallStarted, ArgsDelta, CallFinished, CallNotReleased, End]
+Event = Union[
+    Text, Reasoning, CallStarted, ArgsDelta, CallFinished, CallNotReleased, ToolChoiceUnmet, End
+]
 
 __all__ = [
     "ArgsDelta",
@@ -53,6 +57,8 @@ __all__ = [
     "RepairError",
     "Repaired",
     "Text",
+    "ToolChoiceError",
+    "ToolChoiceUnmet",
     "ToolsError",
     "__version__",
     "aliases",

@@ -10,6 +10,7 @@ from toolsift._native import (
     Parser,
     Reasoning,
     Text,
+    ToolChoiceUnmet,
 )
 
 
@@ -20,7 +21,9 @@ class Message:
     ``tool_calls`` is in the OpenAI shape (``{"id", "type": "function", "function":
     {"name", "arguments"}}``); ``calls`` are the same calls as ``CallFinished`` events,
     with their repairs and schema errors; ``not_released`` holds the calls that were not
-    released, each with its reason and the feedback to send back to the model.
+    released, each with its reason and the feedback to send back to the model;
+    ``tool_choice_unmet`` is the feedback when the request's ``tool_choice`` required a
+    call and none was released (else ``None``).
     """
 
     content: str = ""
@@ -29,6 +32,7 @@ class Message:
     not_released: List[CallNotReleased] = field(default_factory=list)
     stop: str = "stop"
     truncated: bool = False
+    tool_choice_unmet: Optional[str] = None
 
     @property
     def tool_calls(self) -> List[Dict[str, Any]]:
@@ -75,6 +79,8 @@ class Message:
                 message.calls.append(event)
             elif isinstance(event, CallNotReleased):
                 message.not_released.append(event)
+            elif isinstance(event, ToolChoiceUnmet):
+                message.tool_choice_unmet = event.feedback
             elif isinstance(event, End):
                 message.stop = event.stop
                 message.truncated = event.truncated

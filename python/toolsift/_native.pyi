@@ -1,9 +1,9 @@
 """Type stubs of the extension module (the engine's Python face)."""
 
-from typing import Any, ClassVar, Dict, List, Literal, Optional, Tuple, Union, final
+from typing import Any, ClassVar, Dict, List, Literal, Mapping, Optional, Protocol, Tuple, Union, final
 
 __version__: str
-__all__ = ['ArgsDelta', 'CallFinished', 'CallNotReleased', 'CallStarted', 'End', 'Error', 'Parser', 'Reasoning', 'RepairError', 'Repaired', 'Text', 'ToolsError', '__version__', 'aliases', 'dialect_name', 'dialects', 'markers', 'repair', 'repair_names']
+__all__ = ['ArgsDelta', 'CallFinished', 'CallNotReleased', 'CallStarted', 'End', 'Error', 'Parser', 'Reasoning', 'RepairError', 'Repaired', 'Text', 'ToolChoiceError', 'ToolChoiceUnmet', 'ToolsError', '__version__', 'aliases', 'dialect_name', 'dialects', 'markers', 'repair', 'repair_names']
 
 class Error(ValueError):
     """The base of toolsift's errors (a ``ValueError``)."""
@@ -13,6 +13,10 @@ class RepairError(Error):
 
 class ToolsError(Error):
     """The tool definitions given to a ``Parser`` cannot be read."""
+
+class ToolChoiceError(Error):
+    """The ``tool_choice`` given to a ``Parser`` is not one it reads, or names an
+    undeclared tool."""
 
 @final
 class Text:
@@ -72,7 +76,14 @@ class CallFinished:
     def validation(self) -> Optional[str]: ...
 
 _NotReleasedReason = Literal[
-    "truncated", "invalid", "limit_exceeded", "unknown_tool", "schema_violation", "not_a_call"
+    "truncated",
+    "invalid",
+    "limit_exceeded",
+    "unknown_tool",
+    "schema_violation",
+    "not_a_call",
+    "tool_choice",
+    "parallel_calls",
 ]
 
 @final
@@ -93,6 +104,15 @@ class CallNotReleased:
     @property
     def repairs(self) -> List[str]: ...
 
+@final
+class ToolChoiceUnmet:
+    """The request's ``tool_choice`` required a call and the response released none:
+    ``feedback`` says what was required, for the model. Just before ``End``."""
+
+    __match_args__: ClassVar[Tuple[str]]
+    @property
+    def feedback(self) -> str: ...
+
 _StopName = Literal["stop", "length", "disconnected"]
 
 @final
@@ -105,7 +125,17 @@ class End:
     @property
     def truncated(self) -> bool: ...
 
-_Event = Union[Text, Reasoning, CallStarted, ArgsDelta, CallFinished, CallNotReleased, End]
+_Event = Union[
+    Text, Reasoning, CallStarted, ArgsDelta, CallFinished, CallNotReleased, ToolChoiceUnmet, End
+]
+
+class _Dumps(Protocol):
+    """A pydantic model, as vLLM's request holds its ``tool_choice``."""
+
+    def model_dump(self) -> Dict[str, Any]: ...
+
+#: ``tool_choice`` as OpenAI's and Anthropic's requests write it.
+_ToolChoice = Union[Literal["auto", "none", "required"], Mapping[str, Any], _Dumps]
 
 @final
 class Parser:
@@ -127,6 +157,8 @@ class Parser:
         lookahead: Optional[int] = None,
         max_calls: Optional[int] = None,
         max_name_bytes: Optional[int] = None,
+        tool_choice: Optional[_ToolChoice] = None,
+        parallel_tool_calls: Optional[bool] = True,
     ) -> "Parser": ...
     def push(self, text: Union[str, bytes]) -> List[_Event]: ...
     def finish(self, stop: str = "stop") -> List[_Event]: ...
@@ -135,6 +167,10 @@ class Parser:
     def dialect(self) -> str: ...
     @property
     def tools(self) -> List[str]: ...
+    @property
+    def tool_choice(self) -> Union[Literal["auto", "none", "required"], Dict[str, Any]]: ...
+    @property
+    def parallel_tool_calls(self) -> bool: ...
     def stats(self) -> Dict[str, Any]: ...
 
 @final

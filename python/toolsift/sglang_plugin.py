@@ -20,7 +20,10 @@ choice of a request), fed each increment once. What reaches the client, per even
   a paragraph of its own.
 
 ``tool_choice="required"`` and named choices stay SGLang's (its JSON-array constraint
-and parser): the detectors say they support no structural tag.
+and parser): the detectors say they support no structural tag. SGLang hands a detector
+neither ``tool_choice`` nor ``parallel_tool_calls`` and runs none on a ``"none"``
+request with tools, so only ``"auto"`` reaches one: the engine ``Parser`` here is built
+with the defaults, which are ``"auto"``'s.
 """
 
 from __future__ import annotations

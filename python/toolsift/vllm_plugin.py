@@ -5,9 +5,10 @@ declares it), or by path with ``--tool-parser-plugin``; importing it registers o
 parser per dialect the engine knows: ``toolsift`` (auto) and ``toolsift_<name>`` for
 every name in ``toolsift.dialects()``.
 
-Each request gets one engine ``Parser``, built with the request's tools, fed each
-``delta_text`` once (``current_text`` is never re-read) and finished when vLLM flushes
-the stream. What reaches the client, per event:
+Each request gets one engine ``Parser``, built with the request's tools,
+``tool_choice`` and ``parallel_tool_calls``, fed each ``delta_text`` once
+(``current_text`` is never re-read) and finished when vLLM flushes the stream. What
+reaches the client, per event:
 
 - visible text -> ``content``; reasoning -> ``reasoning`` (in a non-streaming response,
   which has no field for it, ahead of the content between ``<think>`` and ``</think>``);
@@ -16,10 +17,18 @@ the stream. What reaches the client, per event:
   ``}`` that would close them until the call is released, so a call that is not released
   never reaches the client with arguments that parse. With ``TOOLSIFT_CALLS=hold`` a
   call is sent whole once released instead, and one not released never reaches the
-  client as a call (wire indexes then count released calls);
-- a call not released -> logged with its reason, and its feedback (written for the
-  model) in ``content`` as a paragraph of its own: vLLM's response has no other place
-  for it.
+  client as a call. Wire indexes count the calls sent, from 0 and without gaps;
+- a call not released (a call ``tool_choice`` does not allow, or after the first with
+  ``parallel_tool_calls`` false, among them) -> logged with its reason, and its feedback
+  (written for the model) in ``content`` as a paragraph of its own: vLLM's response has
+  no other place for it;
+- no call released where ``tool_choice`` required one -> logged, and its feedback in
+  ``content`` the same way, unless a call not released already said why.
+
+vLLM hands the tool parser only some choices: ``"auto"`` and ``"none"`` always (vLLM
+drops the calls of the latter; the engine reports them instead, so they never show),
+``"required"`` and named functions only for a dialect with a structural tag under
+strict tool calling (else vLLM constrains the output to JSON and reads it itself).
 
 The stream's end is told to the engine as ``length`` when the request's token limit was
 reached, else ``stop``; a non-streaming response is read as stopped (the tool parser is
@@ -42,6 +51,7 @@ from toolsift import (
     CallStarted,
     Reasoning,
     Text,
+    ToolChoiceUnmet,
 )
 from toolsift._plugins import AUTO_NAME, log_not_released, registered_names
 
@@ -131,30 +141,44 @@ class ToolsiftToolParser(ToolParser):
         # Per call index: arguments sent, and a held closing brace.
         self._sent: Dict[int, int] = {}
         self._held: Dict[int, str] = {}
-        # Whether calls are sent whole once released (TOOLSIFT_CALLS=hold), and how many
-        # were: held calls are indexed densely on the wire.
+        # Whether calls are sent whole once released (TOOLSIFT_CALLS=hold).
         mode = os.environ.get("TOOLSIFT_CALLS", "stream")
         if mode not in ("stream", "hold"):
             raise ValueError(f"TOOLSIFT_CALLS must be 'stream' or 'hold', not {mode!r}")
         self._hold = mode == "hold"
-        self._released = 0
+        # Per call index, its index on the wire: calls are numbered densely as they first
+        # reach the client, so a call never sent (held, or refused as soon as it was
+        # named) leaves no gap, and the first call sent is 0 (all vLLM keeps with
+        # parallel_tool_calls false).
+        self._wire: Dict[int, int] = {}
+        # Whether a call of this response was reported not released.
+        self._reported = False
 
     # -- the engine ---------------------------------------------------------------------
 
     def _new_parser(self, request: Any) -> toolsift.Parser:
         tools = self._tools if self._tools else getattr(request, "tools", None)
-        return toolsift.Parser(
-            self.dialect,
-            tools or None,
+        options: Dict[str, Any] = {
             # Unique per response, in the shape vLLM's own ids take.
-            id_prefix=f"chatcmpl-tool-{uuid.uuid4().hex[:24]}",
+            "id_prefix": f"chatcmpl-tool-{uuid.uuid4().hex[:24]}",
+            "parallel_tool_calls": getattr(request, "parallel_tool_calls", None),
             **_options(),
-        )
+        }
+        choice = getattr(request, "tool_choice", None)
+        try:
+            return toolsift.Parser(self.dialect, tools or None, tool_choice=choice, **options)
+        except toolsift.ToolChoiceError as e:
+            # A choice of the Responses API the engine has no rule for (a custom or
+            # hosted tool, `allowed_tools`): vLLM constrains those itself.
+            logger.warning("tool_choice not enforced by toolsift (read as auto): %s", e)
+            return toolsift.Parser(self.dialect, tools or None, **options)
 
     def adjust_request(self, request: Any) -> Any:
         request = super().adjust_request(request)
-        if getattr(request, "tools", None) and getattr(request, "tool_choice", None) != "none":
-            # Special tokens are markers: a skipped marker cannot be read.
+        if getattr(request, "tools", None):
+            # Special tokens are markers: a skipped marker cannot be read. Kept under
+            # tool_choice "none" too, so that a call the model writes anyway is reported,
+            # not shown as its bare arguments.
             request.skip_special_tokens = False
         return request
 
@@ -168,6 +192,7 @@ class ToolsiftToolParser(ToolParser):
         reasoning: List[str] = []
         calls: List[ToolCall] = []
         attempted = False
+        unmet: Optional[str] = None
         for event in events:
             if isinstance(event, Text):
                 content.append(event.text)
@@ -185,6 +210,12 @@ class ToolsiftToolParser(ToolParser):
                 attempted = True
                 log_not_released(logger, event)
                 content.append(_paragraph(any(content), event.feedback))
+            elif isinstance(event, ToolChoiceUnmet):
+                unmet = event.feedback
+        if unmet is not None:
+            logger.warning("toolsift: no call released for a tool_choice that requires one: %s", unmet)
+            if not attempted:  # a call not released already says why there is none
+                content.append(_paragraph(any(content), unmet))
         text = "".join(content)
         if reasoning:
             text = f"{_THINK_OPEN}{''.join(reasoning)}{_THINK_CLOSE}{text}"
@@ -224,6 +255,9 @@ class ToolsiftToolParser(ToolParser):
         cut = self._limit is not None and self._tokens >= self._limit
         return self._delta(parser.finish("length" if cut else "stop"))
 
+    def _wire_index(self, index: int) -> int:
+        return self._wire.setdefault(index, len(self._wire))
+
     def _delta(self, events: List[Any]) -> Optional[DeltaMessage]:
         if not events:
             return None
@@ -248,7 +282,7 @@ class ToolsiftToolParser(ToolParser):
                     self._sent[event.index] += len(fragment)
                     calls.append(
                         DeltaToolCall(
-                            index=event.index,
+                            index=self._wire_index(event.index),
                             function=DeltaFunctionCall(arguments=fragment),
                         )
                     )
@@ -258,7 +292,7 @@ class ToolsiftToolParser(ToolParser):
                 self._sent[event.index] = 0
                 calls.append(
                     DeltaToolCall(
-                        index=event.index,
+                        index=self._wire_index(event.index),
                         id=event.id,
                         type="function",
                         function=DeltaFunctionCall(name=event.name, arguments=""),
@@ -271,7 +305,7 @@ class ToolsiftToolParser(ToolParser):
                     # Held, or never started (a call named at its end): sent whole.
                     calls.append(
                         DeltaToolCall(
-                            index=self._released if self._hold else event.index,
+                            index=self._wire_index(event.index),
                             id=event.id,
                             type="function",
                             function=DeltaFunctionCall(
@@ -282,19 +316,27 @@ class ToolsiftToolParser(ToolParser):
                 elif len(event.arguments) > sent:
                     calls.append(
                         DeltaToolCall(
-                            index=event.index,
+                            index=self._wire_index(event.index),
                             function=DeltaFunctionCall(
                                 arguments=event.arguments[sent:]
                             ),
                         )
                     )
                 self._sent[event.index] = len(event.arguments)
-                self._released += 1
             elif kind is CallNotReleased:
                 self._held.pop(event.index, None)
+                self._reported = True
                 log_not_released(logger, event)
                 text = _paragraph(self._content_shown or bool(content), event.feedback)
                 content = text if content is None else content + text
+            elif kind is ToolChoiceUnmet:
+                logger.warning(
+                    "toolsift: no call released for a tool_choice that requires one: %s",
+                    event.feedback,
+                )
+                if not self._reported:  # a call not released already says why there is none
+                    text = _paragraph(self._content_shown or bool(content), event.feedback)
+                    content = text if content is None else content + text
             elif kind is Reasoning:
                 reasoning = event.text if reasoning is None else reasoning + event.text
         if content:
