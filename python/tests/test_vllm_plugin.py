@@ -327,11 +327,13 @@ def test_a_refused_call_leaves_no_gap_in_wire_indexes() -> None:
     assert [c["name"] for c in got.calls] == ["get_time"]
 
 
-def test_held_calls_survive_vllms_one_call_filter(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With TOOLSIFT_CALLS=hold, a call streamed and then not released never takes wire
-    index 0, so the call released after it reaches the client under
-    parallel_tool_calls false (streamed, it would be index 1, which vLLM drops)."""
-    monkeypatch.setenv("TOOLSIFT_CALLS", "hold")
+@pytest.mark.parametrize("calls", ["stream", "hold"])
+def test_held_calls_survive_vllms_one_call_filter(calls: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under parallel_tool_calls false, calls are sent whole once released (whatever
+    TOOLSIFT_CALLS says): a call not released never takes wire index 0, so the call
+    released after it reaches the client (streamed, it would be index 1, which vLLM
+    drops)."""
+    monkeypatch.setenv("TOOLSIFT_CALLS", calls)
     monkeypatch.setenv("TOOLSIFT_INVALID", "hold")
     tools = [dict(t, function=dict(t["function"], parameters=dict(t["function"]["parameters"], required=["city"]))) for t in WEATHER]
     tools += TWO[1:]

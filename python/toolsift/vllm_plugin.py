@@ -242,6 +242,11 @@ class ToolsiftToolParser(ToolParser):
         if parser is None:
             parser = self._parser = self._new_parser(request)
             self._limit = _max_tokens(request)
+            if getattr(request, "parallel_tool_calls", None) is False:
+                # vLLM keeps only wire index 0: a call streamed and then not released
+                # would take it from the call released after it. Sent whole once
+                # released, the released call is index 0.
+                self._hold = True
         self._tokens += len(delta_token_ids)
         if not delta_text:
             return None
