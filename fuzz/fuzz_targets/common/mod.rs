@@ -169,12 +169,15 @@ pub fn run(p: &mut Parser, raw: &[u8], chunking: &Chunking, stop: StopReason) ->
         .rposition(|b| !b.is_ascii_whitespace())
         .map_or(0, |i| i + 1);
     // A body's own closer (`</function>` in a `<tool_call>` wrapper) counts too: the
-    // model closed the body, only the wrapper's closer is missing (a repair).
+    // model closed the body, only the wrapper's closer is missing (a repair). So does a
+    // closing fence, which `markers` leaves out as ordinary text: a fenced call whose
+    // strings were written raw is released at the end of the stream, its closer read.
     let dialect = p.dialect();
     let ends_with_marker = dialect
         .markers()
         .into_iter()
         .chain(dialect.body_closers())
+        .chain([&b"```"[..]])
         .any(|m| raw[..end].ends_with(m));
     Run {
         events,
