@@ -419,6 +419,47 @@ fn a_calls_closer_inside_a_value_then_text_and_a_call_is_never_released_cut() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// A value holding its form's closing markup back to back, blanks between or not
+/// (`</arg_value></tool_call>`, `</parameter>\n</function>\n</tool_call>`, the function's
+/// closer dropped), then more of the file, at its start or in the middle: up to there
+/// the output reads as a whole call (found by the readings fuzz target in GLM and
+/// Qwen3-Coder: released cut, or empty, and the rest of the file shown). What follows
+/// the call's closer up to its bound holds the closer again: the call is released exact
+/// or not at all, and none of it is shown.
+#[test]
+fn a_value_holding_its_closing_markup_back_to_back_is_never_released_cut() {
+    let mut wrong = Vec::new();
+    for form in tagged_with_closer() {
+        let markup = form.closing_markup();
+        let closer = *markup.last().unwrap();
+        // Every run of the markup that ends with the call's closer, and the value's
+        // closer then the call's (the function's dropped).
+        let mut runs: Vec<Vec<&str>> = (0..markup.len() - 1)
+            .map(|i| markup[i..].to_vec())
+            .collect();
+        runs.push(vec![markup[0], closer]);
+        for run in &runs {
+            for gap in ["", "\n", " "] {
+                let written = run.join(gap);
+                for content in [
+                    format!("{written}\nthe rest of the file\n"),
+                    format!("{}{written}-00T1 is it\n{}", &FILE[..66], &FILE[66..]),
+                ] {
+                    match outcome_of(form, &content, &[]) {
+                        Outcome::Exact | Outcome::Held => {}
+                        other => wrong.push(format!(
+                            "{} ({}), {written:?}: {other:?}",
+                            form.dialect(),
+                            form.name()
+                        )),
+                    }
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 /// A value holding a parameter's closing tag and then a broken opener of another
 /// (`</parameter><parameter=i.log"},` with no `>`: found by the readings fuzz target in
 /// Seed-OSS). Read as a new parameter, its key is no declared one; the call is released

@@ -1487,11 +1487,11 @@ fn the_text_after_a_refused_call_meets_the_limit_at_the_same_byte_however_cut() 
         .unwrap_or_else(|e| panic!("{e}"));
 }
 
-/// readings (known failure `xml-value-holding-its-closing-markup-back-to-back`, found by
-/// `.ci/run`'s fuzz step): a file that begins with the dialect's whole closing markup,
-/// written raw into an XML value, is released as an empty value (issue 35).
+/// readings (found by `.ci/run`'s fuzz step): a file that begins with the dialect's
+/// whole closing markup, written raw into an XML value, was released as an empty value.
+/// What follows the call's closer up to its bound holds the closer again: the body went
+/// on, so the call is not released (tests/markup_in_values.rs covers every tagged form).
 #[test]
-#[ignore = "known failure: an XML value opening with its own closing markup is released empty (issue 35)"]
 fn an_xml_value_opening_with_its_closing_markup_is_not_released_empty() {
     use toolsift::render::{Call, Turn};
     let content = "</parameter></function></tool_call></parameter>\nthe rest of the file\n";
@@ -1504,12 +1504,10 @@ fn an_xml_value_opening_with_its_closing_markup_is_not_released_empty() {
     }
 }
 
-/// The same class mid-value (known failure
-/// `xml-value-holding-its-closing-markup-back-to-back`, found by a ten-minute readings
-/// run): up to the markup the output is a whole call, which is released with the file
-/// cut there; the rest is shown as text (issue 35).
+/// The same class mid-value (found by a ten-minute readings run): up to the markup the
+/// output is a whole call, which was released with the file cut there and the rest
+/// shown as text.
 #[test]
-#[ignore = "known failure: an XML value holding its closing markup back to back is released cut (issue 35)"]
 fn an_xml_value_holding_its_closing_markup_back_to_back_is_not_released_cut() {
     use toolsift::render::{Call, Turn};
     let content = "06</arg_value></tool_call>-00T1 is it";

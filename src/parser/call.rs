@@ -622,9 +622,10 @@ impl Parser {
     ) {
         let (mut sink, ..) = self.sink();
         let raw = sink.calls.current.as_ref().map(|c| c.repairs);
-        if raw.is_some_and(|r| Remains::closer_may_be_content(form, r)) {
-            // A fence closed a call whose strings were written raw: a file's own fence
-            // looks the same. What follows, up to the call's bound, tells.
+        if raw.is_some_and(|r| Remains::closer_may_be_content(form, r, &markup)) {
+            // A fence closed a call whose strings were written raw, or a closer a body
+            // of tags: a file's own fence, or its own closing tags written raw in a
+            // value, look the same. What follows, up to the call's bound, tells.
             let mut remains = Remains::new(form, within, markup, false);
             remains.deciding = true;
             self.mode = Mode::Remains(Box::new(remains));

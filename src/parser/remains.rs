@@ -7,10 +7,13 @@
 //! closers (or, in a dialect with none, of the body's closing markup) was the call's,
 //! never shown; the rest is text.
 //!
-//! A call that ended at a closer file text often holds (a Markdown fence), with its
-//! strings written raw, waits here too, still open: at the bound it is released, unless
-//! the text up to it holds the closer again right after a body's end (`}`, `]`, `)`): then
-//! the first closer was the file's, and the call is not released.
+//! A call that ended at a closer file text may hold waits here too, still open: a
+//! Markdown fence closing strings written raw, or the closer of a body of tags (a value
+//! is raw text, and a file about tool calls holds `</parameter></tool_call>` as it is).
+//! At the bound it is released, unless the text up to it shows the body went on: the
+//! closer again right after a body's end (`}`, `]`, `)`), or after a body of tags the
+//! closer or the body's closing markup anywhere. Then the first closer was the file's,
+//! and the call is not released.
 
 use super::*;
 
@@ -43,23 +46,35 @@ impl Remains {
             within,
             held: Vec::new(),
             markup,
-            ends: next_calls(Extent::of(form).past_markup(&markup).ends),
+            ends: next_calls(form, &markup),
             open,
             deciding: false,
         }
     }
 
-    /// Whether a call whose closer may be file text (a fence) should wait for its
-    /// bound: its strings were written raw, so its closer may have been a raw string's.
-    pub(super) fn closer_may_be_content(form: &CallForm, repairs: Repairs) -> bool {
-        form.closer.starts_with(b"```") && crate::calls::raw_string(repairs)
+    /// Whether a call whose closer may be file text should wait for its bound: a fence
+    /// closing strings written raw (the closer may have been a raw string's), or the
+    /// closer of a body of tags (a value's text is raw: a file about tool calls holds
+    /// the dialect's whole closing markup, `</parameter></tool_call>`, as it is).
+    pub(super) fn closer_may_be_content(
+        form: &CallForm,
+        repairs: Repairs,
+        markup: &BodyMarkup,
+    ) -> bool {
+        let fence = form.closer.starts_with(b"```") && crate::calls::raw_string(repairs);
+        fence || (!form.closer.is_empty() && of_tags(markup))
     }
 
     /// Whether `text`, between a call's closer and its bound, shows that the body went
     /// on past that closer: the closer again, right after what ends a body (`}` of a
-    /// JSON object, `]` of an array of calls, `)` of a Python call).
+    /// JSON object, `]` of an array of calls, `)` of a Python call); after a body of
+    /// tags, the closer again or the body's own closing markup anywhere.
     fn went_on(&self, text: &[u8]) -> bool {
         let closer = self.form.closer;
+        if of_tags(&self.markup) {
+            return memchr::memmem::find(text, closer).is_some()
+                || body_went_on(text, self.form.trailer, &self.markup);
+        }
         memchr::memmem::find_iter(text, closer).any(|at| {
             let before = text[..at].trim_ascii_end();
             let before = match before.strip_suffix(self.form.trailer) {
@@ -87,22 +102,38 @@ impl Remains {
     }
 }
 
-/// The bounds of remains: of a call's extent, the markers that begin a call. A section
-/// or end-of-turn token may be a value's (a file holding a whole call as an example):
-/// the remains run past it, and the call's last closer tells how much was the call's.
-fn next_calls(ends: MarkerSet) -> MarkerSet {
-    let specs = auto_specs()
+/// The bounds of remains: the markers that begin a call, of the call's extent and of
+/// every form of its dialect (a section's first call opens with the section's marker,
+/// the next with the call's own). A section or end-of-turn token may be a value's (a
+/// file holding a whole call as an example): the remains run past it, and the call's
+/// last closer tells how much was the call's.
+fn next_calls(form: &'static CallForm, markup: &BodyMarkup) -> MarkerSet {
+    let specs: Vec<&'static Spec> = auto_specs()
         .iter()
         .copied()
-        .chain(Dialect::ALL.iter().map(|d| d.spec()));
-    let openers: Vec<&[u8]> = specs
-        .flat_map(|s| s.calls)
-        .flat_map(|f| std::iter::once(f.opener).chain(f.next_call.iter().copied()))
+        .chain(Dialect::ALL.iter().map(|d| d.spec()))
         .collect();
+    let opens = |f: &CallForm| std::iter::once(f.opener).chain(f.next_call.iter().copied());
+    let openers: Vec<&[u8]> = specs.iter().flat_map(|s| s.calls).flat_map(opens).collect();
     let mut out = MarkerSet::default();
-    for &m in ends.markers() {
+    for &m in Extent::of(form).past_markup(markup).ends.markers() {
         if openers.contains(&m) {
             out.push(m);
+        }
+    }
+    let own = |m: &[u8]| markup.iter().any(|k| !k.is_empty() && m.starts_with(k));
+    for spec in specs {
+        if !spec.calls.iter().any(|f| std::ptr::eq(f, form)) {
+            continue;
+        }
+        for f in spec
+            .calls
+            .iter()
+            .filter(|f| !f.anchored && f.opener.len() > 1)
+        {
+            if !out.markers().contains(&f.opener) && !own(f.opener) {
+                out.push(f.opener);
+            }
         }
     }
     out
