@@ -421,7 +421,8 @@ fn a_calls_closer_inside_a_value_then_text_and_a_call_is_never_released_cut() {
 
 /// A value holding its form's closing markup back to back, blanks between or not
 /// (`</arg_value></tool_call>`, `</parameter>\n</function>\n</tool_call>`, the function's
-/// closer dropped), then more of the file, at its start or in the middle: up to there
+/// closer dropped, or the call's with the dialect's end-of-turn token further on), then
+/// more of the file, at its start or in the middle: up to there
 /// the output reads as a whole call (found by the readings fuzz target in GLM and
 /// Qwen3-Coder: released cut, or empty, and the rest of the file shown). What follows
 /// the call's closer up to its bound holds the closer again: the call is released exact
@@ -438,12 +439,22 @@ fn a_value_holding_its_closing_markup_back_to_back_is_never_released_cut() {
             .map(|i| markup[i..].to_vec())
             .collect();
         runs.push(vec![markup[0], closer]);
+        // And the body's markup without the closer, the file then holding the dialect's
+        // end-of-turn token (`</parameter></function>` ... `<|im_end|>`: found by
+        // `.ci/run`'s readings run in Qwen3-Coder).
+        let eot = form.end_of_turn().unwrap_or("");
+        runs.extend((0..markup.len() - 1).map(|i| markup[i..markup.len() - 1].to_vec()));
         for run in &runs {
             for gap in ["", "\n", " "] {
                 let written = run.join(gap);
                 for content in [
                     format!("{written}\nthe rest of the file\n"),
                     format!("{}{written}-00T1 is it\n{}", &FILE[..66], &FILE[66..]),
+                    format!(
+                        "{}{written}{{\"key\": 1}} an e{eot}rror\n{}",
+                        &FILE[..66],
+                        &FILE[66..]
+                    ),
                 ] {
                     match outcome_of(form, &content, &[]) {
                         Outcome::Exact | Outcome::Held => {}

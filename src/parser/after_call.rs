@@ -171,9 +171,16 @@ impl Parser {
             unreachable!()
         };
         let (form, within, markup) = (state.form, state.within, state.markup);
-        let extent = state
-            .extent
-            .get_or_insert_with(|| Box::new(Extent::of(form).past_markup(&markup)));
+        let extent = state.extent.get_or_insert_with(|| {
+            let mut extent = Extent::of(form).past_markup(&markup);
+            if of_tags(&markup) && !form.closer.is_empty() {
+                // After a body of tags, an end-of-turn or section token may be a
+                // value's too (a file holding `</function>`, then `<|im_end|>`): the
+                // call's closer, a call's opener or the end of the stream tell.
+                extent.ends = super::remains::next_calls(form, &markup);
+            }
+            Box::new(extent)
+        });
         let before = state.held.len();
         // Only a bound that ends in the new bytes is new.
         let longest = form.closer.len().max(extent.ends.max_len());

@@ -107,7 +107,7 @@ impl Remains {
 /// the next with the call's own). A section or end-of-turn token may be a value's (a
 /// file holding a whole call as an example): the remains run past it, and the call's
 /// last closer tells how much was the call's.
-fn next_calls(form: &'static CallForm, markup: &BodyMarkup) -> MarkerSet {
+pub(super) fn next_calls(form: &'static CallForm, markup: &BodyMarkup) -> MarkerSet {
     let specs: Vec<&'static Spec> = auto_specs()
         .iter()
         .copied()
