@@ -3,7 +3,7 @@
 //! closer, an end-of-turn or section token, the next call's opener and the end of the
 //! stream bound a call the same way.
 
-use crate::dialect::{auto_specs, CallForm, Dialect};
+use crate::dialect::{auto_specs, CallForm, Dialect, Spec};
 use crate::grammar::Grammar;
 use crate::scan::{Found, MarkerSet};
 
@@ -62,6 +62,40 @@ impl Extent {
         for &m in self.ends.markers() {
             if !own(m) {
                 ends.push(m);
+            }
+        }
+        self.ends = ends;
+        self
+    }
+
+    /// This extent (past the body's `markup`) bounded only where a call begins: at an
+    /// opener among its ends, or of any form of the call's dialect (a section's first
+    /// call opens with the section's marker, the next with the call's own). Not at an
+    /// end-of-turn or section token: a value may hold one (a file about tool calls), and
+    /// what follows tells. For text after a body of tags with a closer
+    /// ([`raw_closing_tags`]) and after a call not released at its closer.
+    pub(crate) fn past_tokens(mut self, form: &'static CallForm, markup: &BodyMarkup) -> Extent {
+        let opens_a_call = |m: &[u8]| {
+            every_spec()
+                .flat_map(|s| s.calls)
+                .any(|f| f.opener == m || f.next_call.contains(&m))
+        };
+        let own = |m: &[u8]| markup.iter().any(|k| !k.is_empty() && m.starts_with(k));
+        let mut ends = MarkerSet::default();
+        for &m in self.ends.markers() {
+            if opens_a_call(m) {
+                ends.push(m);
+            }
+        }
+        for spec in specs_of(form) {
+            let openers = spec
+                .calls
+                .iter()
+                .filter(|f| !f.anchored && f.opener.len() > 1);
+            for f in openers {
+                if !ends.markers().contains(&f.opener) && !own(f.opener) {
+                    ends.push(f.opener);
+                }
             }
         }
         self.ends = ends;
@@ -230,6 +264,27 @@ pub(crate) fn of_tags(markup: &BodyMarkup) -> bool {
     !markup[2].is_empty()
 }
 
+/// Whether a call of `form` closes a body of tags (`markup`) with a closer of its own:
+/// its values are raw text, so a file about tool calls may hold all of that markup, the
+/// closer included, and what follows the closer up to the call's bound tells where the
+/// body ended.
+pub(crate) fn raw_closing_tags(form: &CallForm, markup: &BodyMarkup) -> bool {
+    !form.closer.is_empty() && of_tags(markup)
+}
+
+/// Every spec a call's form may come from: `auto`'s and each dialect's.
+fn every_spec() -> impl Iterator<Item = &'static Spec> {
+    auto_specs()
+        .iter()
+        .copied()
+        .chain(Dialect::ALL.iter().map(|d| d.spec()))
+}
+
+/// The specs that hold `form`.
+fn specs_of(form: &'static CallForm) -> impl Iterator<Item = &'static Spec> {
+    every_spec().filter(move |s| s.calls.iter().any(|f| std::ptr::eq(f, form)))
+}
+
 /// Whether `text`, read after a body the model closed itself and before the call's
 /// bound, was the rest of the body. A JSON body: the text ends in `}` (a raw `"}}`
 /// inside a string looked like the body's end), past the form's `trailer` (a closing
@@ -275,25 +330,19 @@ pub(crate) fn call_terminators(form: &'static CallForm) -> MarkerSet {
     // (Not a repeat separator, Llama 3's `;`: where structure is expected inside a
     // value it is far more often a raw string's own `";` than a cut call's end; after
     // the value it is read between calls.)
-    let all = auto_specs()
-        .iter()
-        .copied()
-        .chain(Dialect::ALL.iter().map(|d| d.spec()));
-    for spec in all {
-        if spec.calls.iter().any(|f| std::ptr::eq(f, form)) {
-            for &m in spec.strip.iter().filter(|m| m.len() > 1) {
-                terminators.push(m);
-            }
-            if form.closer.is_empty() && form.name_before {
-                // With no closer, the dialect's other openers end the call too (a
-                // `[TOOL_CALLS]` after a call read from a name held before `[ARGS]`).
-                let others = spec
-                    .calls
-                    .iter()
-                    .filter(|f| !f.anchored && f.opener.len() > 1);
-                for f in others {
-                    terminators.push(f.opener);
-                }
+    for spec in specs_of(form) {
+        for &m in spec.strip.iter().filter(|m| m.len() > 1) {
+            terminators.push(m);
+        }
+        if form.closer.is_empty() && form.name_before {
+            // With no closer, the dialect's other openers end the call too (a
+            // `[TOOL_CALLS]` after a call read from a name held before `[ARGS]`).
+            let others = spec
+                .calls
+                .iter()
+                .filter(|f| !f.anchored && f.opener.len() > 1);
+            for f in others {
+                terminators.push(f.opener);
             }
         }
     }

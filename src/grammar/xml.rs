@@ -159,9 +159,9 @@ struct Doubt {
     again: bool,
     /// The tag is the call's closer (not the value's): ended there, the call ends.
     closer: bool,
-    /// Bytes read as content since the tag, other than blanks and the bytes of tags
-    /// (`<...>`, markup such as a section token): text after it, when above zero.
-    seen: usize,
+    /// Text was read as content since the tag: a byte other than a blank, outside tags
+    /// (`<...>`, markup such as a section token).
+    prose: bool,
     /// The last `<` read as content since the tag is not yet closed by a `>`.
     angle: bool,
 }

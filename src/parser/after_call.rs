@@ -172,14 +172,13 @@ impl Parser {
         };
         let (form, within, markup) = (state.form, state.within, state.markup);
         let extent = state.extent.get_or_insert_with(|| {
-            let mut extent = Extent::of(form).past_markup(&markup);
-            if of_tags(&markup) && !form.closer.is_empty() {
-                // After a body of tags, an end-of-turn or section token may be a
-                // value's too (a file holding `</function>`, then `<|im_end|>`): the
-                // call's closer, a call's opener or the end of the stream tell.
-                extent.ends = super::remains::next_calls(form, &markup);
-            }
-            Box::new(extent)
+            let extent = Extent::of(form).past_markup(&markup);
+            // After a body of tags, an end-of-turn or section token may be a value's
+            // too (a file holding `</function>`, then `<|im_end|>`).
+            Box::new(match raw_closing_tags(form, &markup) {
+                true => extent.past_tokens(form, &markup),
+                false => extent,
+            })
         });
         let before = state.held.len();
         // Only a bound that ends in the new bytes is new.

@@ -40,7 +40,8 @@ mod text;
 use crate::ascii::TextStops;
 use crate::call::args::ArgsReader;
 use crate::call::extent::{
-    body_went_on, call_terminators, misspelled_closer_at, of_tags, BodyMarkup, Bound, Extent,
+    body_went_on, call_terminators, misspelled_closer_at, of_tags, raw_closing_tags, BodyMarkup,
+    Bound, Extent,
 };
 use crate::call::CallState;
 use crate::calls::{Abort, Calls, Sink};

@@ -46,7 +46,10 @@ impl Remains {
             within,
             held: Vec::new(),
             markup,
-            ends: next_calls(form, &markup),
+            ends: Extent::of(form)
+                .past_markup(&markup)
+                .past_tokens(form, &markup)
+                .ends,
             open,
             deciding: false,
         }
@@ -62,7 +65,7 @@ impl Remains {
         markup: &BodyMarkup,
     ) -> bool {
         let fence = form.closer.starts_with(b"```") && crate::calls::raw_string(repairs);
-        fence || (!form.closer.is_empty() && of_tags(markup))
+        fence || raw_closing_tags(form, markup)
     }
 
     /// Whether `text`, between a call's closer and its bound, shows that the body went
@@ -100,43 +103,6 @@ impl Remains {
             .max()
             .unwrap_or(0)
     }
-}
-
-/// The bounds of remains: the markers that begin a call, of the call's extent and of
-/// every form of its dialect (a section's first call opens with the section's marker,
-/// the next with the call's own). A section or end-of-turn token may be a value's (a
-/// file holding a whole call as an example): the remains run past it, and the call's
-/// last closer tells how much was the call's.
-pub(super) fn next_calls(form: &'static CallForm, markup: &BodyMarkup) -> MarkerSet {
-    let specs: Vec<&'static Spec> = auto_specs()
-        .iter()
-        .copied()
-        .chain(Dialect::ALL.iter().map(|d| d.spec()))
-        .collect();
-    let opens = |f: &CallForm| std::iter::once(f.opener).chain(f.next_call.iter().copied());
-    let openers: Vec<&[u8]> = specs.iter().flat_map(|s| s.calls).flat_map(opens).collect();
-    let mut out = MarkerSet::default();
-    for &m in Extent::of(form).past_markup(markup).ends.markers() {
-        if openers.contains(&m) {
-            out.push(m);
-        }
-    }
-    let own = |m: &[u8]| markup.iter().any(|k| !k.is_empty() && m.starts_with(k));
-    for spec in specs {
-        if !spec.calls.iter().any(|f| std::ptr::eq(f, form)) {
-            continue;
-        }
-        for f in spec
-            .calls
-            .iter()
-            .filter(|f| !f.anchored && f.opener.len() > 1)
-        {
-            if !out.markers().contains(&f.opener) && !own(f.opener) {
-                out.push(f.opener);
-            }
-        }
-    }
-    out
 }
 
 impl Parser {

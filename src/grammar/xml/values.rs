@@ -38,7 +38,7 @@ impl Xml {
             match b {
                 b'<' => doubt.angle = true,
                 b'>' => doubt.angle = false,
-                _ => doubt.seen += usize::from(!doubt.angle && !super::is_blank(b)),
+                _ => doubt.prose |= !doubt.angle && !super::is_blank(b),
             }
         }
         if self.skip {
@@ -175,7 +175,7 @@ impl Xml {
             };
             let opens = [name_open, tail, self.opener];
             if opens.iter().any(|o| !o.is_empty() && tag.starts_with(o)) {
-                if self.doubt.as_ref().is_some_and(|d| d.seen == 0) {
+                if self.doubt.as_ref().is_some_and(|d| !d.prose) {
                     self.end_at_doubted_closer(sink)?;
                     return Ok(());
                 }
@@ -396,7 +396,7 @@ impl Xml {
                     text,
                     again: false,
                     closer: true,
-                    seen: 0,
+                    prose: false,
                     angle: false,
                 });
             }
@@ -453,7 +453,7 @@ impl Xml {
                         text,
                         again: false,
                         closer: false,
-                        seen: 0,
+                        prose: false,
                         angle: false,
                     });
                 }
