@@ -9,7 +9,7 @@
 
 mod support;
 
-use support::{merge, random_cuts, run_cuts, write_file_tools};
+use support::{merge, random_cuts, run_cuts, shown, write_file_tools, Outcome};
 use toolsift::render::{Arguments, Call, Form, Style, Turn};
 use toolsift::{Config, Dialect, OwnedEvent, StopReason};
 
@@ -29,17 +29,6 @@ fn raw_value_forms() -> Vec<Form> {
         .map(|d| d.forms()[0])
         .filter(|f| !matches!(f.arguments(), Arguments::Json | Arguments::Python))
         .collect()
-}
-
-/// How a run came out.
-#[derive(Debug, PartialEq)]
-enum Outcome {
-    /// One call, its arguments exactly the ones meant.
-    Exact,
-    /// Not released, with a reason.
-    Held,
-    /// Anything else: a different value, text shown that is part of the call.
-    Wrong(String),
 }
 
 /// Render `write_file` with the form's closing markup inserted in `content` at `at`,
@@ -70,28 +59,37 @@ fn outcome_of(form: Form, content: &str, at: &[usize]) -> Outcome {
             form.name()
         );
     }
-    let mut text = String::new();
-    let mut released = Vec::new();
-    let mut held = 0;
-    for event in &whole {
-        match event {
-            OwnedEvent::Text(t) => text.push_str(t),
-            OwnedEvent::CallFinished { arguments, .. } => released.push(arguments.clone()),
-            OwnedEvent::CallNotReleased { .. } => held += 1,
-            _ => {}
-        }
-    }
-    if text != rendered.text {
-        return Outcome::Wrong(format!("text {text:?}, meant {:?}", rendered.text));
-    }
+    shown(&whole).outcome(&rendered.arguments[0], &rendered.text)
+}
+
+/// Each call released with other arguments than meant, when `write_file` with `content`
+/// is written in `form` (none when the form cannot write it).
+fn released_not_as_meant(form: Form, content: &str) -> Vec<String> {
+    let args = serde_json::json!({"path": "notes.md", "content": content}).to_string();
+    let turn = Turn::new().call(Call::new("write_file", &args));
+    let Ok(rendered) = form
+        .dialect()
+        .render_with(&turn, &Style::new().form(form.name()))
+    else {
+        return Vec::new();
+    };
+    let config = Config::new(form.dialect()).tools(write_file_tools());
+    let raw = rendered.output.as_bytes();
+    let events = merge(&run_cuts(&config, raw, &[], StopReason::Stop));
     let meant: serde_json::Value = serde_json::from_str(&rendered.arguments[0]).unwrap();
-    match (released.as_slice(), held) {
-        ([args], 0) if serde_json::from_str::<serde_json::Value>(args).unwrap() == meant => {
-            Outcome::Exact
+    let mut wrong = Vec::new();
+    for event in &events {
+        if let OwnedEvent::CallFinished { arguments, .. } = event {
+            let got: serde_json::Value = serde_json::from_str(arguments).unwrap();
+            if got != meant {
+                let (dialect, name, output) = (form.dialect(), form.name(), &rendered.output);
+                wrong.push(format!(
+                    "{dialect} ({name}): {output:?} released {arguments}"
+                ));
+            }
         }
-        ([], 1) => Outcome::Held,
-        _ => Outcome::Wrong(format!("released {released:?}, {held} held")),
     }
+    wrong
 }
 
 /// Places in `FILE` (line starts and inside words), one per piece of closing markup.
@@ -487,35 +485,7 @@ fn a_broken_parameter_opener_inside_a_value_is_never_released_as_a_key() {
     let mut wrong = Vec::new();
     for form in raw_value_forms() {
         for content in contents {
-            let args = serde_json::json!({"path": "notes.md", "content": content}).to_string();
-            let turn = Turn::new().call(Call::new("write_file", &args));
-            let Ok(rendered) = form
-                .dialect()
-                .render_with(&turn, &Style::new().form(form.name()))
-            else {
-                continue;
-            };
-            let config = Config::new(form.dialect()).tools(write_file_tools());
-            let events = merge(&run_cuts(
-                &config,
-                rendered.output.as_bytes(),
-                &[],
-                StopReason::Stop,
-            ));
-            let meant: serde_json::Value = serde_json::from_str(&rendered.arguments[0]).unwrap();
-            for event in &events {
-                if let OwnedEvent::CallFinished { arguments, .. } = event {
-                    let got: serde_json::Value = serde_json::from_str(arguments).unwrap();
-                    if got != meant {
-                        wrong.push(format!(
-                            "{} ({}): {:?} released {arguments}",
-                            form.dialect(),
-                            form.name(),
-                            rendered.output
-                        ));
-                    }
-                }
-            }
+            wrong.extend(released_not_as_meant(form, content));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
@@ -537,35 +507,7 @@ fn a_member_like_text_inside_a_value_is_never_released_as_a_key() {
             format!("x = 1,\"k\":{markup}\nmore\n"),
         ];
         for content in &contents {
-            let args = serde_json::json!({"path": "notes.md", "content": content}).to_string();
-            let turn = Turn::new().call(Call::new("write_file", &args));
-            let Ok(rendered) = form
-                .dialect()
-                .render_with(&turn, &Style::new().form(form.name()))
-            else {
-                continue;
-            };
-            let config = Config::new(form.dialect()).tools(write_file_tools());
-            let events = merge(&run_cuts(
-                &config,
-                rendered.output.as_bytes(),
-                &[],
-                StopReason::Stop,
-            ));
-            let meant: serde_json::Value = serde_json::from_str(&rendered.arguments[0]).unwrap();
-            for event in &events {
-                if let OwnedEvent::CallFinished { arguments, .. } = event {
-                    let got: serde_json::Value = serde_json::from_str(arguments).unwrap();
-                    if got != meant {
-                        wrong.push(format!(
-                            "{} ({}): {:?} released {arguments}",
-                            form.dialect(),
-                            form.name(),
-                            rendered.output
-                        ));
-                    }
-                }
-            }
+            wrong.extend(released_not_as_meant(form, content));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));

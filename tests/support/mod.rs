@@ -402,3 +402,37 @@ pub fn shown(events: &[OwnedEvent]) -> Shown {
     }
     out
 }
+
+/// [`shown`] of `raw` run under every chunking [`check_all_chunkings`] tries, which must
+/// agree and keep every invariant (a panic names the input if not).
+pub fn shown_however_cut(config: &Config, raw: &[u8]) -> Shown {
+    let events = check_all_chunkings(config, raw, StopReason::Stop)
+        .unwrap_or_else(|e| panic!("{:?}: {e}", String::from_utf8_lossy(raw)));
+    shown(&events)
+}
+
+/// How a run of one call came out against what was meant.
+#[derive(Debug, PartialEq)]
+pub enum Outcome {
+    /// The call released with exactly the arguments meant, and the text meant shown.
+    Exact,
+    /// The call not released, with a reason, and the text meant shown.
+    Held,
+    /// Anything else: other arguments, another text (part of the call shown).
+    Wrong(String),
+}
+
+impl Shown {
+    /// The outcome against the arguments `meant` (JSON text) and the visible `text`.
+    pub fn outcome(&self, meant: &str, text: &str) -> Outcome {
+        if self.text != text {
+            return Outcome::Wrong(format!("text {:?}, meant {text:?}", self.text));
+        }
+        let meant: Value = serde_json::from_str(meant).unwrap();
+        match (self.released.as_slice(), self.held) {
+            ([args], 0) if serde_json::from_str::<Value>(args).unwrap() == meant => Outcome::Exact,
+            ([], 1) => Outcome::Held,
+            (released, held) => Outcome::Wrong(format!("released {released:?}, {held} held")),
+        }
+    }
+}
