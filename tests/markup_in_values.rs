@@ -512,3 +512,50 @@ fn a_member_like_text_inside_a_value_is_never_released_as_a_key() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// A call of every tagged form, then text longer than the arguments' limit with no
+/// bound in it: the text after a body of tags is held to the call's bound, and the
+/// limit is one (memory stays bounded). The call is released exact, every byte of the
+/// text shown, however the input is cut.
+#[test]
+fn text_after_a_tagged_call_past_the_limit_releases_the_call_and_shows_the_text() {
+    let limits = toolsift::Limits {
+        max_args_bytes: 256,
+        ..toolsift::Limits::default()
+    };
+    let after = "Done. ".repeat(100);
+    let mut seen = 0;
+    for form in tagged_with_closer() {
+        let args = serde_json::json!({"path": "a.txt", "content": "line"}).to_string();
+        let turn = Turn::new()
+            .call(Call::new("write_file", &args))
+            .text_after(&after);
+        let Ok(rendered) = form
+            .dialect()
+            .render_with(&turn, &Style::new().form(form.name()))
+        else {
+            continue;
+        };
+        let config = Config::new(form.dialect())
+            .tools(write_file_tools())
+            .limits(limits.clone());
+        let shown = support::shown_however_cut(&config, rendered.output.as_bytes());
+        let got = shown.outcome(&rendered.arguments[0], &rendered.text);
+        assert_eq!(
+            got,
+            Outcome::Exact,
+            "{}: {:?}",
+            form.name(),
+            rendered.output
+        );
+        assert!(
+            shown.text.contains(&after),
+            "{}: {:?}",
+            form.name(),
+            shown.text
+        );
+        seen += 1;
+    }
+    // Most tagged forms write text after a call (the check cannot pass on none).
+    assert!(seen * 2 >= tagged_with_closer().len(), "{seen} forms");
+}
