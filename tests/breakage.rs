@@ -480,3 +480,56 @@ fn bare_words_in_braces_are_not_released_without_a_schema() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// A broken call cut off by the end of the stream inside its arguments is reported
+/// truncated under the tool's name in every form carrying JSON arguments, however the
+/// output is cut (found in Llama 3 JSON: `{"name": "invalidTool", "parameters":
+/// {invalid json}` was reported with no name, its competing readings undecided).
+#[test]
+fn a_broken_call_cut_off_is_reported_under_its_name() {
+    let mut wrong = Vec::new();
+    for form in json_forms() {
+        for (written, cut_after) in [
+            ("{invalid json}", "{invalid json"),
+            ("{a}", "{a"),
+            ("{city: 'Paris', days: 3}", "{city: 'Paris', days: 3"),
+            ("{\"city\" Paris}", "{\"city\" Paris"),
+        ] {
+            let turn = Turn::new().call(Call::as_written("get_weather", written));
+            let style = Style::new().form(form.name());
+            let rendered = form.dialect().render_with(&turn, &style).unwrap();
+            let at = rendered.output.find(cut_after).unwrap() + cut_after.len();
+            let raw = &rendered.output.as_bytes()[..at];
+            let config = Config::new(form.dialect());
+            for (chunking, cuts) in [
+                ("whole", Vec::new()),
+                ("random", support::random_cuts(raw.len(), 11, 8)),
+                ("bytes", (1..raw.len()).collect()),
+            ] {
+                let events = support::run_cuts(&config, raw, &cuts, StopReason::Length);
+                let reports: Vec<_> = events
+                    .iter()
+                    .filter_map(|e| match e {
+                        OwnedEvent::CallNotReleased { name, reason, .. } => {
+                            Some((name.clone(), reason.as_str()))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                let released = events
+                    .iter()
+                    .any(|e| matches!(e, OwnedEvent::CallFinished { .. }));
+                let want = [(Some("get_weather".to_owned()), "truncated")];
+                if released || reports != want {
+                    wrong.push(format!(
+                        "{} {chunking}: {:?} gave {reports:?}{}",
+                        target(form),
+                        String::from_utf8_lossy(raw),
+                        if released { ", released" } else { "" }
+                    ));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -53,3 +53,64 @@ fn a_closed_arguments_string_is_whole_and_an_open_one_is_cut() {
         );
     }
 }
+
+/// A call cut off by the token limit inside a value is reported truncated under its
+/// tool's name, never released, in every form of every dialect (as the renderer writes
+/// them), however the output is cut.
+#[test]
+fn a_call_cut_inside_a_value_is_reported_truncated_under_its_name() {
+    use toolsift::render::{Call, Style, Turn};
+    let mut wrong = Vec::new();
+    for form in Dialect::ALL.iter().flat_map(|d| d.forms()) {
+        let turn = Turn::new().call(Call::new(
+            "get_weather",
+            r#"{"city": "Paris in spring", "days": 3}"#,
+        ));
+        let style = Style::new().form(form.name());
+        let rendered = form.dialect().render_with(&turn, &style).unwrap();
+        let at = rendered.output.find("Paris in").unwrap() + "Paris in".len();
+        let raw = &rendered.output.as_bytes()[..at];
+        let config = toolsift::Config::new(form.dialect());
+        for (chunking, cuts) in [
+            ("whole", Vec::new()),
+            ("bytes", (1..raw.len()).collect::<Vec<_>>()),
+        ] {
+            let mut p = Parser::with_config(config.clone());
+            let mut events = Vec::new();
+            let mut from = 0;
+            for to in cuts.into_iter().chain([raw.len()]) {
+                p.push(&raw[from..to]);
+                from = to;
+                while let Some(e) = p.next_event() {
+                    events.push(e.into_owned());
+                }
+            }
+            p.finish(StopReason::Length);
+            while let Some(e) = p.next_event() {
+                events.push(e.into_owned());
+            }
+            let reports: Vec<_> = events
+                .iter()
+                .filter_map(|e| match e {
+                    OwnedEvent::CallNotReleased { name, reason, .. } => {
+                        Some((name.clone(), reason.as_str()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let released = events
+                .iter()
+                .any(|e| matches!(e, OwnedEvent::CallFinished { .. }));
+            if released || reports != [(Some("get_weather".to_owned()), "truncated")] {
+                wrong.push(format!(
+                    "{}/{} {chunking}: {:?} gave {reports:?}{}",
+                    form.dialect().name(),
+                    form.name(),
+                    String::from_utf8_lossy(raw),
+                    if released { ", released" } else { "" }
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
