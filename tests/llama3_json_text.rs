@@ -265,3 +265,45 @@ fn a_stray_key_after_a_string_argument_does_not_swallow_the_next_call() {
         });
     }
 }
+
+/// JSON data that holds a name and nothing else (`{"name": "Alice"}`, the answer to
+/// "give me the person as JSON") is text in every dialect and under `auto` when no
+/// tools are declared: without a marker, a call goes on to its arguments. With the
+/// name declared as a tool, a dialect reading markerless JSON (Llama 3's bare form)
+/// calls it with no arguments.
+#[test]
+fn an_object_holding_only_a_name_is_text_without_tools() {
+    let mut wrong = Vec::new();
+    for raw in [
+        r#"{"name": "Alice"}"#,
+        "{\"name\": \"Alice\"}\n",
+        r#"[{"name": "Alice"}]"#,
+        r#"{"name": "Alice" }"#,
+    ] {
+        for &dialect in Dialect::ALL.iter().chain([&Dialect::Auto]) {
+            let config = Config::new(dialect);
+            let events =
+                match support::check_all_chunkings(&config, raw.as_bytes(), StopReason::Stop) {
+                    Ok(events) => events,
+                    Err(e) => {
+                        wrong.push(format!("{} {raw:?}: {e}", dialect.name()));
+                        continue;
+                    }
+                };
+            let m = support::message(&events);
+            if m["content"] != raw || m["tool_calls"] != json!([]) {
+                wrong.push(format!("{} {raw:?}: {m}", dialect.name()));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    let tools = toolsift::Tools::from_value(&json!([{"type": "function", "function": {
+        "name": "Alice", "parameters": {"type": "object", "properties": {}}}}]))
+    .unwrap();
+    let config = Config::new(Dialect::Llama3Json).tools(tools);
+    let events =
+        support::check_all_chunkings(&config, br#"{"name": "Alice"}"#, StopReason::Stop).unwrap();
+    let m = support::message(&events);
+    assert_eq!(m["tool_calls"][0]["name"], "Alice", "{m}");
+    assert_eq!(m["tool_calls"][0]["arguments"], "{}", "{m}");
+}

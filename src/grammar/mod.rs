@@ -572,9 +572,10 @@ const GATE_MAX: usize = 192;
 
 /// Whether `held`, the start of a JSON value found without a call marker, is a call
 /// object: its first key (of the object, or of an array's first object) names the tool
-/// (`{"name": "f"`, a declared tool when tools are declared), or is OpenAI's
-/// `{"function": ...`. `None` while it cannot be told. Anything else (`{"answer": 42}`,
-/// `[1, 2]`, an undeclared name) is not, and stays text.
+/// (`{"name": "f"`, a declared tool when tools are declared; with none declared,
+/// followed by another member), or is OpenAI's `{"function": ...`. `None` while it
+/// cannot be told. Anything else (`{"answer": 42}`, `[1, 2]`, an undeclared name,
+/// `{"name": "Alice"}` with no tools) is not, and stays text.
 fn gate(spec: &EnvelopeSpec, held: &[u8], tools: &crate::Tools) -> Option<bool> {
     let mut i = 0;
     let skip = |i: &mut usize| {
@@ -633,7 +634,17 @@ fn gate(spec: &EnvelopeSpec, held: &[u8], tools: &crate::Tools) -> Option<bool> 
             Some(Some(name)) => name,
         };
         let name = std::str::from_utf8(name).ok()?;
-        Some(tools.is_empty() || tools.resolve(name).is_some())
+        if !tools.is_empty() {
+            return Some(tools.resolve(name).is_some());
+        }
+        // No tool to name: an object holding a name and nothing else (`{"name":
+        // "Alice"}`) is as likely data as a call; a call goes on to its arguments.
+        skip(&mut i);
+        match held.get(i) {
+            None => None,
+            Some(b',') => Some(true),
+            Some(_) => Some(false),
+        }
     })();
     match verdict {
         None if held.len() > GATE_MAX => Some(false),
