@@ -51,9 +51,42 @@ impl Harmony {
         }
     }
 
-    /// After a weak opener, the header has not ended yet.
+    /// After a weak opener, or after one whose header does not read as one, the
+    /// header has not ended yet (at the end of the stream, it is text).
     pub(crate) fn undecided(&self) -> bool {
-        self.weak && !self.in_args
+        (self.weak || !self.header_like()) && !self.in_args
+    }
+
+    /// Whether the header read so far reads as one: empty, or its first word a role, a
+    /// channel or a recipient (or, at its end, the start of one cut short), or holding
+    /// other tokens. Prose after the opener (`<|channel|>not json at all`) does not:
+    /// it is text.
+    fn header_like(&self) -> bool {
+        const WORDS: [&str; 8] = [
+            "assistant",
+            "analysis",
+            "commentary",
+            "final",
+            "user",
+            "system",
+            "developer",
+            "tool",
+        ];
+        if memchr::memmem::find(&self.header, b"<|").is_some() {
+            // Other tokens in it: markup, dropped (and never read again as text).
+            return true;
+        }
+        let text = String::from_utf8_lossy(&self.header);
+        let mut words = text.split(|c: char| c.is_ascii_whitespace() || c == '<' || c == '|');
+        let Some(word) = words.find(|w| !w.is_empty()) else {
+            return true;
+        };
+        let cut = text.trim_end().ends_with(word) && !text.ends_with(char::is_whitespace);
+        word.starts_with("to=")
+            || word.starts_with("functions.")
+            || WORDS
+                .iter()
+                .any(|w| word.starts_with(w) || (cut && w.starts_with(word)))
     }
 
     /// The bytes read after a weak opener that turned out to begin no header.
@@ -87,8 +120,8 @@ impl Harmony {
                 };
                 if b == b'\n' && !self.header.is_empty() {
                     // A header is one line: this was markup followed by text, not a header
-                    // (after a weak opener, all of it is text).
-                    if self.weak {
+                    // (after a weak opener, or when it reads as prose, all of it is text).
+                    if self.weak || !self.header_like() {
                         return Step::reject(i);
                     }
                     return Step::switch(i, false);
@@ -100,7 +133,7 @@ impl Harmony {
                 }
                 if self.header.len() > limit {
                     // Too long for a header: not one; what follows is text.
-                    if self.weak {
+                    if self.weak || !self.header_like() {
                         return Step::reject(i);
                     }
                     return Step::switch(i, false);

@@ -166,6 +166,26 @@ pub(crate) enum Grammar {
 
 impl Grammar {
     pub(crate) fn new(body: &'static Body, form: &'static CallForm, weak: bool) -> Grammar {
+        match body {
+            // A marker's body is sniffed first: prose after the marker began no call
+            // (after a label saying a call follows, it is a call that does not parse).
+            Body::Envelope(_) | Body::NameArgs(_) | Body::Xml(_) | Body::Pythonic(_)
+                if !weak
+                    && !form.labelled
+                    && !matches!(body, Body::Pythonic(p) if p.markerless) =>
+            {
+                Grammar::Sniff {
+                    bodies: std::slice::from_ref(body),
+                    held: Vec::new(),
+                    weak,
+                }
+            }
+            _ => Grammar::reader(body, form, weak),
+        }
+    }
+
+    /// The grammar that reads `body` (once sniffed, or without sniffing).
+    fn reader(body: &'static Body, form: &'static CallForm, weak: bool) -> Grammar {
         let closer = form.closer;
         match body {
             Body::Envelope(spec) if weak => Grammar::Gate {
@@ -379,9 +399,14 @@ impl Grammar {
                 for &b in input {
                     held.push(b);
                     used += 1;
-                    if let Some(body) = sniff(bodies, held, closer) {
-                        decided = Some(body);
-                        break;
+                    match sniff(bodies, held, closer, !form.labelled) {
+                        Sniffed::Wait => {}
+                        Sniffed::Body(body) => {
+                            decided = Some(body);
+                            break;
+                        }
+                        // Not a call: the held bytes are text (`take_rejected`).
+                        Sniffed::Prose => return Step::reject(used),
                     }
                 }
                 let Some(body) = decided else {
@@ -393,7 +418,7 @@ impl Grammar {
                     sink.nameless_start();
                 }
                 *chosen = Some(body);
-                *self = Grammar::new(body, form, weak);
+                *self = Grammar::reader(body, form, weak);
                 if before == 0 {
                     // Every byte sniffed came from this input: the body reads it whole
                     // (a well-formed call pushed whole takes the strict fast path).
@@ -652,20 +677,62 @@ fn gate(spec: &EnvelopeSpec, held: &[u8], tools: &crate::Tools) -> Option<bool> 
     }
 }
 
-/// Pick the body whose start matches `held`, once it can be told.
-fn sniff(bodies: &'static [Body], held: &[u8], closer: &[u8]) -> Option<&'static Body> {
-    let start = held.iter().position(|b| !b.is_ascii_whitespace())?;
+/// What a sniffed body's first bytes show.
+enum Sniffed {
+    /// Not yet told.
+    Wait,
+    Body(&'static Body),
+    /// Prose, not a body (`not json at all`): the opener began no call.
+    Prose,
+}
+
+/// The longest first word [`prose`] reads: past it, the bodies decide.
+const PROSE_WORD_MAX: usize = 128;
+
+/// Whether `text`, a body's first bytes after blanks, is prose: a word, blanks and a
+/// second word (`not json at all`, `I will check`). No body begins so (a name is
+/// followed by its separator, its arguments or markup, never by a second word).
+/// `None` while it cannot be told.
+fn prose(text: &[u8]) -> Option<bool> {
+    if !text.first()?.is_ascii_alphabetic() {
+        return Some(false);
+    }
+    let word = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.');
+    let Some(end) = text.iter().position(|b| !word(b)) else {
+        return (text.len() > PROSE_WORD_MAX).then_some(false);
+    };
+    let gap = text[end..].iter().position(|b| !matches!(b, b' ' | b'\t'));
+    match gap {
+        Some(0) => Some(false),
+        Some(n) => Some(text[end + n].is_ascii_alphabetic()),
+        None => None,
+    }
+}
+
+/// Pick the body whose start matches `held`, once it can be told; `prose_ends`: prose
+/// there began no call.
+fn sniff(bodies: &'static [Body], held: &[u8], closer: &[u8], prose_ends: bool) -> Sniffed {
+    let Some(start) = held.iter().position(|b| !b.is_ascii_whitespace()) else {
+        return Sniffed::Wait;
+    };
     let text = &held[start..];
     if !closer.is_empty() && closer.starts_with(text) && text.len() < closer.len() {
         // Perhaps an empty body: wait for the closer (any body then reads it).
-        return None;
+        return Sniffed::Wait;
+    }
+    let prose_ends = prose_ends && !bodies.is_empty();
+    match prose(text).filter(|_| prose_ends) {
+        None if prose_ends => return Sniffed::Wait,
+        None => {}
+        Some(true) => return Sniffed::Prose,
+        Some(false) => {}
     }
     let mut waiting = false;
     for body in bodies {
         match body {
             Body::Envelope(_) => {
                 if matches!(text[0], b'{' | b'[') {
-                    return Some(body);
+                    return Sniffed::Body(body);
                 }
             }
             Body::Xml(spec) => {
@@ -673,34 +740,36 @@ fn sniff(bodies: &'static [Body], held: &[u8], closer: &[u8]) -> Option<&'static
                 if open.is_empty() {
                     // The name right after the opener (GLM).
                     if text[0].is_ascii_alphabetic() || text[0] == b'_' {
-                        return Some(body);
+                        return Sniffed::Body(body);
                     }
                 } else if text.starts_with(open) {
-                    return Some(body);
+                    return Sniffed::Body(body);
                 }
                 if open.starts_with(text) {
                     waiting = true;
                 }
             }
-            Body::NameArgs(_) => return Some(body),
+            Body::NameArgs(_) => return Sniffed::Body(body),
             Body::Pythonic(_) => {
                 // A name, or a list whose first item is a name (not a JSON object).
                 let item = if text[0] == b'[' {
-                    let at = text[1..].iter().position(|b| !b.is_ascii_whitespace())?;
+                    let Some(at) = text[1..].iter().position(|b| !b.is_ascii_whitespace()) else {
+                        return Sniffed::Wait;
+                    };
                     text[1 + at]
                 } else {
                     text[0]
                 };
                 if item.is_ascii_alphabetic() || item == b'_' {
-                    return Some(body);
+                    return Sniffed::Body(body);
                 }
             }
             Body::Sniff(_) | Body::Harmony(_) => {}
         }
     }
     if waiting {
-        return None;
+        return Sniffed::Wait;
     }
     // Nothing fits: the first body reads it (and reports what it cannot use).
-    bodies.first()
+    bodies.first().map_or(Sniffed::Wait, Sniffed::Body)
 }

@@ -1,0 +1,86 @@
+//! Prose right after a call's opener (`<tool_call>not json at all`, GigaChat's
+//! `function call<|role_sep|>` followed by words): no body begins with two words, so
+//! the opener began no call. The prose is text, nothing is released, and nothing is
+//! reported `truncated` when the model ended its turn (invariant 6: truncation is
+//! never the reason for a grammar error). Harmony's header reads the same: a header
+//! whose first word is no role, channel or recipient is text. Every opener of every
+//! dialect, whole and under every chunking, but those listed in `prose_is_the_calls`.
+
+mod support;
+
+use toolsift::{Config, Dialect, OwnedEvent, StopReason};
+
+/// Openers after which prose is not text, each for its reason; after them the prose
+/// is still never released.
+fn prose_is_the_calls(opener: &str) -> bool {
+    // A label saying a call follows (`labelled` forms): what follows is call syntax
+    // that does not parse, reported, never shown.
+    const LABELS: &[&str] = &["```tool_call", "```tool_code", "TOOL CALL:"];
+    // A marker from the middle of a call whose opener was swallowed (the name is held
+    // before it): the call's own syntax, cut.
+    const MID_CALL: &[&str] = &["<parameter=", "<arg_key>", "[CALL_ID]"];
+    // The body's JSON began with the opener: broken JSON, cut at the end.
+    let json_begun = opener.ends_with(['{', '[']);
+    json_begun || LABELS.iter().any(|l| opener.starts_with(l)) || MID_CALL.contains(&opener)
+}
+
+#[test]
+fn prose_after_an_opener_is_text_and_never_truncated() {
+    let mut wrong = Vec::new();
+    for &dialect in Dialect::ALL {
+        for opener in dialect.openers() {
+            let opener = String::from_utf8_lossy(opener);
+            for prose in ["not json at all", "\nI will check the weather now."] {
+                for closed in [false, true] {
+                    let mut raw = format!("Let me see.\n{opener}{prose}");
+                    if closed {
+                        raw.push_str("\nThanks.");
+                    }
+                    let config = Config::new(dialect);
+                    let events = match support::check_all_chunkings(
+                        &config,
+                        raw.as_bytes(),
+                        StopReason::Stop,
+                    ) {
+                        Ok(events) => events,
+                        Err(e) => {
+                            wrong.push(format!("{} {raw:?}: {e}", dialect.name()));
+                            continue;
+                        }
+                    };
+                    let mut text = String::new();
+                    let mut outcome = Vec::new();
+                    for e in &events {
+                        match e {
+                            OwnedEvent::Text(t) => text.push_str(t),
+                            OwnedEvent::CallFinished { name, .. } => {
+                                outcome.push(format!("released {name}"))
+                            }
+                            OwnedEvent::CallNotReleased { reason, .. } => {
+                                outcome.push(reason.as_str().to_owned())
+                            }
+                            _ => {}
+                        }
+                    }
+                    let words = prose.trim_start();
+                    let wrong_outcome = match prose_is_the_calls(&opener) {
+                        true => outcome.iter().any(|o| o.starts_with("released")),
+                        false => !outcome.is_empty() || !text.contains(words),
+                    };
+                    if wrong_outcome {
+                        wrong.push(format!(
+                            "{} {raw:?}: {outcome:?}, text {text:?}",
+                            dialect.name()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} cases:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
