@@ -38,6 +38,15 @@ pub(crate) static SPEC: Spec = Spec {
             anchored: false,
             ..CallForm::BASE
         },
+        // A mangled tag of the prefix (`<｜DSML｜toolinvoke name">`): the prefix says a
+        // call follows (`labelled`), one whose opener cannot be read; reported, never
+        // text.
+        CallForm {
+            opener: "<｜DSML｜".as_bytes(),
+            body: Body::Xml(&XML),
+            labelled: true,
+            ..CallForm::BASE
+        },
     ],
     strip: &[
         "<｜DSML｜function_calls>".as_bytes(),
@@ -54,8 +63,6 @@ pub(crate) static SPEC: Spec = Spec {
         b"</parameter>",
         b"</think>",
         "<｜end▁of▁sentence｜>".as_bytes(),
-        // A bare or mangled marker's prefix is markup too.
-        "<｜DSML｜".as_bytes(),
     ],
 };
 

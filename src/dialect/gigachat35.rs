@@ -17,11 +17,21 @@ static XML: XmlSpec = XmlSpec {
 pub(crate) static SPEC: Spec = Spec {
     dialect: Dialect::GigaChat35,
     reasoning: &[(b"<think>", b"</think>")],
-    calls: &[CallForm {
-        opener: "<｜GCML｜invoke name=".as_bytes(),
-        body: Body::Xml(&XML),
-        ..CallForm::BASE
-    }],
+    calls: &[
+        CallForm {
+            opener: "<｜GCML｜invoke name=".as_bytes(),
+            body: Body::Xml(&XML),
+            ..CallForm::BASE
+        },
+        // A mangled tag of the prefix: a call whose opener cannot be read (see
+        // `deepseek_dsml`), reported, never text.
+        CallForm {
+            opener: "<｜GCML｜".as_bytes(),
+            body: Body::Xml(&XML),
+            labelled: true,
+            ..CallForm::BASE
+        },
+    ],
     strip: &[
         "<｜GCML｜tool_calls>".as_bytes(),
         "</｜GCML｜tool_calls>".as_bytes(),

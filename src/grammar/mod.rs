@@ -141,6 +141,8 @@ pub(crate) enum Grammar {
         held: Vec<u8>,
         /// The chosen body follows a weak opener.
         weak: bool,
+        /// What the body may begin with.
+        begins: Begins,
     },
     Envelope(Envelope),
     /// A JSON call object found without a marker, held until its first key tells
@@ -170,14 +172,19 @@ impl Grammar {
             // A marker's body is sniffed first: prose after the marker began no call
             // (after a label saying a call follows, it is a call that does not parse).
             Body::Envelope(_) | Body::NameArgs(_) | Body::Xml(_) | Body::Pythonic(_)
-                if !weak
-                    && !form.labelled
-                    && !matches!(body, Body::Pythonic(p) if p.markerless) =>
+                if !weak && !matches!(body, Body::Pythonic(p) if p.markerless) =>
             {
+                let begins = match (form.labelled, body) {
+                    (false, _) => Begins::NoProse,
+                    // A tag prefix that says a call follows (`<｜DSML｜`): its tag.
+                    (true, Body::Xml(_)) => Begins::Tag,
+                    (true, _) => Begins::Any,
+                };
                 Grammar::Sniff {
                     bodies: std::slice::from_ref(body),
                     held: Vec::new(),
                     weak,
+                    begins,
                 }
             }
             _ => Grammar::reader(body, form, weak),
@@ -210,6 +217,10 @@ impl Grammar {
                 bodies,
                 held: Vec::new(),
                 weak,
+                begins: match form.labelled {
+                    true => Begins::Any,
+                    false => Begins::NoProse,
+                },
             },
         }
     }
@@ -391,15 +402,20 @@ impl Grammar {
             Grammar::NameArgs(n) => sliced(input, |piece| n.feed(piece, sink, args)),
             Grammar::Harmony(h) => sliced(input, |piece| h.feed(piece, sink, args)),
             Grammar::Python(p) => sliced(input, |piece| p.feed(piece, sink, args)),
-            Grammar::Sniff { bodies, held, weak } => {
-                let weak = *weak;
+            Grammar::Sniff {
+                bodies,
+                held,
+                weak,
+                begins,
+            } => {
+                let (weak, begins) = (*weak, *begins);
                 let before = held.len();
                 let mut decided = None;
                 let mut used = 0;
                 for &b in input {
                     held.push(b);
                     used += 1;
-                    match sniff(bodies, held, closer, !form.labelled) {
+                    match sniff(bodies, held, closer, begins) {
                         Sniffed::Wait => {}
                         Sniffed::Body(body) => {
                             decided = Some(body);
@@ -437,6 +453,7 @@ impl Grammar {
                             bodies: &[],
                             held: rest,
                             weak: false,
+                            begins: Begins::Any,
                         };
                         Step {
                             consumed: used,
@@ -452,6 +469,7 @@ impl Grammar {
                             bodies: &[],
                             held: back,
                             weak: false,
+                            begins: Begins::Any,
                         };
                         Step::reject(used)
                     }
@@ -497,7 +515,13 @@ impl Grammar {
         match self {
             Grammar::Gate { .. } | Grammar::XmlGate { .. } => true,
             Grammar::ListGate(g) => !g.calls_at_end(),
-            Grammar::Sniff { weak, bodies, .. } => *weak && !bodies.is_empty(),
+            // A tag that never closed: the prefix was a bare marker, the rest text.
+            Grammar::Sniff {
+                weak,
+                bodies,
+                begins,
+                ..
+            } => (*weak || *begins == Begins::Tag) && !bodies.is_empty(),
             Grammar::Python(p) => p.undecided(),
             Grammar::Harmony(h) => h.undecided(),
             Grammar::NameArgs(n) => n.undecided(),
@@ -677,6 +701,18 @@ fn gate(spec: &EnvelopeSpec, held: &[u8], tools: &crate::Tools) -> Option<bool> 
     }
 }
 
+/// What a marker's body may begin with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Begins {
+    /// Anything: what does not parse is reported (after a label saying a call follows).
+    Any,
+    /// Not prose: prose right after the marker began no call.
+    NoProse,
+    /// The rest of a tag (after a tag prefix such as `<｜DSML｜`): up to its `>`, with no
+    /// `<` or line break before it; else the prefix was a bare marker.
+    Tag,
+}
+
 /// What a sniffed body's first bytes show.
 enum Sniffed {
     /// Not yet told.
@@ -709,9 +745,18 @@ fn prose(text: &[u8]) -> Option<bool> {
     }
 }
 
-/// Pick the body whose start matches `held`, once it can be told; `prose_ends`: prose
-/// there began no call.
-fn sniff(bodies: &'static [Body], held: &[u8], closer: &[u8], prose_ends: bool) -> Sniffed {
+/// Pick the body whose start matches `held`, once it can be told, given what it may
+/// begin with.
+fn sniff(bodies: &'static [Body], held: &[u8], closer: &[u8], begins: Begins) -> Sniffed {
+    if begins == Begins::Tag && !bodies.is_empty() {
+        match held.iter().position(|&b| matches!(b, b'>' | b'<' | b'\n')) {
+            Some(at) if held[at] == b'>' => {}
+            Some(_) => return Sniffed::Prose,
+            None if held.len() > PROSE_WORD_MAX => return Sniffed::Prose,
+            None => return Sniffed::Wait,
+        }
+    }
+    let prose_ends = begins == Begins::NoProse;
     let Some(start) = held.iter().position(|b| !b.is_ascii_whitespace()) else {
         return Sniffed::Wait;
     };
