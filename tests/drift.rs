@@ -317,3 +317,60 @@ fn text_right_after_a_closerless_call_is_text() {
         assert_eq!(msg["content"], content, "{raw:?}: {msg}");
     }
 }
+
+/// Hunyuan 3 with its call's `<tool_call:opensource>` dropped inside the section
+/// (`<tool_calls:opensource>NAME<tool_sep:opensource>...`): the section opens the call
+/// (`missing_opener`); followed by the call's own opener, it is only the section.
+/// Under `hunyuan3` and `auto`, under every chunking.
+#[test]
+fn hunyuan3_call_without_its_opener_inside_the_section() {
+    let call = |name: &str| {
+        format!(
+            "{name}<tool_sep:opensource><arg_key:opensource>city</arg_key:opensource>\
+             <arg_value:opensource>Paris</arg_value:opensource></tool_call:opensource>"
+        )
+    };
+    let cases = [
+        (
+            format!("<tool_calls:opensource>{}</tool_calls:opensource>", call("get_weather")),
+            vec![("get_weather", true)],
+        ),
+        (
+            format!(
+                "Checking.<tool_calls:opensource>\n{}\n<tool_call:opensource>{}</tool_calls:opensource>",
+                call("get_weather"),
+                call("get_time")
+            ),
+            vec![("get_weather", true), ("get_time", false)],
+        ),
+        (
+            format!(
+                "<tool_calls:opensource>\n<tool_call:opensource>{}\n</tool_calls:opensource>",
+                call("get_weather")
+            ),
+            vec![("get_weather", false)],
+        ),
+    ];
+    for dialect in [Dialect::Hunyuan3, Dialect::Auto] {
+        for (raw, want) in &cases {
+            let config = Config::new(dialect);
+            let events = support::check_all_chunkings(&config, raw.as_bytes(), StopReason::Stop)
+                .unwrap_or_else(|e| panic!("{raw:?}: {e}"));
+            let m = support::message(&events);
+            let calls = m["tool_calls"].as_array().unwrap();
+            assert_eq!(calls.len(), want.len(), "{dialect:?} {raw:?}: {m}");
+            for (call, (name, repaired)) in calls.iter().zip(want) {
+                assert_eq!(call["name"], *name, "{m}");
+                assert_eq!(call["arguments"], r#"{"city": "Paris"}"#, "{m}");
+                let missing = call["repairs"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|r| r == "missing_opener");
+                assert_eq!(missing, *repaired, "{dialect:?} {raw:?}: {m}");
+            }
+            let content = m["content"].as_str().unwrap();
+            assert!(!content.contains('<') && !content.contains("Paris"), "{m}");
+        }
+    }
+}

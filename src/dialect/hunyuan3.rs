@@ -9,6 +9,7 @@
 
 use super::{Body, CallForm, Dialect, Spec, XmlSpec, HERMES_ENVELOPE};
 use crate::render::{Args, Layout, Params, Piece::Markup as M, THINK_TIGHT};
+use crate::repairs::Repair;
 
 static XML: XmlSpec = XmlSpec {
     name_open: b"",
@@ -54,6 +55,17 @@ pub(crate) static SPEC: Spec = Spec {
             anchored: false,
             ..CallForm::BASE
         },
+        // The section, whose call's own opener the model dropped
+        // (`<tool_calls:opensource>NAME<tool_sep:opensource>...`): a call; followed by
+        // `<tool_call:opensource>`, only the section.
+        CallForm {
+            opener: b"<tool_calls:opensource>",
+            body: Body::Sniff(&BODIES),
+            closer: b"</tool_call:opensource>",
+            implies: Some(Repair::MissingOpener),
+            wrapper: true,
+            ..CallForm::BASE
+        },
         CallForm {
             opener: b"<tool_call>",
             body: Body::Sniff(&PLAIN_BODIES),
@@ -76,7 +88,6 @@ pub(crate) static SPEC: Spec = Spec {
         },
     ],
     strip: &[
-        b"<tool_calls:opensource>",
         b"</tool_calls:opensource>",
         b"</tool_call:opensource>",
         b"</arg_key:opensource>",

@@ -540,6 +540,11 @@ pub(crate) struct CallForm {
     /// text too (Llama 3 JSON calls with text between them). Prose that begins the
     /// output still keeps every opener after it text.
     pub after_calls: bool,
+    /// The opener is also a section that wraps the calls (Hunyuan 3's
+    /// `<tool_calls:opensource>`), which opens a call itself when the call's own opener
+    /// was dropped: a body beginning with markup (`<`) shows it was only the wrapper,
+    /// dropped, and the markup is read on.
+    pub wrapper: bool,
 }
 
 impl CallForm {
@@ -561,6 +566,7 @@ impl CallForm {
         name_told: false,
         next_call: &[],
         after_calls: false,
+        wrapper: false,
     };
 }
 

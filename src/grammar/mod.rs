@@ -175,6 +175,7 @@ impl Grammar {
                 if !weak && !matches!(body, Body::Pythonic(p) if p.markerless) =>
             {
                 let begins = match (form.labelled, body) {
+                    _ if form.wrapper => Begins::NoMarkup,
                     (false, _) => Begins::NoProse,
                     // A tag prefix that says a call follows (`<｜DSML｜`): its tag.
                     (true, Body::Xml(_)) => Begins::Tag,
@@ -217,9 +218,10 @@ impl Grammar {
                 bodies,
                 held: Vec::new(),
                 weak,
-                begins: match form.labelled {
-                    true => Begins::Any,
-                    false => Begins::NoProse,
+                begins: match (form.wrapper, form.labelled) {
+                    (true, _) => Begins::NoMarkup,
+                    (false, true) => Begins::Any,
+                    (false, false) => Begins::NoProse,
                 },
             },
         }
@@ -711,6 +713,9 @@ pub(crate) enum Begins {
     /// The rest of a tag (after a tag prefix such as `<｜DSML｜`): up to its `>`, with no
     /// `<` or line break before it; else the prefix was a bare marker.
     Tag,
+    /// Not prose, nor markup (after a wrapper that opens a call only when the call's
+    /// own opener was dropped, [`CallForm::wrapper`]).
+    NoMarkup,
 }
 
 /// What a sniffed body's first bytes show.
@@ -756,7 +761,7 @@ fn sniff(bodies: &'static [Body], held: &[u8], closer: &[u8], begins: Begins) ->
             None => return Sniffed::Wait,
         }
     }
-    let prose_ends = begins == Begins::NoProse;
+    let prose_ends = matches!(begins, Begins::NoProse | Begins::NoMarkup);
     let Some(start) = held.iter().position(|b| !b.is_ascii_whitespace()) else {
         return Sniffed::Wait;
     };
@@ -766,6 +771,9 @@ fn sniff(bodies: &'static [Body], held: &[u8], closer: &[u8], begins: Begins) ->
         return Sniffed::Wait;
     }
     let prose_ends = prose_ends && !bodies.is_empty();
+    if begins == Begins::NoMarkup && text[0] == b'<' && !bodies.is_empty() {
+        return Sniffed::Prose;
+    }
     match prose(text).filter(|_| prose_ends) {
         None if prose_ends => return Sniffed::Wait,
         None => {}
