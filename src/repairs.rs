@@ -152,6 +152,9 @@ repairs! {
     /// A tokenizer artifact (MiniMax's `]<]minimax[>[`) inside a call's body was
     /// dropped: the call reads as if it were absent.
     TokenizerArtifact = "tokenizer_artifact",
+    /// The call object wrapped in a second pair of braces (`{{"name": ...}}`, a
+    /// template's escaped braces copied): the outer pair is dropped.
+    DoubledBraces = "doubled_braces",
 }
 
 /// A set of repairs: a bitset over [`Repair`], `Copy` and allocation-free.

@@ -533,3 +533,61 @@ fn a_broken_call_cut_off_is_reported_under_its_name() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// A call object in a second pair of braces (`{{"name": ..., "arguments": {...}}}`, a
+/// template's escaped braces copied by a small model): released as meant, with
+/// `doubled_braces` named, in every form whose body is one JSON call object after a
+/// marker, however the output is cut.
+#[test]
+fn a_call_object_in_doubled_braces_is_released_as_meant() {
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for form in json_forms() {
+        let turn = Turn::new().call(Call::new("get_weather", r#"{"city": "Paris"}"#));
+        let style = Style::new().form(form.name());
+        let written = form.dialect().render_with(&turn, &style).unwrap().output;
+        let Some(at) = written.find("{\"name\"") else {
+            continue;
+        };
+        // Only a body that is the call object itself, after a marker.
+        let before = written[..at].trim_end();
+        if before.is_empty() || before.ends_with(['[', ',', '{']) {
+            continue;
+        }
+        let mut stream = serde_json::Deserializer::from_str(&written[at..]).into_iter::<Value>();
+        let Some(Ok(_)) = stream.next() else {
+            continue;
+        };
+        let end = at + stream.byte_offset();
+        let raw = format!(
+            "{}{{{}}}{}",
+            &written[..at],
+            &written[at..end],
+            &written[end..]
+        );
+        checked += 1;
+        let config = Config::new(form.dialect());
+        let events = match support::check_all_chunkings(&config, raw.as_bytes(), StopReason::Stop) {
+            Ok(events) => events,
+            Err(e) => {
+                wrong.push(format!("{}: {raw:?}: {e}", target(form)));
+                continue;
+            }
+        };
+        let m = support::message(&events);
+        let ok = m["tool_calls"].as_array().is_some_and(|calls| {
+            calls.len() == 1
+                && calls[0]["name"] == "get_weather"
+                && serde_json::from_str::<Value>(calls[0]["arguments"].as_str().unwrap_or("")).ok()
+                    == Some(json!({"city": "Paris"}))
+                && calls[0]["repairs"]
+                    .as_array()
+                    .is_some_and(|r| r.iter().any(|r| r == "doubled_braces"))
+        });
+        if !ok || m["content"].as_str().is_some_and(|c| c.contains('{')) {
+            wrong.push(format!("{}: {raw:?}: {m}", target(form)));
+        }
+    }
+    assert!(checked >= 10, "only {checked} forms checked");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

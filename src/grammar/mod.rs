@@ -10,6 +10,7 @@ mod xml;
 use crate::call::args::ArgsReader;
 use crate::calls::{Abort, Sink};
 use crate::dialect::{Body, CallForm, Dialect, EnvelopeSpec, XmlSpec};
+use crate::repairs::Repair;
 
 pub(crate) use call_list::{ListGate, Verdict};
 pub(crate) use envelope::Envelope;
@@ -351,6 +352,10 @@ impl Grammar {
                         Some(true) => {
                             // A call: the envelope reads it from its first byte.
                             let mut again = std::mem::take(held);
+                            if let Some(at) = doubled_brace(&again) {
+                                again.remove(at);
+                                sink.repair(Repair::DoubledBraces);
+                            }
                             again.extend_from_slice(&input[n + 1..]);
                             *self = Grammar::Envelope(Envelope::new(spec));
                             let step = self.feed(&again, sink, args, form, chosen);
@@ -413,6 +418,7 @@ impl Grammar {
                 let (weak, begins) = (*weak, *begins);
                 let before = held.len();
                 let mut decided = None;
+                let mut doubled = false;
                 let mut used = 0;
                 for &b in input {
                     held.push(b);
@@ -423,6 +429,11 @@ impl Grammar {
                             decided = Some(body);
                             break;
                         }
+                        Sniffed::Doubled(body) => {
+                            decided = Some(body);
+                            doubled = true;
+                            break;
+                        }
                         // Not a call: the held bytes are text (`take_rejected`).
                         Sniffed::Prose => return Step::reject(used),
                     }
@@ -430,14 +441,21 @@ impl Grammar {
                 let Some(body) = decided else {
                     return Step::more(input.len());
                 };
-                let held = std::mem::take(held);
+                let mut held = std::mem::take(held);
+                if doubled {
+                    // The outer brace is dropped; the extra closer after the object is
+                    // a redundant one (`AfterCall`).
+                    let at = doubled_brace(&held).expect("sniffed");
+                    held.remove(at);
+                    sink.repair(Repair::DoubledBraces);
+                }
                 if held.trim_ascii_start().starts_with(closer) && !closer.is_empty() {
                     // Nothing but blanks before the closer.
                     sink.nameless_start();
                 }
                 *chosen = Some(body);
                 *self = Grammar::reader(body, form, weak);
-                if before == 0 {
+                if before == 0 && !doubled {
                     // Every byte sniffed came from this input: the body reads it whole
                     // (a well-formed call pushed whole takes the strict fast path).
                     return self.feed(input, sink, args, form, chosen);
@@ -618,6 +636,15 @@ fn xml_gate(spec: &XmlSpec, held: &[u8], max_name: usize) -> Option<bool> {
     (!open).then_some(false)
 }
 
+/// Where the first of two opening braces is (`{{"name": ...`), if `held` begins so.
+fn doubled_brace(held: &[u8]) -> Option<usize> {
+    let first = held.iter().position(|b| !b.is_ascii_whitespace())?;
+    let next = held[first + 1..]
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())?;
+    (held[first] == b'{' && held[first + 1 + next] == b'{').then_some(first)
+}
+
 /// The most bytes read before a markerless JSON value shows whether it is a call.
 const GATE_MAX: usize = 192;
 
@@ -661,6 +688,11 @@ fn gate(spec: &EnvelopeSpec, held: &[u8], tools: &crate::Tools) -> Option<bool> 
             Some(_) => return Some(false),
         }
         skip(&mut i);
+        if held.get(i) == Some(&b'{') {
+            // `{{`: a doubled brace (`Sniffed::Doubled`).
+            i += 1;
+            skip(&mut i);
+        }
         let key = match word(&mut i) {
             None => return Some(false),
             Some(None) => return None,
@@ -725,6 +757,9 @@ enum Sniffed {
     Body(&'static Body),
     /// Prose, not a body (`not json at all`): the opener began no call.
     Prose,
+    /// A JSON call object in a second pair of braces (`{{"name": ...}}`): the body is
+    /// read from the inner `{`, the first one dropped.
+    Doubled(&'static Body),
 }
 
 /// The longest first word [`prose`] reads: past it, the bodies decide.
@@ -784,7 +819,16 @@ fn sniff(bodies: &'static [Body], held: &[u8], closer: &[u8], begins: Begins) ->
     for body in bodies {
         match body {
             Body::Envelope(_) => {
-                if matches!(text[0], b'{' | b'[') {
+                if text[0] == b'{' {
+                    // `{{` begins no JSON value (keys are strings): a doubled brace.
+                    let next = text[1..].iter().find(|b| !b.is_ascii_whitespace());
+                    return match next {
+                        None => Sniffed::Wait,
+                        Some(b'{') => Sniffed::Doubled(body),
+                        Some(_) => Sniffed::Body(body),
+                    };
+                }
+                if text[0] == b'[' {
                     return Sniffed::Body(body);
                 }
             }
