@@ -49,6 +49,8 @@ fn a_mangled_opener_after_a_tag_prefix_never_reaches_text() {
                 format!("{prefix}toolinvoke name={}", &written[at + opener.len()..]),
                 // The name lost too.
                 format!("{prefix}toolinvoke name\">{}", &written[name_end..]),
+                // A tag that reads as a name: a guess, never released.
+                format!("{prefix}toolinvoke>{}", &written[name_end..]),
             ] {
                 let raw = format!("{}{mangled}", &written[..at]);
                 let config = Config::new(dialect);

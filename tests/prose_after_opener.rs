@@ -84,3 +84,34 @@ fn prose_after_an_opener_is_text_and_never_truncated() {
         wrong.join("\n")
     );
 }
+
+/// The waits are bounded (docs/design.md, the pending-buffer table): a first word
+/// after an opener is held up to 128 bytes (past it, the body reads it, here as a name
+/// too long to be one), and the rest of a tag after a tag prefix up to 128 bytes (past
+/// it, the prefix was a bare marker and the bytes are text).
+#[test]
+fn the_first_word_and_a_prefixed_tag_are_held_at_most_128_bytes() {
+    let run = |dialect: Dialect, raw: &str| {
+        let events =
+            support::check_all_chunkings(&Config::new(dialect), raw.as_bytes(), StopReason::Stop)
+                .unwrap_or_else(|e| panic!("{raw:?}: {e}"));
+        support::message(&events)
+    };
+    for (len, prose) in [(120, true), (200, false)] {
+        let raw = format!("<tool_call>{} and more words</tool_call>", "w".repeat(len));
+        let m = run(Dialect::Hermes, &raw);
+        let shown = m["content"].as_str().unwrap().contains("and more words");
+        assert_eq!(shown, prose, "{len}: {m}");
+        assert_eq!(m["tool_calls"], serde_json::json!([]), "{m}");
+    }
+    for (len, tag) in [(120, true), (200, false)] {
+        let raw = format!(
+            "<｜DSML｜{}>\n<｜DSML｜parameter name=\"a\" string=\"true\">x</｜DSML｜parameter>\n</｜DSML｜invoke>",
+            "t".repeat(len)
+        );
+        let m = run(Dialect::DeepseekDsml, &raw);
+        let shown = m["content"].as_str().unwrap().contains("tttt");
+        assert_eq!(shown, !tag, "{len}: {m}");
+        assert_eq!(m["tool_calls"], serde_json::json!([]), "{m}");
+    }
+}

@@ -83,6 +83,9 @@ pub(crate) struct Xml {
     closer: &'static [u8],
     /// The call's opening marker: after the closer read as content, the next call.
     opener: &'static [u8],
+    /// The opener is a tag prefix whose tag was mangled (`<｜DSML｜toolinvoke>`, a
+    /// `labelled` form): the name read from it is no tool's, never released.
+    mangled: bool,
     phase: Phase,
     buf: Vec<u8>,
     tail: Vec<u8>,
@@ -171,6 +174,16 @@ fn is_blank(b: u8) -> bool {
 }
 
 impl Xml {
+    /// A name read from a mangled tag is a guess: the call is not released.
+    fn refuse_mangled(&self, sink: &mut Sink<'_>) {
+        if self.mangled {
+            sink.invalid(
+                "the call's opening tag is mangled after its prefix, so its tool cannot be told; \
+                 write the opening tag whole",
+            );
+        }
+    }
+
     pub(crate) fn new(spec: &'static XmlSpec, form: &'static CallForm) -> Xml {
         let closer = form.closer;
         let func: &[&'static [u8]] = if spec.func_close.is_empty() {
@@ -216,6 +229,7 @@ impl Xml {
             spec,
             closer,
             opener: form.opener,
+            mangled: form.labelled,
             phase: if spec.nameless {
                 Phase::Key
             } else if spec.name_open.is_empty() {
@@ -607,12 +621,14 @@ impl Xml {
             name = &name[..tool.len()];
             sink.repair(Repair::MismatchedTag);
             sink.name(name);
+            self.refuse_mangled(sink);
             self.out.push(b'{');
             self.phase = Phase::Key;
             self.requeue(&key);
             return Ok(());
         }
         sink.name(name);
+        self.refuse_mangled(sink);
         self.out.push(b'{');
         self.phase = if self.spec.element_keys {
             self.raw.clear();
