@@ -90,18 +90,6 @@ struct End {
     call: bool,
 }
 
-impl Readings {
-    /// The tool name every reading that read one gives, if they agree.
-    fn agreed_name(&self) -> Option<String> {
-        let mut names = self
-            .alts
-            .iter()
-            .filter_map(|alt| alt.calls.current.as_deref()?.name.as_deref());
-        let first = names.next()?;
-        names.all(|name| name == first).then(|| first.to_owned())
-    }
-}
-
 impl Reading {
     /// Read `bytes`, the first of them byte `pos` after the fork.
     fn read(&mut self, bytes: &[u8], pos: usize, config: &Config, form: &'static CallForm) {
@@ -461,7 +449,6 @@ impl CallState {
         }
         sink.stats.examined(fork.take_work());
         let closer = self.form.closer;
-        let named = fork.agreed_name();
         match self.decide(*fork, sink, true) {
             Some(Taken::CallEnded) => {
                 // The body went on after the call: read the rest, then end it.
@@ -481,15 +468,7 @@ impl CallState {
                 true
             }
             None => {
-                // No reading completed: the call was cut. A name every reading that read
-                // one agrees on names it in the report (the primary's may have read the
-                // name's quote as going on, and so found no name, or not a name).
-                if let Some(call) = sink.calls.current.as_deref_mut() {
-                    if call.name.is_none() && named.is_some() {
-                        call.name = named;
-                        call.bad_name = false;
-                    }
-                }
+                // No reading completed: the call was cut.
                 sink.release_hold();
                 false
             }
