@@ -541,8 +541,8 @@ fn a_broken_call_cut_off_is_reported_under_its_name() {
 
 /// A call object in a second pair of braces (`{{"name": ..., "arguments": {...}}}`, a
 /// template's escaped braces copied by a small model): released as meant, with
-/// `doubled_braces` named, in every form whose body is one JSON call object after a
-/// marker, however the output is cut.
+/// `doubled_braces` named, in every form whose body is one JSON call object (after a
+/// marker or markerless), however the output is cut.
 #[test]
 fn a_call_object_in_doubled_braces_is_released_as_meant() {
     let mut wrong = Vec::new();
@@ -554,9 +554,9 @@ fn a_call_object_in_doubled_braces_is_released_as_meant() {
         let Some(at) = written.find("{\"name\"") else {
             continue;
         };
-        // Only a body that is the call object itself, after a marker.
+        // Only a body that is the call object itself (not an element of an array).
         let before = written[..at].trim_end();
-        if before.is_empty() || before.ends_with(['[', ',', '{']) {
+        if before.ends_with(['[', ',', '{']) {
             continue;
         }
         let mut stream = serde_json::Deserializer::from_str(&written[at..]).into_iter::<Value>();

@@ -129,3 +129,37 @@ fn competing_readings_are_linear_work() {
         );
     }
 }
+
+/// A long run of blanks after an opener, then the body (a call object, or prose):
+/// sniffing the body's start is linear work, after every opener of every dialect,
+/// pushed whole and in small chunks.
+#[test]
+fn blanks_after_an_opener_are_linear_work() {
+    let blanks = " \n".repeat(32 * 1024);
+    for &dialect in Dialect::ALL {
+        for opener in dialect.openers() {
+            let opener = String::from_utf8_lossy(opener);
+            for body in ["{\"name\": \"f\", \"arguments\": {}}", "word and more"] {
+                let raw = format!("{opener}{blanks}{body}");
+                for chunk in [7, 0] {
+                    let mut p = Parser::new(dialect);
+                    for piece in raw
+                        .as_bytes()
+                        .chunks(if chunk == 0 { raw.len() } else { chunk })
+                    {
+                        p.push(piece);
+                        while p.next_event().is_some() {}
+                    }
+                    p.finish(StopReason::Stop);
+                    while p.next_event().is_some() {}
+                    let per_byte = p.stats().work() as f64 / raw.len() as f64;
+                    assert!(
+                        per_byte <= LONG_BOUND,
+                        "{} {opener:?} then {body:?}, chunks of {chunk}: {per_byte:.1} per byte",
+                        dialect.name()
+                    );
+                }
+            }
+        }
+    }
+}

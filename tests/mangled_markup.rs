@@ -7,7 +7,7 @@
 mod support;
 
 use toolsift::render::{Call, Style, Turn};
-use toolsift::{Config, Dialect, OwnedEvent, StopReason};
+use toolsift::{Config, Dialect, StopReason};
 
 /// The tag prefix an opener carries (`<｜DSML｜` of `<｜DSML｜invoke name=`), if any: a
 /// special token followed by the tag's name in ordinary text (a whole special token,
@@ -62,29 +62,13 @@ fn a_mangled_opener_after_a_tag_prefix_never_reaches_text() {
                             continue;
                         }
                     };
-                let text: String = events
-                    .iter()
-                    .filter_map(|e| match e {
-                        OwnedEvent::Text(t) => Some(t.as_str()),
-                        _ => None,
-                    })
-                    .collect();
-                let released = events
-                    .iter()
-                    .any(|e| matches!(e, OwnedEvent::CallFinished { .. }));
-                let reported = events
-                    .iter()
-                    .filter(|e| matches!(e, OwnedEvent::CallNotReleased { .. }))
-                    .count();
+                let shown = support::shown(&events);
                 let leaked = ["toolinvoke", "Paris", "city", "｜"]
                     .iter()
-                    .any(|w| text.contains(w));
-                let lost = form.text_before() && !text.contains("Listing.");
-                if released || reported != 1 || leaked || lost {
-                    wrong.push(format!(
-                        "{} {raw:?}: released {released}, {reported} reported, text {text:?}",
-                        dialect.name()
-                    ));
+                    .any(|w| shown.text.contains(w));
+                let lost = form.text_before() && !shown.text.contains("Listing.");
+                if !shown.released.is_empty() || shown.held != 1 || leaked || lost {
+                    wrong.push(format!("{} {raw:?}: {shown:?}", dialect.name()));
                 }
             }
         }

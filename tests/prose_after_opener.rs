@@ -8,7 +8,7 @@
 
 mod support;
 
-use toolsift::{Config, Dialect, OwnedEvent, StopReason};
+use toolsift::{Config, Dialect, StopReason};
 
 /// Openers after which prose is not text, each for its reason; after them the prose
 /// is still never released.
@@ -48,30 +48,18 @@ fn prose_after_an_opener_is_text_and_never_truncated() {
                             continue;
                         }
                     };
-                    let mut text = String::new();
-                    let mut outcome = Vec::new();
-                    for e in &events {
-                        match e {
-                            OwnedEvent::Text(t) => text.push_str(t),
-                            OwnedEvent::CallFinished { name, .. } => {
-                                outcome.push(format!("released {name}"))
-                            }
-                            OwnedEvent::CallNotReleased { reason, .. } => {
-                                outcome.push(reason.as_str().to_owned())
-                            }
-                            _ => {}
-                        }
-                    }
+                    let shown = support::shown(&events);
                     let words = prose.trim_start();
                     let wrong_outcome = match prose_is_the_calls(&opener) {
-                        true => outcome.iter().any(|o| o.starts_with("released")),
-                        false => !outcome.is_empty() || !text.contains(words),
+                        true => !shown.released.is_empty(),
+                        false => {
+                            !shown.released.is_empty()
+                                || shown.held > 0
+                                || !shown.text.contains(words)
+                        }
                     };
                     if wrong_outcome {
-                        wrong.push(format!(
-                            "{} {raw:?}: {outcome:?}, text {text:?}",
-                            dialect.name()
-                        ));
+                        wrong.push(format!("{} {raw:?}: {shown:?}", dialect.name()));
                     }
                 }
             }

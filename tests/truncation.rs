@@ -1,6 +1,9 @@
 //! Arguments written as one JSON string (Kimi K2's `"{\"a\": 1}"`): the string closing is
 //! what tells a whole value from a cut one. Found by the `chunking` fuzz target, whose
-//! truncation check took the closers such a string's content lacked for a cut.
+//! truncation check took the closers such a string's content lacked for a cut. And a
+//! call cut inside a value, in every form of every dialect: reported under its name.
+
+mod support;
 
 use toolsift::{Dialect, OwnedEvent, Parser, Repair, StopReason};
 
@@ -75,20 +78,7 @@ fn a_call_cut_inside_a_value_is_reported_truncated_under_its_name() {
             ("whole", Vec::new()),
             ("bytes", (1..raw.len()).collect::<Vec<_>>()),
         ] {
-            let mut p = Parser::with_config(config.clone());
-            let mut events = Vec::new();
-            let mut from = 0;
-            for to in cuts.into_iter().chain([raw.len()]) {
-                p.push(&raw[from..to]);
-                from = to;
-                while let Some(e) = p.next_event() {
-                    events.push(e.into_owned());
-                }
-            }
-            p.finish(StopReason::Length);
-            while let Some(e) = p.next_event() {
-                events.push(e.into_owned());
-            }
+            let events = support::run_cuts(&config, raw, &cuts, StopReason::Length);
             let reports: Vec<_> = events
                 .iter()
                 .filter_map(|e| match e {

@@ -38,15 +38,7 @@ pub(crate) static SPEC: Spec = Spec {
             anchored: false,
             ..CallForm::BASE
         },
-        // A mangled tag of the prefix (`<｜DSML｜toolinvoke name">`): the prefix says a
-        // call follows (`labelled`), one whose opener cannot be read; reported, never
-        // text.
-        CallForm {
-            opener: "<｜DSML｜".as_bytes(),
-            body: Body::Xml(&XML),
-            labelled: true,
-            ..CallForm::BASE
-        },
+        CallForm::mangled_tag("<｜DSML｜".as_bytes(), &XML),
     ],
     strip: &[
         "<｜DSML｜function_calls>".as_bytes(),

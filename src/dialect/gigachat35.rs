@@ -23,14 +23,7 @@ pub(crate) static SPEC: Spec = Spec {
             body: Body::Xml(&XML),
             ..CallForm::BASE
         },
-        // A mangled tag of the prefix: a call whose opener cannot be read (see
-        // `deepseek_dsml`), reported, never text.
-        CallForm {
-            opener: "<｜GCML｜".as_bytes(),
-            body: Body::Xml(&XML),
-            labelled: true,
-            ..CallForm::BASE
-        },
+        CallForm::mangled_tag("<｜GCML｜".as_bytes(), &XML),
     ],
     strip: &[
         "<｜GCML｜tool_calls>".as_bytes(),

@@ -548,6 +548,19 @@ pub(crate) struct CallForm {
 }
 
 impl CallForm {
+    /// The form of a special token's tag prefix (`<｜DSML｜`) whose tag was mangled
+    /// after it (`<｜DSML｜toolinvoke name">`): the prefix says a call follows
+    /// (`labelled`), one whose opener cannot be read; reported, never text, never
+    /// released. A bare prefix (no tag after it) is markup.
+    pub(crate) const fn mangled_tag(prefix: &'static [u8], xml: &'static XmlSpec) -> CallForm {
+        CallForm {
+            opener: prefix,
+            body: Body::Xml(xml),
+            labelled: true,
+            ..CallForm::BASE
+        }
+    }
+
     /// The defaults of the optional fields; statics fill the rest with `..CallForm::BASE`.
     pub(crate) const BASE: CallForm = CallForm {
         opener: b"",

@@ -62,28 +62,31 @@ impl Harmony {
     /// other tokens. Prose after the opener (`<|channel|>not json at all`) does not:
     /// it is text.
     fn header_like(&self) -> bool {
-        const WORDS: [&str; 8] = [
-            "assistant",
-            "analysis",
-            "commentary",
-            "final",
-            "user",
-            "system",
-            "developer",
-            "tool",
+        const WORDS: [&[u8]; 8] = [
+            b"assistant",
+            b"analysis",
+            b"commentary",
+            b"final",
+            b"user",
+            b"system",
+            b"developer",
+            b"tool",
         ];
-        if memchr::memmem::find(&self.header, b"<|").is_some() {
+        let header = self.header.as_slice();
+        if memchr::memmem::find(header, b"<|").is_some() {
             // Other tokens in it: markup, dropped (and never read again as text).
             return true;
         }
-        let text = String::from_utf8_lossy(&self.header);
-        let mut words = text.split(|c: char| c.is_ascii_whitespace() || c == '<' || c == '|');
-        let Some(word) = words.find(|w| !w.is_empty()) else {
+        let Some(from) = header.iter().position(|b| !b.is_ascii_whitespace()) else {
             return true;
         };
-        let cut = text.trim_end().ends_with(word) && !text.ends_with(char::is_whitespace);
-        word.starts_with("to=")
-            || word.starts_with("functions.")
+        let end = header[from..]
+            .iter()
+            .position(u8::is_ascii_whitespace)
+            .map_or(header.len(), |n| from + n);
+        let (word, cut) = (&header[from..end], end == header.len());
+        word.starts_with(b"to=")
+            || word.starts_with(b"functions.")
             || WORDS
                 .iter()
                 .any(|w| word.starts_with(w) || (cut && w.starts_with(word)))

@@ -144,6 +144,9 @@ pub(crate) enum Grammar {
         weak: bool,
         /// What the body may begin with.
         begins: Begins,
+        /// `held[..start]` are blanks before the body, found once (sniffing reads from
+        /// here, so a long run of them is linear work).
+        start: usize,
     },
     Envelope(Envelope),
     /// A JSON call object found without a marker, held until its first key tells
@@ -175,18 +178,12 @@ impl Grammar {
             Body::Envelope(_) | Body::NameArgs(_) | Body::Xml(_) | Body::Pythonic(_)
                 if !weak && !matches!(body, Body::Pythonic(p) if p.markerless) =>
             {
-                let begins = match (form.labelled, body) {
-                    _ if form.wrapper => Begins::NoMarkup,
-                    (false, _) => Begins::NoProse,
-                    // A tag prefix that says a call follows (`<｜DSML｜`): its tag.
-                    (true, Body::Xml(_)) => Begins::Tag,
-                    (true, _) => Begins::Any,
-                };
                 Grammar::Sniff {
                     bodies: std::slice::from_ref(body),
                     held: Vec::new(),
                     weak,
-                    begins,
+                    begins: Begins::of(form, body),
+                    start: 0,
                 }
             }
             _ => Grammar::reader(body, form, weak),
@@ -219,11 +216,8 @@ impl Grammar {
                 bodies,
                 held: Vec::new(),
                 weak,
-                begins: match (form.wrapper, form.labelled) {
-                    (true, _) => Begins::NoMarkup,
-                    (false, true) => Begins::Any,
-                    (false, false) => Begins::NoProse,
-                },
+                begins: Begins::of(form, body),
+                start: 0,
             },
         }
     }
@@ -270,9 +264,11 @@ impl Grammar {
     /// Bytes read past the body's end, to be read again after it.
     pub(crate) fn take_leftover(&mut self, args: &mut ArgsReader) -> Vec<u8> {
         match self {
-            Grammar::Sniff { held, .. }
-            | Grammar::Gate { held, .. }
-            | Grammar::XmlGate { held, .. } => std::mem::take(held),
+            Grammar::Sniff { held, start, .. } => {
+                *start = 0;
+                std::mem::take(held)
+            }
+            Grammar::Gate { held, .. } | Grammar::XmlGate { held, .. } => std::mem::take(held),
             Grammar::ListGate(g) => std::mem::take(g.held()),
             Grammar::Envelope(_) => args.rep.take_leftover(),
             Grammar::Xml(x) => x.take_leftover(),
@@ -414,6 +410,7 @@ impl Grammar {
                 held,
                 weak,
                 begins,
+                start,
             } => {
                 let (weak, begins) = (*weak, *begins);
                 let before = held.len();
@@ -423,7 +420,17 @@ impl Grammar {
                 for &b in input {
                     held.push(b);
                     used += 1;
-                    match sniff(bodies, held, closer, begins) {
+                    if !may_decide(held, *start, begins) {
+                        continue;
+                    }
+                    let from = *start;
+                    *start += held[from..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_whitespace())
+                        .count();
+                    // Sniffing reads what is held past the blanks (work: `Stats::work`).
+                    sink.stats.examined((held.len() - from) as u64);
+                    match sniff(bodies, held, *start, closer, begins) {
                         Sniffed::Wait => {}
                         Sniffed::Body(body) => {
                             decided = Some(body);
@@ -474,6 +481,7 @@ impl Grammar {
                             held: rest,
                             weak: false,
                             begins: Begins::Any,
+                            start: 0,
                         };
                         Step {
                             consumed: used,
@@ -490,6 +498,7 @@ impl Grammar {
                             held: back,
                             weak: false,
                             begins: Begins::Any,
+                            start: 0,
                         };
                         Step::reject(used)
                     }
@@ -559,9 +568,11 @@ impl Grammar {
     /// The bytes a rejected weak call read, to be text.
     pub(crate) fn take_rejected(&mut self) -> Vec<u8> {
         match self {
-            Grammar::Gate { held, .. }
-            | Grammar::XmlGate { held, .. }
-            | Grammar::Sniff { held, .. } => std::mem::take(held),
+            Grammar::Sniff { held, start, .. } => {
+                *start = 0;
+                std::mem::take(held)
+            }
+            Grammar::Gate { held, .. } | Grammar::XmlGate { held, .. } => std::mem::take(held),
             Grammar::ListGate(g) => std::mem::take(g.held()),
             Grammar::Harmony(h) => h.take_rejected(),
             Grammar::NameArgs(n) => n.take_rejected(),
@@ -750,6 +761,19 @@ pub(crate) enum Begins {
     NoMarkup,
 }
 
+impl Begins {
+    /// What `form`'s body may begin with.
+    fn of(form: &CallForm, body: &Body) -> Begins {
+        match body {
+            _ if form.wrapper => Begins::NoMarkup,
+            _ if !form.labelled => Begins::NoProse,
+            // A tag prefix that says a call follows (`<｜DSML｜`): its tag.
+            Body::Xml(_) => Begins::Tag,
+            _ => Begins::Any,
+        }
+    }
+}
+
 /// What a sniffed body's first bytes show.
 enum Sniffed {
     /// Not yet told.
@@ -765,6 +789,32 @@ enum Sniffed {
 /// The longest first word [`prose`] reads: past it, the bodies decide.
 const PROSE_WORD_MAX: usize = 128;
 
+/// Whether sniffing at the byte just held may end the wait so far: a blank decides
+/// nothing the next byte does not, the first word waits for its end, and a tag for its
+/// `>`, a `<` or a line break. Not sniffing at the others keeps a long wait linear.
+fn may_decide(held: &[u8], start: usize, begins: Begins) -> bool {
+    let len = held.len();
+    let b = held[len - 1];
+    match begins {
+        Begins::Tag => matches!(b, b'>' | b'<' | b'\n') || len > PROSE_WORD_MAX,
+        _ if b.is_ascii_whitespace() => false,
+        Begins::NoProse | Begins::NoMarkup => {
+            let in_first_word = len >= start + 2
+                && len - start <= PROSE_WORD_MAX
+                && held[start].is_ascii_alphabetic()
+                && word_byte(b)
+                && word_byte(held[len - 2]);
+            !in_first_word
+        }
+        Begins::Any => true,
+    }
+}
+
+/// A byte of a word [`prose`] reads.
+fn word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
+}
+
 /// Whether `text`, a body's first bytes after blanks, is prose: a word, blanks and a
 /// second word (`not json at all`, `I will check`). No body begins so (a name is
 /// followed by its separator, its arguments or markup, never by a second word).
@@ -773,8 +823,7 @@ fn prose(text: &[u8]) -> Option<bool> {
     if !text.first()?.is_ascii_alphabetic() {
         return Some(false);
     }
-    let word = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.');
-    let Some(end) = text.iter().position(|b| !word(b)) else {
+    let Some(end) = text.iter().position(|&b| !word_byte(b)) else {
         return (text.len() > PROSE_WORD_MAX).then_some(false);
     };
     let gap = text[end..].iter().position(|b| !matches!(b, b' ' | b'\t'));
@@ -785,10 +834,20 @@ fn prose(text: &[u8]) -> Option<bool> {
     }
 }
 
-/// Pick the body whose start matches `held`, once it can be told, given what it may
-/// begin with.
-fn sniff(bodies: &'static [Body], held: &[u8], closer: &[u8], begins: Begins) -> Sniffed {
-    if begins == Begins::Tag && !bodies.is_empty() {
+/// Pick the body whose start matches `held` (blanks up to `start`), once it can be
+/// told, given what it may begin with.
+fn sniff(
+    bodies: &'static [Body],
+    held: &[u8],
+    start: usize,
+    closer: &[u8],
+    begins: Begins,
+) -> Sniffed {
+    if bodies.is_empty() {
+        // What a body ended in, held to be read again: nothing to choose.
+        return Sniffed::Wait;
+    }
+    if begins == Begins::Tag {
         match held.iter().position(|&b| matches!(b, b'>' | b'<' | b'\n')) {
             Some(at) if held[at] == b'>' => {}
             Some(_) => return Sniffed::Prose,
@@ -796,24 +855,22 @@ fn sniff(bodies: &'static [Body], held: &[u8], closer: &[u8], begins: Begins) ->
             None => return Sniffed::Wait,
         }
     }
-    let prose_ends = matches!(begins, Begins::NoProse | Begins::NoMarkup);
-    let Some(start) = held.iter().position(|b| !b.is_ascii_whitespace()) else {
-        return Sniffed::Wait;
-    };
     let text = &held[start..];
+    if text.is_empty() {
+        return Sniffed::Wait;
+    }
     if !closer.is_empty() && closer.starts_with(text) && text.len() < closer.len() {
         // Perhaps an empty body: wait for the closer (any body then reads it).
         return Sniffed::Wait;
     }
-    let prose_ends = prose_ends && !bodies.is_empty();
-    if begins == Begins::NoMarkup && text[0] == b'<' && !bodies.is_empty() {
-        return Sniffed::Prose;
-    }
-    match prose(text).filter(|_| prose_ends) {
-        None if prose_ends => return Sniffed::Wait,
-        None => {}
-        Some(true) => return Sniffed::Prose,
-        Some(false) => {}
+    match begins {
+        Begins::NoMarkup if text[0] == b'<' => return Sniffed::Prose,
+        Begins::NoProse | Begins::NoMarkup => match prose(text) {
+            None => return Sniffed::Wait,
+            Some(true) => return Sniffed::Prose,
+            Some(false) => {}
+        },
+        Begins::Any | Begins::Tag => {}
     }
     let mut waiting = false;
     for body in bodies {
