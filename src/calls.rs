@@ -678,32 +678,33 @@ impl Sink<'_> {
 
     /// The open call's competing readings could not be told apart.
     pub(crate) fn ambiguous(&mut self) {
-        if let Some(call) = self.calls.current.as_mut() {
-            let name = call.name.as_deref().unwrap_or("tool call");
-            call.ambiguous = Some(ambiguous_feedback(name));
-        }
+        self.refuse(ambiguous_feedback);
     }
 
     /// The open call cannot be read as the model meant it (a parameter that lost its
     /// key, a name that cannot be told from its id): not released, with `why` (after
     /// the name) as feedback.
     pub(crate) fn invalid(&mut self, why: &str) {
-        if let Some(call) = self.calls.current.as_mut() {
-            let name = call.name.as_deref().unwrap_or("tool call");
-            call.ambiguous = Some(format!("{name}: {why}"));
-        }
+        self.refuse(|name| format!("{name}: {why}"));
     }
 
     /// The open call's body went on past where its arguments ended (text followed them
     /// up to the call's closer): not released.
     pub(crate) fn went_on(&mut self) {
-        if let Some(call) = self.calls.current.as_mut() {
-            let name = call.name.as_deref().unwrap_or("tool call");
-            call.ambiguous = Some(format!(
-                "{name}: text followed the arguments up to the end of the call, so where they end cannot be told; \
-                 put every value inside the arguments object and escape quotes inside strings (\\\")"
-            ));
-        }
+        self.refuse(|name| format!(
+            "{name}: text followed the arguments up to the end of the call, so where they end cannot be told; \
+             put every value inside the arguments object and escape quotes inside strings (\\\")"
+        ));
+    }
+
+    /// Mark the call being read not to be released, with feedback written after its
+    /// name. The call is begun if it was not yet (its body is being read, though
+    /// nothing of it was sent): a judgment made before the first push that sends
+    /// something holds as one made after it, however the output is cut.
+    fn refuse(&mut self, feedback: impl FnOnce(&str) -> String) {
+        let call = self.call();
+        let name = call.name.as_deref().unwrap_or("tool call");
+        call.ambiguous = Some(feedback(name));
     }
 
     /// Take a competing reading of the open call (`json/readings.rs`) in place of the

@@ -559,3 +559,92 @@ fn text_after_a_tagged_call_past_the_limit_releases_the_call_and_shows_the_text(
     // Most tagged forms write text after a call (the check cannot pass on none).
     assert!(seen * 2 >= tagged_with_closer().len(), "{seen} forms");
 }
+
+/// A call whose head was dropped, begun at its first parameter (`<parameter=path>` with
+/// no `<tool_call>` or function tag before it: `missing_opener`), has no name to send
+/// before its arguments. What the grammar judges about it before anything is sent (the
+/// call's closer inside a value, then text and another call: not released) held only
+/// when a push had already sent part of it; read whole, the judgment was lost and the
+/// call was refused for its missing name instead (found by a ten-minute chunking run
+/// under `auto`). Every form of tags with a closer, under its dialect and `auto`, is cut
+/// at every byte: the result is the same however the output is cut.
+#[test]
+fn a_call_begun_at_its_first_parameter_is_judged_the_same_however_cut() {
+    let mut wrong = Vec::new();
+    for form in tagged_with_closer() {
+        let closer = *form.closing_markup().last().unwrap();
+        let render = |args: &serde_json::Value| {
+            let args = args.to_string();
+            let turn = Turn::new().call(Call::new("write_file", &args));
+            form.dialect().render(&turn).unwrap().output
+        };
+        let first = render(&serde_json::json!({"path": "a.txt", "content": "line"}));
+        let example = render(&serde_json::json!({"path": "b.txt", "content": "more"}));
+        // The first parameter's tag: the last `<` before its key.
+        let Some(key) = first.find("path") else {
+            continue;
+        };
+        let Some(head) = first[..key].rfind('<') else {
+            continue;
+        };
+        let Some(cut) = first.find("line") else {
+            continue;
+        };
+        let raw = format!(
+            "{}line{closer})>Then the second.\n{example}",
+            &first[head..cut]
+        );
+        for dialect in [form.dialect(), Dialect::Auto] {
+            let config = Config::new(dialect);
+            if let Err(e) = support::check_all_chunkings(&config, raw.as_bytes(), StopReason::Stop)
+            {
+                wrong.push(format!("{dialect} ({}): {raw:?}: {e}", form.name()));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+}
+
+/// A value holding part of its form's closing markup back to back (a closer between
+/// dropped: `</parameter></tool_call>`, `</parameter></function>`), then text, then any
+/// opener of its dialect (`<tool_call>`, or `<function=` whose own opener was dropped),
+/// then more of the file: read as the call ending there with a closer missing, text,
+/// and the next call, which also lost its opener or is no call at all. That cannot be
+/// told from the file (found by the readings fuzz target in Qwen3-Coder: released cut,
+/// the text shown): the call is released exact or not at all, and nothing of it is
+/// shown. Every form of tags with a closer, every opener of its dialect.
+#[test]
+fn a_value_holding_part_of_its_closing_markup_then_text_and_an_opener_is_never_released_cut() {
+    let mut wrong = Vec::new();
+    for form in tagged_with_closer() {
+        let markup = form.closing_markup();
+        // Two pieces of the markup back to back with those between dropped, and the
+        // markup with the call's closer dropped.
+        let mut runs: Vec<String> = Vec::new();
+        for i in 0..markup.len() {
+            for j in i + 2..markup.len() {
+                runs.push(format!("{}{}", markup[i], markup[j]));
+            }
+        }
+        runs.push(markup[..markup.len() - 1].concat());
+        for run in &runs {
+            for opener in form.dialect().openers() {
+                let opener = String::from_utf8_lossy(opener);
+                let content = format!(
+                    "{}{run}\nSome text here.\n{opener}more of the file\n{}",
+                    &FILE[..66],
+                    &FILE[66..]
+                );
+                match outcome_of(form, &content, &[]) {
+                    Outcome::Exact | Outcome::Held => {}
+                    other => wrong.push(format!(
+                        "{} ({}), {run:?} then {opener:?}: {other:?}",
+                        form.dialect(),
+                        form.name()
+                    )),
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

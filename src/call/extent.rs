@@ -272,6 +272,40 @@ pub(crate) fn raw_closing_tags(form: &CallForm, markup: &BodyMarkup) -> bool {
     !form.closer.is_empty() && of_tags(markup)
 }
 
+/// Why a call whose closing tags came inside a value, then text, then another call, is
+/// not released: the tags may be the value's (a file about tool calls) or the call's
+/// (some of its closing markup dropped), and the text the value's or text between two
+/// calls. Which cannot be told.
+pub(crate) const CLOSER_THEN_TEXT_AND_A_CALL: &str =
+    "closing tags came inside a value, followed by text and another call, so where the \
+     value ends cannot be told; close each parameter, the function and the call before \
+     any text";
+
+/// Whether `text`, between a call's closing markup and the next call's opener, holds
+/// prose: a byte other than a blank outside `<...>` (a section token between two calls,
+/// `<｜tool_calls_begin｜>`, is markup, not text the model wrote).
+pub(crate) fn holds_prose(text: &[u8]) -> bool {
+    let mut angle = false;
+    text.iter().any(|&b| {
+        match b {
+            b'<' => angle = true,
+            b'>' => angle = false,
+            _ => return !angle && !b.is_ascii_whitespace(),
+        }
+        false
+    })
+}
+
+/// Whether `marker`, an opener among the bounds of a call of `form`, begins a call of
+/// the same dialect whose own opener was dropped (`<function=` of Qwen3-Coder, a
+/// form that implies `missing_opener`): a body's own markup, which a value holds as
+/// readily as it holds the closer.
+pub(crate) fn opens_without_opener(form: &'static CallForm, marker: &[u8]) -> bool {
+    specs_of(form)
+        .flat_map(|s| s.calls)
+        .any(|f| f.opener == marker && f.implies == Some(crate::repairs::Repair::MissingOpener))
+}
+
 /// Every spec a call's form may come from: `auto`'s and each dialect's.
 fn every_spec() -> impl Iterator<Item = &'static Spec> {
     auto_specs()

@@ -228,6 +228,25 @@ impl Parser {
                         let remains = Remains::new(form, within, markup, false);
                         self.mode = Mode::Remains(Box::new(remains));
                     }
+                } else if raw_closing_tags(form, &markup)
+                    && sink.calls.is_open()
+                    && holds_prose(&held[..start])
+                {
+                    // A body of tags ended with its call's closer missing, then text, then
+                    // another call: the same as a value holding that markup, that text
+                    // and that opener. Not released; the body goes on past the opener
+                    // (`remains`, as the grammar rules where the closer comes in a value).
+                    sink.invalid(CLOSER_THEN_TEXT_AND_A_CALL);
+                    sink.end();
+                    let mut remains = Remains::new(form, within, markup, true);
+                    remains.held = held[..=start].to_vec();
+                    remains.past = start + 1;
+                    self.mode = Mode::Remains(Box::new(remains));
+                    if start + 1 < before {
+                        self.process(&held[start + 1..before]);
+                        return 0;
+                    }
+                    return start + 1 - before;
                 } else {
                     // Text the model wrote after the body: shown.
                     self.release_held_text(back, form.closer, markup, &held[..start], false);

@@ -32,6 +32,10 @@ pub(super) struct Remains {
     /// written raw: it is still open, released at the bound unless the text up to it
     /// shows the body went on ([`Remains::went_on`]).
     pub(super) deciding: bool,
+    /// The call was given up at an opener its body may hold ([`Remains::cannot_tell`]):
+    /// the bounds before this offset of `held` were its, and so is every opener up to
+    /// its closer. Zero otherwise.
+    pub(super) past: usize,
 }
 
 impl Remains {
@@ -52,6 +56,7 @@ impl Remains {
                 .ends,
             open,
             deciding: false,
+            past: 0,
         }
     }
 
@@ -88,6 +93,21 @@ impl Remains {
         })
     }
 
+    /// Whether a call that ended at its closer after a body of tags, then text up to
+    /// `start` of what is held, then `opener` (another call's), cannot be told from one
+    /// value holding all of it: the call's closer came with its function left open
+    /// (`incomplete`: `</parameter></tool_call>`), or the next call's own opener was
+    /// dropped (`opener` is a body's markup, `<function=`). A file about tool calls holds
+    /// such markup as readily; a model that drops a closer or an opener rarely writes
+    /// text between two calls too. The grammar rules the same where the closer comes
+    /// inside a value ([`CLOSER_THEN_TEXT_AND_A_CALL`]).
+    fn cannot_tell(&self, start: usize, opener: &[u8], incomplete: bool) -> bool {
+        self.deciding
+            && of_tags(&self.markup)
+            && holds_prose(&self.held[..start])
+            && (incomplete || opens_without_opener(self.form, opener))
+    }
+
     /// How much of `text` (held up to a bound) was the call's: up to the end of its
     /// last closer, or of its last closing markup in a dialect with no closer.
     fn swallowed(&self, text: &[u8]) -> usize {
@@ -112,26 +132,64 @@ impl Parser {
             unreachable!()
         };
         let before = state.held.len();
-        // Only a bound that ends in the new bytes is new.
-        let from = before.saturating_sub(state.ends.max_len().saturating_sub(1));
         state.held.extend_from_slice(input);
         let max = self.config.limits.max_args_bytes;
-        let bound = match state.ends.find(&state.held[from..]) {
-            Found::Full { start, .. } if from + start <= max => Some(from + start),
-            // The limit is met at the byte that passes it, wherever the chunk ends.
-            _ if state.held.len() > max => Some(max + 1),
-            _ => None,
-        };
-        let Some(start) = bound else {
-            return input.len();
-        };
-        let rest = self.end_remains(start);
-        if start < before {
-            // The bound began in held bytes: read them again, then the input.
-            self.process(&rest[..before - start]);
-            0
-        } else {
-            start - before
+        loop {
+            let Mode::Remains(state) = &mut self.mode else {
+                unreachable!()
+            };
+            // Only a bound that ends in the new bytes is new (and none read as the call's).
+            let overlap = state.ends.max_len().saturating_sub(1);
+            let from = before.saturating_sub(overlap).max(state.past);
+            let bound = match state.ends.find(&state.held[from..]) {
+                Found::Full { start, id, .. } if from + start <= max => {
+                    Some((from + start, Some(state.ends.get(id))))
+                }
+                // The limit is met at the byte that passes it, wherever the chunk ends.
+                _ if state.held.len() > max => Some((max + 1, None)),
+                _ => None,
+            };
+            let Some((start, opener)) = bound else {
+                return input.len();
+            };
+            let in_body = state.past > 0
+                && memchr::memmem::find(&state.held[state.past..start], state.form.closer)
+                    .is_none();
+            if opener.is_some() && in_body {
+                // An opener inside the body of a call given up (its closer not come).
+                state.past = start + 1;
+                continue;
+            }
+            if let Some(opener) = opener {
+                let incomplete = self
+                    .calls
+                    .current
+                    .as_ref()
+                    .is_some_and(|c| c.repairs.contains(Repair::MissingCloser));
+                let Mode::Remains(state) = &mut self.mode else {
+                    unreachable!()
+                };
+                if !state.went_on(&state.held[..start])
+                    && state.cannot_tell(start, opener, incomplete)
+                {
+                    // Not released; the call is given up inside its body, which goes on
+                    // past this opener (the grammar's rule: the rest is content).
+                    state.deciding = false;
+                    state.open = true;
+                    state.past = start + 1;
+                    let (mut sink, ..) = self.sink();
+                    sink.invalid(CLOSER_THEN_TEXT_AND_A_CALL);
+                    sink.end();
+                    continue;
+                }
+            }
+            let rest = self.end_remains(start);
+            if start < before {
+                // The bound began in held bytes: read them again, then the input.
+                self.process(&rest[..before - start]);
+                return 0;
+            }
+            return start - before;
         }
     }
 

@@ -186,11 +186,7 @@ impl Xml {
                 if let Some(doubt) = &mut self.doubt {
                     doubt.again = true;
                 }
-                sink.invalid(
-                    "the call's closing tag came inside a value, followed by text and another call, \
-                     so where the value ends cannot be told; close each parameter and the function \
-                     before the call's closing tag",
-                );
+                sink.invalid(crate::call::extent::CLOSER_THEN_TEXT_AND_A_CALL);
             }
             if opens
                 .iter()
