@@ -131,6 +131,9 @@ pub(crate) struct Call {
     /// (`CallForm::name_told`): it names the call in a report when the body was cut
     /// before its own name, and a body naming another tool is not released.
     pub told_name: Option<String>,
+    /// Its name was read from a call object (`{"name": ..., "arguments": ...}`), not
+    /// before its arguments: arguments that are a whole call object are then its own.
+    pub enveloped: bool,
 }
 
 /// Why a call is ended early.
@@ -370,6 +373,11 @@ impl Sink<'_> {
     }
 
     /// The tool name is complete.
+    /// The open call's name was read from a call object ([`Call::enveloped`]).
+    pub(crate) fn enveloped(&mut self) {
+        self.call().enveloped = true;
+    }
+
     pub(crate) fn name(&mut self, raw: &str) {
         let config = self.config;
         let name = raw.trim();
@@ -732,6 +740,7 @@ impl Sink<'_> {
             call.undeclared = reading.undeclared;
             call.bad_name = reading.bad_name;
         }
+        call.enveloped |= reading.enveloped;
         call.args = reading.args;
         call.ambiguous = reading.ambiguous;
         call.conformer = reading.conformer;
@@ -872,6 +881,16 @@ impl Sink<'_> {
         }
         if !is_object {
             let feedback = format!("{name}: arguments must be a JSON object");
+            self.not_released(call, NotReleasedReason::Invalid, feedback);
+            return;
+        }
+        if !call.enveloped && self.config.tools.get(&name).is_none() && is_call_object(&call.args) {
+            // `junk {"name": "f", "arguments": {...}}`: the word before the arguments is
+            // a tool name only if its tool takes a name and arguments; else it is stray,
+            // and the call is the object's. Which cannot be told without the tool.
+            let feedback = format!(
+                "{name}: the arguments are a whole tool call (\"name\" and \"arguments\"), so which tool is meant cannot be told; write the call once, in the tool-call format"
+            );
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
         }
@@ -1245,6 +1264,18 @@ fn misread_feedback(name: &str, repairs: Repairs) -> String {
 }
 
 /// What the model is told when the readings of its call could not be told apart.
+/// Whether `args` is exactly a call object: a string `name` and an object of
+/// `arguments` (or `parameters`), nothing else.
+fn is_call_object(args: &[u8]) -> bool {
+    let Ok(map) = serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(args) else {
+        return false;
+    };
+    let arguments = map.get("arguments").or_else(|| map.get("parameters"));
+    map.len() == 2
+        && map.get("name").is_some_and(|n| n.is_string())
+        && arguments.is_some_and(|a| a.is_object())
+}
+
 fn ambiguous_feedback(name: &str) -> String {
     format!(
         "{name}: a string in the arguments holds unescaped quotes, and where it ends cannot be told; \

@@ -103,3 +103,90 @@ fn the_first_word_and_a_prefixed_tag_are_held_at_most_128_bytes() {
         assert_eq!(m["tool_calls"], serde_json::json!([]), "{m}");
     }
 }
+
+/// A stray word between a call's opener and its body (`<tool_call>junk <function=f>`,
+/// `<tool_call>junk {"name": "f", ...}`, `[TOOL_CALLS]junk f[ARGS]...`): the word is
+/// never released as the tool's name, and the call is released exactly as meant or
+/// not at all. A body's own name tag after the word is read as the body
+/// (`stray_text`); a whole call object after it, read as the arguments of a tool named
+/// by the word, is not released unless the word is a declared tool; after a wrapper
+/// (Hunyuan 3's section), the word is text. Every form of every dialect (found by hand:
+/// Qwen3-Coder, Seed-OSS, Step 3, MiMo, Hermes, LongCat and Hunyuan 3 released a call
+/// to `junk`, some with the body's markup as arguments), with tools declared and not,
+/// under the dialect and, where the form takes part, `auto`, however cut.
+#[test]
+fn a_stray_word_after_an_opener_is_never_released_as_the_name() {
+    use toolsift::render::{Call, InAuto, Style, Turn};
+    use toolsift::{OwnedEvent, Tools};
+    let args = r#"{"city": "Paris"}"#;
+    let tools = Tools::from_json(
+        br#"[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}]"#,
+    )
+    .unwrap();
+    let mut wrong = Vec::new();
+    let mut seen = 0;
+    for &dialect in Dialect::ALL {
+        for form in dialect.forms() {
+            let turn = Turn::new().call(Call::new("get_weather", args));
+            let Ok(rendered) = dialect.render_with(&turn, &Style::new().form(form.name())) else {
+                continue;
+            };
+            let out = &rendered.output;
+            // Right after the first of the dialect's openers the output holds.
+            let Some((at, opener)) = dialect
+                .openers()
+                .into_iter()
+                .filter_map(|o| {
+                    let o = std::str::from_utf8(o).ok()?;
+                    out.find(o).map(|at| (at, o))
+                })
+                .min_by_key(|&(at, _)| at)
+            else {
+                continue;
+            };
+            let cut = at + opener.len();
+            let raw = format!("{}junk {}", &out[..cut], &out[cut..]);
+            seen += 1;
+            let mut dialects = vec![dialect];
+            if form.auto() == InAuto::Yes {
+                dialects.push(Dialect::Auto);
+            }
+            for run_as in dialects {
+                for declared in [false, true] {
+                    let mut config = Config::new(run_as);
+                    if declared {
+                        config = config.tools(tools.clone());
+                    }
+                    let events = match support::check_all_chunkings(
+                        &config,
+                        raw.as_bytes(),
+                        StopReason::Stop,
+                    ) {
+                        Ok(events) => events,
+                        Err(e) => {
+                            wrong.push(format!("{run_as} ({}) {raw:?}: {e}", form.name()));
+                            continue;
+                        }
+                    };
+                    for event in &events {
+                        if let OwnedEvent::CallFinished {
+                            name, arguments, ..
+                        } = event
+                        {
+                            let got: serde_json::Value = serde_json::from_str(arguments).unwrap();
+                            let meant: serde_json::Value = serde_json::from_str(args).unwrap();
+                            if name != "get_weather" || got != meant {
+                                wrong.push(format!(
+                                    "{run_as} ({}), tools {declared}: {raw:?} released {name} {arguments}",
+                                    form.name()
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(seen > 50, "only {seen} forms have an opener");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

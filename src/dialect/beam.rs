@@ -51,6 +51,10 @@ pub(crate) static SPEC: Spec = Spec {
         b"<|call|>",
         b"<|return|>",
         b"</rfl:parameter>",
+        // A call's header after prose that began no call (`to=junk get_weather`).
+        b"<|channel|>",
+        b"<|constrain|>",
+        b"<|message|>",
     ],
 };
 

@@ -678,6 +678,7 @@ impl Envelope {
     fn flush_name(&mut self, sink: &mut Sink<'_>) {
         if let Some(name) = self.name.take() {
             sink.name(&name);
+            sink.enveloped();
         }
     }
 

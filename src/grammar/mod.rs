@@ -416,6 +416,7 @@ impl Grammar {
                 let before = held.len();
                 let mut decided = None;
                 let mut doubled = false;
+                let mut stray = None;
                 let mut used = 0;
                 for &b in input {
                     held.push(b);
@@ -441,6 +442,11 @@ impl Grammar {
                             doubled = true;
                             break;
                         }
+                        Sniffed::Stray(body, at) => {
+                            decided = Some(body);
+                            stray = Some(at);
+                            break;
+                        }
                         // Not a call: the held bytes are text (`take_rejected`).
                         Sniffed::Prose => return Step::reject(used),
                     }
@@ -456,13 +462,18 @@ impl Grammar {
                     held.remove(at);
                     sink.repair(Repair::DoubledBraces);
                 }
+                if let Some(at) = stray {
+                    // The word before the body's name tag is dropped.
+                    held.drain(..at);
+                    sink.repair(Repair::StrayText);
+                }
                 if held.trim_ascii_start().starts_with(closer) && !closer.is_empty() {
                     // Nothing but blanks before the closer.
                     sink.nameless_start();
                 }
                 *chosen = Some(body);
                 *self = Grammar::reader(body, form, weak);
-                if before == 0 && !doubled {
+                if before == 0 && !doubled && stray.is_none() {
                     // Every byte sniffed came from this input: the body reads it whole
                     // (a well-formed call pushed whole takes the strict fast path).
                     return self.feed(input, sink, args, form, chosen);
@@ -784,6 +795,9 @@ enum Sniffed {
     /// A JSON call object in a second pair of braces (`{{"name": ...}}`): the body is
     /// read from the inner `{`, the first one dropped.
     Doubled(&'static Body),
+    /// A stray word before a body's own name tag (`junk <function=f>`): the body is
+    /// read from `at` of what is held, the word dropped.
+    Stray(&'static Body, usize),
 }
 
 /// The longest first word [`prose`] reads: past it, the bodies decide.
@@ -808,6 +822,56 @@ fn may_decide(held: &[u8], start: usize, begins: Begins) -> bool {
         }
         Begins::Any => true,
     }
+}
+
+/// A word, blanks or none, then a body's own name tag (`junk <function=f>`): no name is
+/// followed by its form's name tag, so the word is stray. The body and where its tag
+/// begins in `text`; `Err` while the bytes after the word may still begin one.
+fn stray_word(bodies: &'static [Body], text: &[u8]) -> Option<Result<(&'static Body, usize), ()>> {
+    if !text.first()?.is_ascii_alphabetic() {
+        return None;
+    }
+    let end = text.iter().position(|&b| !word_byte(b))?;
+    let skip = end
+        + text[end..]
+            .iter()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count();
+    let rest = &text[skip..];
+    let mut waiting = false;
+    for body in bodies {
+        let Body::Xml(spec) = body else {
+            continue;
+        };
+        let open = spec.name_open;
+        if open.is_empty() {
+            continue;
+        }
+        if rest.starts_with(open) {
+            return Some(Ok((body, skip)));
+        }
+        waiting |= open.starts_with(rest);
+    }
+    waiting.then_some(Err(()))
+}
+
+/// What follows the first word of `text` and the blanks after it: `Some(None)` while
+/// only blanks follow it; `None` while the word goes on, when no blank follows it (a
+/// name and its separator), or when `text` does not begin with a word.
+fn after_word(text: &[u8]) -> Option<Option<u8>> {
+    if !text.first()?.is_ascii_alphabetic() {
+        return None;
+    }
+    let end = text.iter().position(|&b| !word_byte(b))?;
+    if !text[end].is_ascii_whitespace() {
+        return None;
+    }
+    Some(
+        text[end..]
+            .iter()
+            .copied()
+            .find(|b| !b.is_ascii_whitespace()),
+    )
 }
 
 /// A byte of a word [`prose`] reads.
@@ -864,7 +928,10 @@ fn sniff(
         return Sniffed::Wait;
     }
     match begins {
-        Begins::NoMarkup if text[0] == b'<' => return Sniffed::Prose,
+        Begins::NoMarkup if text[0] == b'<' || after_word(text) == Some(Some(b'<')) => {
+            return Sniffed::Prose
+        }
+        Begins::NoMarkup if after_word(text).is_some_and(|b| b.is_none()) => return Sniffed::Wait,
         Begins::NoProse | Begins::NoMarkup => match prose(text) {
             None => return Sniffed::Wait,
             Some(true) => return Sniffed::Prose,
@@ -873,6 +940,13 @@ fn sniff(
         Begins::Any | Begins::Tag => {}
     }
     let mut waiting = false;
+    if begins != Begins::Tag {
+        match stray_word(bodies, text) {
+            Some(Ok((body, skip))) => return Sniffed::Stray(body, start + skip),
+            Some(Err(())) => return Sniffed::Wait,
+            None => {}
+        }
+    }
     for body in bodies {
         match body {
             Body::Envelope(_) => {
