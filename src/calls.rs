@@ -243,6 +243,17 @@ impl Calls {
     pub(crate) fn is_open(&self) -> bool {
         self.current.is_some()
     }
+
+    /// Whether a call is open with something read: a name, or arguments beyond their
+    /// braces (an empty body is no call, and nothing of it can be a value's).
+    pub(crate) fn has_content(&self) -> bool {
+        self.current.as_ref().is_some_and(|c| {
+            c.name.is_some()
+                || c.args
+                    .iter()
+                    .any(|b| !matches!(b, b'{' | b'}') && !b.is_ascii_whitespace())
+        })
+    }
 }
 
 impl Sink<'_> {

@@ -648,3 +648,30 @@ fn a_value_holding_part_of_its_closing_markup_then_text_and_an_opener_is_never_r
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// An opener of a form of tags and the call's closer right after it (no name, no
+/// arguments: no call), then text and the opener again (found by the chunking fuzz
+/// target under `auto`, in reasoning: `<function=</tool_call>` then text, reported as a
+/// call whose closing tags came in a value when read whole, nothing when cut). An empty
+/// body is no call, and nothing of it is a value: the same however cut, nothing
+/// released, the text kept. Every opener of every dialect of tags with a closer.
+#[test]
+fn an_empty_call_then_text_and_an_opener_is_no_call_however_cut() {
+    let mut wrong = Vec::new();
+    for form in tagged_with_closer() {
+        let closer = *form.closing_markup().last().unwrap();
+        for opener in form.dialect().openers() {
+            let opener = String::from_utf8_lossy(opener);
+            let raw = format!("{opener}{closer}parameter>\nSome text.\n{opener}{closer}more");
+            let config = Config::new(form.dialect());
+            match support::check_all_chunkings(&config, raw.as_bytes(), StopReason::Stop) {
+                Ok(events) if shown(&events).released.is_empty() => {}
+                Ok(events) => {
+                    wrong.push(format!("{raw:?}: released {:?}", shown(&events).released))
+                }
+                Err(e) => wrong.push(format!("{raw:?}: {e}")),
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -229,7 +229,7 @@ impl Parser {
                         self.mode = Mode::Remains(Box::new(remains));
                     }
                 } else if raw_closing_tags(form, &markup)
-                    && sink.calls.is_open()
+                    && sink.calls.has_content()
                     && holds_prose(&held[..start])
                 {
                     // A body of tags ended with its call's closer missing, then text, then

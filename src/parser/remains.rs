@@ -166,10 +166,12 @@ impl Parser {
                     .current
                     .as_ref()
                     .is_some_and(|c| c.repairs.contains(Repair::MissingCloser));
+                let read = self.calls.has_content();
                 let Mode::Remains(state) = &mut self.mode else {
                     unreachable!()
                 };
-                if !state.went_on(&state.held[..start])
+                if read
+                    && !state.went_on(&state.held[..start])
                     && state.cannot_tell(start, opener, incomplete)
                 {
                     // Not released; the call is given up inside its body, which goes on
