@@ -110,7 +110,9 @@ fn the_first_word_and_a_prefixed_tag_are_held_at_most_128_bytes() {
 /// not at all. A body's own name tag after the word is read as the body
 /// (`stray_text`); a whole call object after it, read as the arguments of a tool named
 /// by the word, is not released unless the word is a declared tool; after a wrapper
-/// (Hunyuan 3's section), the word is text. Every form of every dialect (found by hand:
+/// (Hunyuan 3's section), the word is text; before a list of call objects (Mistral's
+/// pre-v11 `[TOOL_CALLS] junk [{...}]`, vLLM's regex fallback), it is stray and the
+/// calls are read. Every form of every dialect (found by hand:
 /// Qwen3-Coder, Seed-OSS, Step 3, MiMo, Hermes, LongCat and Hunyuan 3 released a call
 /// to `junk`, some with the body's markup as arguments), with tools declared and not,
 /// under the dialect and, where the form takes part, `auto`, however cut.
@@ -147,6 +149,10 @@ fn a_stray_word_after_an_opener_is_never_released_as_the_name() {
             let cut = at + opener.len();
             let raw = format!("{}junk {}", &out[..cut], &out[cut..]);
             seen += 1;
+            // A list of call objects after the word: the word is stray, the call read
+            // (unless the word joins a label, "```jsonjunk": another fence).
+            let joins = opener.ends_with(|c: char| c.is_ascii_alphanumeric());
+            let list = !joins && out[cut..].trim_start().starts_with("[{");
             let mut dialects = vec![dialect];
             if form.auto() == InAuto::Yes {
                 dialects.push(Dialect::Auto);
@@ -168,6 +174,12 @@ fn a_stray_word_after_an_opener_is_never_released_as_the_name() {
                             continue;
                         }
                     };
+                    if list && declared && support::shown(&events).released.len() != 1 {
+                        wrong.push(format!(
+                            "{run_as} ({}): {raw:?} released no call",
+                            form.name()
+                        ));
+                    }
                     for event in &events {
                         if let OwnedEvent::CallFinished {
                             name, arguments, ..

@@ -824,8 +824,9 @@ fn may_decide(held: &[u8], start: usize, begins: Begins) -> bool {
     }
 }
 
-/// A word, blanks or none, then a body's own name tag (`junk <function=f>`): no name is
-/// followed by its form's name tag, so the word is stray. The body and where its tag
+/// A word, blanks or none, then a body's own name tag (`junk <function=f>`) or a list
+/// of call objects (`junk [{"name": ...}]`): no name is followed by either, so the word
+/// is stray. The body and where its tag
 /// begins in `text`; `Err` while the bytes after the word may still begin one.
 fn stray_word(bodies: &'static [Body], text: &[u8]) -> Option<Result<(&'static Body, usize), ()>> {
     if !text.first()?.is_ascii_alphabetic() {
@@ -840,6 +841,18 @@ fn stray_word(bodies: &'static [Body], text: &[u8]) -> Option<Result<(&'static B
     let rest = &text[skip..];
     let mut waiting = false;
     for body in bodies {
+        if let Body::Envelope(_) = body {
+            // A list of call objects: no name is followed by one (arguments are an
+            // object).
+            if let Some(after) = rest.strip_prefix(b"[") {
+                match after.iter().find(|b| !b.is_ascii_whitespace()) {
+                    Some(b'{') => return Some(Ok((body, skip))),
+                    Some(_) => {}
+                    None => waiting = true,
+                }
+            }
+            continue;
+        }
         let Body::Xml(spec) = body else {
             continue;
         };
