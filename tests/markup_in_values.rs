@@ -580,8 +580,13 @@ fn a_call_begun_at_its_first_parameter_is_judged_the_same_however_cut() {
         };
         let first = render(&serde_json::json!({"path": "a.txt", "content": "line"}));
         let example = render(&serde_json::json!({"path": "b.txt", "content": "more"}));
-        // The first parameter's tag: the last `<` before its key.
-        let Some(key) = first.find("path") else {
+        // The first parameter's tag: the last `<` before its key (the keys come in
+        // the order the arguments' map keeps).
+        let Some(key) = ["path", "content"]
+            .iter()
+            .filter_map(|k| first.find(k))
+            .min()
+        else {
             continue;
         };
         let Some(head) = first[..key].rfind('<') else {
