@@ -383,12 +383,12 @@ impl Sink<'_> {
         }
     }
 
-    /// The tool name is complete.
     /// The open call's name was read from a call object ([`Call::enveloped`]).
     pub(crate) fn enveloped(&mut self) {
         self.call().enveloped = true;
     }
 
+    /// The tool name is complete.
     pub(crate) fn name(&mut self, raw: &str) {
         let config = self.config;
         let name = raw.trim();
@@ -708,12 +708,16 @@ impl Sink<'_> {
     }
 
     /// The open call's body went on past where its arguments ended (text followed them
-    /// up to the call's closer): not released.
+    /// up to the call's closer): not released. Judged after the body, when the call
+    /// may have been released already (the last of several in one body): then there
+    /// is nothing to refuse, and no call is begun.
     pub(crate) fn went_on(&mut self) {
-        self.refuse(|name| format!(
-            "{name}: text followed the arguments up to the end of the call, so where they end cannot be told; \
-             put every value inside the arguments object and escape quotes inside strings (\\\")"
-        ));
+        if self.calls.is_open() {
+            self.refuse(|name| format!(
+                "{name}: text followed the arguments up to the end of the call, so where they end cannot be told; \
+                 put every value inside the arguments object and escape quotes inside strings (\\\")"
+            ));
+        }
     }
 
     /// Mark the call being read not to be released, with feedback written after its
@@ -1274,7 +1278,6 @@ fn misread_feedback(name: &str, repairs: Repairs) -> String {
     }
 }
 
-/// What the model is told when the readings of its call could not be told apart.
 /// Whether `args` is exactly a call object: a string `name` and an object of
 /// `arguments` (or `parameters`), nothing else.
 fn is_call_object(args: &[u8]) -> bool {
@@ -1287,6 +1290,7 @@ fn is_call_object(args: &[u8]) -> bool {
         && arguments.is_some_and(|a| a.is_object())
 }
 
+/// What the model is told when the readings of its call could not be told apart.
 fn ambiguous_feedback(name: &str) -> String {
     format!(
         "{name}: a string in the arguments holds unescaped quotes, and where it ends cannot be told; \

@@ -62,6 +62,19 @@ fn outcome_of(form: Form, content: &str, at: &[usize]) -> Outcome {
     shown(&whole).outcome(&rendered.arguments[0], &rendered.text)
 }
 
+/// Note in `wrong` (after the form, `what`) a file with `content` in `form` that is not
+/// released exact or held.
+fn exact_or_held(form: Form, content: &str, what: &str, wrong: &mut Vec<String>) {
+    match outcome_of(form, content, &[]) {
+        Outcome::Exact | Outcome::Held => {}
+        other => wrong.push(format!(
+            "{} ({}){what}: {other:?}",
+            form.dialect(),
+            form.name()
+        )),
+    }
+}
+
 /// Each call released with other arguments than meant, when `write_file` with `content`
 /// is written in `form` (none when the form cannot write it).
 fn released_not_as_meant(form: Form, content: &str) -> Vec<String> {
@@ -347,14 +360,7 @@ fn a_calls_closer_inside_a_value_then_another_dialects_opener_is_content() {
                 &FILE[101..150],
                 &FILE[150..]
             );
-            match outcome_of(form, &content, &[]) {
-                Outcome::Exact | Outcome::Held => {}
-                other => wrong.push(format!(
-                    "{} ({}), {marker:?}: {other:?}",
-                    form.dialect(),
-                    form.name()
-                )),
-            }
+            exact_or_held(form, &content, &format!(", {marker:?}"), &mut wrong);
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
@@ -385,14 +391,7 @@ fn a_calls_closer_inside_a_value_then_text_and_a_call_is_never_released_cut() {
             &FILE[101..150],
             &FILE[150..]
         );
-        match outcome_of(form, &file, &[]) {
-            Outcome::Exact | Outcome::Held => {}
-            other => wrong.push(format!(
-                "{} ({}) file: {other:?}",
-                form.dialect(),
-                form.name()
-            )),
-        }
+        exact_or_held(form, &file, " file", &mut wrong);
         // A call cut after its value by its closer, text, then the next call.
         let first = render(&serde_json::json!({"path": "a.txt", "content": "line"}));
         let Some(cut) = first.find("line") else {
@@ -454,14 +453,7 @@ fn a_value_holding_its_closing_markup_back_to_back_is_never_released_cut() {
                         &FILE[66..]
                     ),
                 ] {
-                    match outcome_of(form, &content, &[]) {
-                        Outcome::Exact | Outcome::Held => {}
-                        other => wrong.push(format!(
-                            "{} ({}), {written:?}: {other:?}",
-                            form.dialect(),
-                            form.name()
-                        )),
-                    }
+                    exact_or_held(form, &content, &format!(", {written:?}"), &mut wrong);
                 }
             }
         }
@@ -640,14 +632,8 @@ fn a_value_holding_part_of_its_closing_markup_then_text_and_an_opener_is_never_r
                     &FILE[..66],
                     &FILE[66..]
                 );
-                match outcome_of(form, &content, &[]) {
-                    Outcome::Exact | Outcome::Held => {}
-                    other => wrong.push(format!(
-                        "{} ({}), {run:?} then {opener:?}: {other:?}",
-                        form.dialect(),
-                        form.name()
-                    )),
-                }
+                let what = format!(", {run:?} then {opener:?}");
+                exact_or_held(form, &content, &what, &mut wrong);
             }
         }
     }

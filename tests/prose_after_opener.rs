@@ -24,6 +24,22 @@ fn prose_is_the_calls(opener: &str) -> bool {
     json_begun || LABELS.iter().any(|l| opener.starts_with(l)) || MID_CALL.contains(&opener)
 }
 
+/// The events of `raw` under every chunking, or `None` with why noted in `wrong`.
+fn however_cut(
+    config: &Config,
+    raw: &str,
+    what: &str,
+    wrong: &mut Vec<String>,
+) -> Option<Vec<toolsift::OwnedEvent>> {
+    match support::check_all_chunkings(config, raw.as_bytes(), StopReason::Stop) {
+        Ok(events) => Some(events),
+        Err(e) => {
+            wrong.push(format!("{what} {raw:?}: {e}"));
+            None
+        }
+    }
+}
+
 #[test]
 fn prose_after_an_opener_is_text_and_never_truncated() {
     let mut wrong = Vec::new();
@@ -37,16 +53,9 @@ fn prose_after_an_opener_is_text_and_never_truncated() {
                         raw.push_str("\nThanks.");
                     }
                     let config = Config::new(dialect);
-                    let events = match support::check_all_chunkings(
-                        &config,
-                        raw.as_bytes(),
-                        StopReason::Stop,
-                    ) {
-                        Ok(events) => events,
-                        Err(e) => {
-                            wrong.push(format!("{} {raw:?}: {e}", dialect.name()));
-                            continue;
-                        }
+                    let Some(events) = however_cut(&config, &raw, dialect.name(), &mut wrong)
+                    else {
+                        continue;
                     };
                     let shown = support::shown(&events);
                     let words = prose.trim_start();
@@ -163,16 +172,9 @@ fn a_stray_word_after_an_opener_is_never_released_as_the_name() {
                     if declared {
                         config = config.tools(tools.clone());
                     }
-                    let events = match support::check_all_chunkings(
-                        &config,
-                        raw.as_bytes(),
-                        StopReason::Stop,
-                    ) {
-                        Ok(events) => events,
-                        Err(e) => {
-                            wrong.push(format!("{run_as} ({}) {raw:?}: {e}", form.name()));
-                            continue;
-                        }
+                    let what = format!("{run_as} ({})", form.name());
+                    let Some(events) = however_cut(&config, &raw, &what, &mut wrong) else {
+                        continue;
                     };
                     if list && declared && support::shown(&events).released.len() != 1 {
                         wrong.push(format!(

@@ -795,8 +795,8 @@ enum Sniffed {
     /// A JSON call object in a second pair of braces (`{{"name": ...}}`): the body is
     /// read from the inner `{`, the first one dropped.
     Doubled(&'static Body),
-    /// A stray word before a body's own name tag (`junk <function=f>`): the body is
-    /// read from `at` of what is held, the word dropped.
+    /// A stray word before a body's own name tag or a list of call objects
+    /// ([`stray_word`]): the body is read from `at` of what is held, the word dropped.
     Stray(&'static Body, usize),
 }
 
@@ -826,65 +826,50 @@ fn may_decide(held: &[u8], start: usize, begins: Begins) -> bool {
 
 /// A word, blanks or none, then a body's own name tag (`junk <function=f>`) or a list
 /// of call objects (`junk [{"name": ...}]`): no name is followed by either, so the word
-/// is stray. The body and where its tag
-/// begins in `text`; `Err` while the bytes after the word may still begin one.
+/// is stray. The body, and where what follows the word begins in `text`; `Err` while
+/// the bytes after the word may still begin one.
 fn stray_word(bodies: &'static [Body], text: &[u8]) -> Option<Result<(&'static Body, usize), ()>> {
-    if !text.first()?.is_ascii_alphabetic() {
-        return None;
-    }
-    let end = text.iter().position(|&b| !word_byte(b))?;
-    let skip = end
-        + text[end..]
-            .iter()
-            .take_while(|b| b.is_ascii_whitespace())
-            .count();
+    let (_, skip) = word_then_blanks(text)?;
     let rest = &text[skip..];
     let mut waiting = false;
     for body in bodies {
-        if let Body::Envelope(_) = body {
-            // A list of call objects: no name is followed by one (arguments are an
-            // object).
-            if let Some(after) = rest.strip_prefix(b"[") {
-                match after.iter().find(|b| !b.is_ascii_whitespace()) {
-                    Some(b'{') => return Some(Ok((body, skip))),
-                    Some(_) => {}
-                    None => waiting = true,
+        match body {
+            // Arguments are an object: a list after a word is no tool's.
+            Body::Envelope(_) => {
+                let after = rest
+                    .strip_prefix(b"[")
+                    .map(|a| a.iter().find(|b| !b.is_ascii_whitespace()));
+                match after {
+                    Some(Some(b'{')) => return Some(Ok((body, skip))),
+                    Some(None) => waiting = true,
+                    _ => {}
                 }
             }
-            continue;
+            Body::Xml(spec) if !spec.name_open.is_empty() => {
+                if rest.starts_with(spec.name_open) {
+                    return Some(Ok((body, skip)));
+                }
+                waiting |= spec.name_open.starts_with(rest);
+            }
+            _ => {}
         }
-        let Body::Xml(spec) = body else {
-            continue;
-        };
-        let open = spec.name_open;
-        if open.is_empty() {
-            continue;
-        }
-        if rest.starts_with(open) {
-            return Some(Ok((body, skip)));
-        }
-        waiting |= open.starts_with(rest);
     }
     waiting.then_some(Err(()))
 }
 
-/// What follows the first word of `text` and the blanks after it: `Some(None)` while
-/// only blanks follow it; `None` while the word goes on, when no blank follows it (a
-/// name and its separator), or when `text` does not begin with a word.
-fn after_word(text: &[u8]) -> Option<Option<u8>> {
+/// The first word of `text` and the blanks after it, once the word has ended: where
+/// the word ends and where the blanks do. `None` while the word goes on, or when
+/// `text` does not begin with one.
+fn word_then_blanks(text: &[u8]) -> Option<(usize, usize)> {
     if !text.first()?.is_ascii_alphabetic() {
         return None;
     }
     let end = text.iter().position(|&b| !word_byte(b))?;
-    if !text[end].is_ascii_whitespace() {
-        return None;
-    }
-    Some(
-        text[end..]
-            .iter()
-            .copied()
-            .find(|b| !b.is_ascii_whitespace()),
-    )
+    let blanks = text[end..]
+        .iter()
+        .take_while(|b| b.is_ascii_whitespace())
+        .count();
+    Some((end, end + blanks))
 }
 
 /// A byte of a word [`prose`] reads.
@@ -940,11 +925,20 @@ fn sniff(
         // Perhaps an empty body: wait for the closer (any body then reads it).
         return Sniffed::Wait;
     }
-    match begins {
-        Begins::NoMarkup if text[0] == b'<' || after_word(text) == Some(Some(b'<')) => {
-            return Sniffed::Prose
+    if begins == Begins::NoMarkup {
+        // After a wrapper, markup, or a word, blanks and markup: the wrapper alone (the
+        // word is text); blanks after a word wait for what follows them.
+        match word_then_blanks(text) {
+            _ if text[0] == b'<' => return Sniffed::Prose,
+            Some((end, skip)) if skip > end => match text.get(skip) {
+                Some(b'<') => return Sniffed::Prose,
+                None => return Sniffed::Wait,
+                Some(_) => {}
+            },
+            _ => {}
         }
-        Begins::NoMarkup if after_word(text).is_some_and(|b| b.is_none()) => return Sniffed::Wait,
+    }
+    match begins {
         Begins::NoProse | Begins::NoMarkup => match prose(text) {
             None => return Sniffed::Wait,
             Some(true) => return Sniffed::Prose,

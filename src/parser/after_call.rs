@@ -238,9 +238,9 @@ impl Parser {
                     // (`remains`, as the grammar rules where the closer comes in a value).
                     sink.invalid(CLOSER_THEN_TEXT_AND_A_CALL);
                     sink.end();
-                    let mut remains = Remains::new(form, within, markup, true);
+                    let mut remains = Remains::new(form, within, markup, false);
                     remains.held = held[..=start].to_vec();
-                    remains.past = start + 1;
+                    remains.give_up_at(start);
                     self.mode = Mode::Remains(Box::new(remains));
                     if start + 1 < before {
                         self.process(&held[start + 1..before]);

@@ -108,6 +108,15 @@ impl Remains {
             && (incomplete || opens_without_opener(self.form, opener))
     }
 
+    /// The call was given up at an opener `start` of what is held: not released, and
+    /// its body goes on past that opener up to its closer (the grammar's rule where
+    /// the closer comes inside a value: the rest is content).
+    pub(super) fn give_up_at(&mut self, start: usize) {
+        self.deciding = false;
+        self.open = true;
+        self.past = start + 1;
+    }
+
     /// How much of `text` (held up to a bound) was the call's: up to the end of its
     /// last closer, or of its last closing markup in a dialect with no closer.
     fn swallowed(&self, text: &[u8]) -> usize {
@@ -152,10 +161,12 @@ impl Parser {
             let Some((start, opener)) = bound else {
                 return input.len();
             };
-            let in_body = state.past > 0
-                && memchr::memmem::find(&state.held[state.past..start], state.form.closer)
-                    .is_none();
-            if opener.is_some() && in_body {
+            let in_body = || {
+                state.past > 0
+                    && memchr::memmem::find(&state.held[state.past..start], state.form.closer)
+                        .is_none()
+            };
+            if opener.is_some() && in_body() {
                 // An opener inside the body of a call given up (its closer not come).
                 state.past = start + 1;
                 continue;
@@ -174,11 +185,7 @@ impl Parser {
                     && !state.went_on(&state.held[..start])
                     && state.cannot_tell(start, opener, incomplete)
                 {
-                    // Not released; the call is given up inside its body, which goes on
-                    // past this opener (the grammar's rule: the rest is content).
-                    state.deciding = false;
-                    state.open = true;
-                    state.past = start + 1;
+                    state.give_up_at(start);
                     let (mut sink, ..) = self.sink();
                     sink.invalid(CLOSER_THEN_TEXT_AND_A_CALL);
                     sink.end();
