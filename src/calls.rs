@@ -131,9 +131,10 @@ pub(crate) struct Call {
     /// (`CallForm::name_told`): it names the call in a report when the body was cut
     /// before its own name, and a body naming another tool is not released.
     pub told_name: Option<String>,
-    /// Its name was read from a call object (`{"name": ..., "arguments": ...}`), not
-    /// before its arguments: arguments that are a whole call object are then its own.
-    pub enveloped: bool,
+    /// Its name was read bare right before its arguments, with no separator between
+    /// (`junk {...}`): it may be a stray word, and arguments that are a whole call
+    /// object then the call (see `is_call_object`).
+    pub loose_name: bool,
 }
 
 /// Why a call is ended early.
@@ -383,9 +384,10 @@ impl Sink<'_> {
         }
     }
 
-    /// The open call's name was read from a call object ([`Call::enveloped`]).
-    pub(crate) fn enveloped(&mut self) {
-        self.call().enveloped = true;
+    /// The open call's name was read with no separator before its arguments
+    /// ([`Call::loose_name`]).
+    pub(crate) fn loose_name(&mut self) {
+        self.call().loose_name = true;
     }
 
     /// The tool name is complete.
@@ -755,7 +757,7 @@ impl Sink<'_> {
             call.undeclared = reading.undeclared;
             call.bad_name = reading.bad_name;
         }
-        call.enveloped |= reading.enveloped;
+        call.loose_name |= reading.loose_name;
         call.args = reading.args;
         call.ambiguous = reading.ambiguous;
         call.conformer = reading.conformer;
@@ -899,10 +901,11 @@ impl Sink<'_> {
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
         }
-        if !call.enveloped && self.config.tools.get(&name).is_none() && is_call_object(&call.args) {
-            // `junk {"name": "f", "arguments": {...}}`: the word before the arguments is
-            // a tool name only if its tool takes a name and arguments; else it is stray,
-            // and the call is the object's. Which cannot be told without the tool.
+        if call.loose_name && self.config.tools.get(&name).is_none() && is_call_object(&call.args) {
+            // `junk {"name": "f", "arguments": {...}}`: a word written before the
+            // arguments with nothing between is a tool name only if its tool takes a name
+            // and arguments; else it is stray, and the call is the object's. Which cannot
+            // be told without the tool (with a separator, `f[ARGS]{...}`, the name is one).
             let feedback = format!(
                 "{name}: the arguments are a whole tool call (\"name\" and \"arguments\"), so which tool is meant cannot be told; write the call once, in the tool-call format"
             );

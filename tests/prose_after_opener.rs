@@ -204,3 +204,60 @@ fn a_stray_word_after_an_opener_is_never_released_as_the_name() {
     assert!(seen > 50, "only {seen} forms have an opener");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// A well-formed call whose arguments are a whole call object (`{"name": "get_weather",
+/// "arguments": {...}}`, a dispatching tool's) in every form of every dialect that
+/// writes JSON arguments: released as written, tools declared or not (invariant 1).
+/// Only a name written right before such arguments with no separator
+/// (`<tool_call>junk {"name": ...}`) may be a stray word, and that call is not released
+/// without its tool (`a_stray_word_after_an_opener_is_never_released_as_the_name`).
+#[test]
+fn a_well_formed_call_whose_arguments_are_a_call_object_is_released_as_written() {
+    use toolsift::render::{Arguments, Call, Style, Turn};
+    use toolsift::Tools;
+    let args = r#"{"name": "get_weather", "arguments": {"city": "Paris"}}"#;
+    let meant: serde_json::Value = serde_json::from_str(args).unwrap();
+    let tools = Tools::from_json(
+        br#"[{"type":"function","function":{"name":"dispatch","parameters":{"type":"object","properties":{"name":{"type":"string"},"arguments":{"type":"object"}}}}}]"#,
+    )
+    .unwrap();
+    let mut wrong = Vec::new();
+    let mut seen = 0;
+    for &dialect in Dialect::ALL {
+        for form in dialect.forms() {
+            if form.arguments() != Arguments::Json {
+                continue;
+            }
+            let turn = Turn::new().call(Call::new("dispatch", args));
+            let Ok(rendered) = dialect.render_with(&turn, &Style::new().form(form.name())) else {
+                continue;
+            };
+            seen += 1;
+            let raw = &rendered.output;
+            for declared in [false, true] {
+                let mut config = Config::new(dialect);
+                if declared {
+                    config = config.tools(tools.clone());
+                }
+                let what = format!("{dialect} ({}), tools {declared}", form.name());
+                let Some(events) = however_cut(&config, raw, &what, &mut wrong) else {
+                    continue;
+                };
+                let shown = support::shown(&events);
+                let released: Vec<serde_json::Value> = shown
+                    .released
+                    .iter()
+                    .map(|a| serde_json::from_str(a).unwrap())
+                    .collect();
+                if released != [meant.clone()] {
+                    wrong.push(format!(
+                        "{what}: {raw:?} released {released:?}, {} held",
+                        shown.held
+                    ));
+                }
+            }
+        }
+    }
+    assert!(seen > 20, "only {seen} forms write JSON arguments");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

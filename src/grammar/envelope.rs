@@ -678,7 +678,6 @@ impl Envelope {
     fn flush_name(&mut self, sink: &mut Sink<'_>) {
         if let Some(name) = self.name.take() {
             sink.name(&name);
-            sink.enveloped();
         }
     }
 

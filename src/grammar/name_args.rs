@@ -157,6 +157,7 @@ impl NameArgs {
                         let n = self.buf.len();
                         self.end_name(n, false, b, sink);
                         sink.repair(Repair::MissingSeparator);
+                        sink.loose_name();
                         i -= 1;
                     } else if self.name_byte(b, sink) && self.spec.separator.is_empty() {
                         if b == b'(' {

@@ -9,15 +9,25 @@ use crate::repairs::Repair;
 use crate::scan::Found;
 
 impl Xml {
+    /// The body's arguments are one JSON object, read from here. After a bare name
+    /// (no tag around it, GLM's) nothing separates the two: the name may be a stray
+    /// word (`Sink::loose_name`).
+    fn start_json_body(&mut self, sink: &mut Sink<'_>) {
+        if self.spec.name_open.is_empty() {
+            sink.loose_name();
+        }
+        self.raw.clear();
+        self.phase = Phase::JsonBody;
+    }
+
     pub(super) fn between(&mut self, b: u8, sink: &mut Sink<'_>) -> Result<(), Abort> {
         if self.tag.is_empty() && is_blank(b) || self.escaped_blank(b, sink) {
             return Ok(());
         }
         if self.tag.is_empty() && b == b'{' && self.keys.is_empty() {
             // A bare JSON object as the body (DeepSeek DSML invokes).
-            self.raw.clear();
+            self.start_json_body(sink);
             self.raw.push(b);
-            self.phase = Phase::JsonBody;
             return Ok(());
         }
         self.tag.push(b);
@@ -29,8 +39,7 @@ impl Xml {
                 if m == self.spec.name_sep {
                     // The separator after a name that ended at it: nothing to read.
                 } else if m == self.spec.json_open && self.keys.is_empty() {
-                    self.raw.clear();
-                    self.phase = Phase::JsonBody;
+                    self.start_json_body(sink);
                 } else if m == self.spec.key_open {
                     self.unknown_tag = None;
                     self.phase = Phase::Key;
