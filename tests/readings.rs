@@ -333,3 +333,61 @@ fn text_before_the_closer_decided_at_the_end_of_the_stream_is_not_shown() {
         assert_eq!(content, json);
     }
 }
+
+/// A string written with its quotes raw (`"a = "b"\n"`), as the last argument of a call
+/// in every form that carries JSON arguments, each way of writing strings, then the
+/// form's own closing markup (DeepSeek's closing fence, then its closer): the call is
+/// released exactly as meant or not at all, no closer is named missing, and nothing of
+/// the call is shown, however the output is cut. (DeepSeek V3's fence before its closer
+/// was shown, and the closer named missing, when the readings were decided at the end
+/// of the stream.)
+#[test]
+fn a_raw_string_then_the_forms_closing_markup_shows_nothing_of_the_call() {
+    use toolsift::render::{Arguments, Call, Strings, Style, Turn};
+    use toolsift::Repair;
+    let args =
+        r#"{"path": "Cargo.toml", "content": "[package]\nname = \"x\"\nversion = \"0.1\"\n"}"#;
+    let meant: serde_json::Value = serde_json::from_str(args).unwrap();
+    let mut wrong = Vec::new();
+    for form in Dialect::ALL.iter().flat_map(|d| d.forms()) {
+        if form.arguments() != Arguments::Json {
+            continue;
+        }
+        for strings in Strings::ALL {
+            let turn = Turn::new().call(Call::new("write_file", args));
+            let style = Style::new().form(form.name()).strings(strings);
+            let Ok(rendered) = form.dialect().render_with(&turn, &style) else {
+                continue;
+            };
+            let mut config = Config::new(form.dialect());
+            config.tools = write_file_tools();
+            let raw = rendered.output.as_bytes();
+            let shown = support::shown_however_cut(&config, raw);
+            let events = support::run_cuts(&config, raw, &[], StopReason::Stop);
+            for event in &events {
+                if let OwnedEvent::CallFinished {
+                    arguments, repairs, ..
+                } = event
+                {
+                    let got: serde_json::Value = serde_json::from_str(arguments).unwrap();
+                    if got != meant || repairs.contains(Repair::MissingCloser) {
+                        wrong.push(format!(
+                            "{} {}: released {arguments} {repairs:?}",
+                            form.name(),
+                            strings.name()
+                        ));
+                    }
+                }
+            }
+            if shown.text.trim() != rendered.text.trim() {
+                wrong.push(format!(
+                    "{} {}: shown {:?}",
+                    form.name(),
+                    strings.name(),
+                    shown.text
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -104,3 +104,61 @@ fn a_call_cut_inside_a_value_is_reported_truncated_under_its_name() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// A call cut off right after arguments that are not JSON (`{invalid json}`) is
+/// reported under its tool's name (truncated, or invalid where nothing of the call
+/// but its closer is missing), never released and never shown, in every form of every
+/// dialect that carries JSON arguments, however the output is cut. Where the name is a
+/// JSON string, one reading runs on inside it to the cut: the report takes the name the
+/// other readings read.
+#[test]
+fn a_call_cut_after_broken_arguments_is_reported_under_its_name() {
+    use toolsift::render::{Arguments, Call, Style, Turn};
+    let mut wrong = Vec::new();
+    let broken = "{invalid json}";
+    for form in Dialect::ALL.iter().flat_map(|d| d.forms()) {
+        if form.arguments() != Arguments::Json {
+            continue;
+        }
+        let turn = Turn::new().call(Call::as_written("get_weather", broken));
+        let style = Style::new().form(form.name());
+        let rendered = form.dialect().render_with(&turn, &style).unwrap();
+        let at = rendered.output.find(broken).unwrap() + broken.len();
+        let raw = &rendered.output.as_bytes()[..at];
+        let config = toolsift::Config::new(form.dialect());
+        for (chunking, cuts) in [
+            ("whole", Vec::new()),
+            ("bytes", (1..raw.len()).collect::<Vec<_>>()),
+        ] {
+            let events = support::run_cuts(&config, raw, &cuts, StopReason::Length);
+            let reports: Vec<_> = events
+                .iter()
+                .filter_map(|e| match e {
+                    OwnedEvent::CallNotReleased { name, reason, .. } => {
+                        Some((name.clone(), reason.as_str()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let released = events
+                .iter()
+                .any(|e| matches!(e, OwnedEvent::CallFinished { .. }));
+            let named = matches!(
+                reports.as_slice(),
+                [(Some(name), "truncated" | "invalid")] if name == "get_weather"
+            );
+            let shown = support::shown(&events);
+            if released || !named || !shown.text.trim().is_empty() {
+                wrong.push(format!(
+                    "{}/{} {chunking}: {:?} gave {reports:?}, shown {:?}{}",
+                    form.dialect().name(),
+                    form.name(),
+                    String::from_utf8_lossy(raw),
+                    shown.text,
+                    if released { ", released" } else { "" }
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

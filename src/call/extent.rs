@@ -338,6 +338,24 @@ pub(crate) fn body_went_on(text: &[u8], trailer: &[u8], markup: &BodyMarkup) -> 
     text.ends_with(b"}")
 }
 
+/// Whether `text`, between a body and its call's closer, is only the form's trailer (a
+/// closing fence), blanks around it aside: the call ended as written.
+pub(crate) fn is_trailer(text: &[u8], form: &CallForm) -> bool {
+    let trailer = form.trailer.trim_ascii();
+    !trailer.is_empty() && text.trim_ascii() == trailer
+}
+
+/// Where the call's closer begins in `text`, what follows a body, when only blanks or
+/// the form's trailer come before it.
+pub(crate) fn closer_after_trailer(text: &[u8], form: &CallForm) -> Option<usize> {
+    if form.closer.is_empty() {
+        return None;
+    }
+    let at = memchr::memmem::find(text, form.closer)?;
+    let before = &text[..at];
+    (before.trim_ascii().is_empty() || is_trailer(before, form)).then_some(at)
+}
+
 /// Where a closing tag standing for `closer` ends, when `text` begins with one (past
 /// blanks): see [`misspelled_closer`].
 pub(crate) fn misspelled_closer_at(closer: &[u8], text: &[u8]) -> Option<usize> {

@@ -13,6 +13,7 @@ use crate::call::args::{ArgsReader, ArgsValue};
 use crate::calls::Sink;
 use crate::dialect::HarmonySpec;
 use crate::json::repairer::{Options, Status};
+use crate::repairs::Repair;
 use crate::scan::MarkerSet;
 
 const MESSAGE: &[u8] = b"<|message|>";
@@ -33,8 +34,10 @@ pub(crate) struct Harmony {
 
 /// What a finished header says.
 pub(crate) enum Header {
-    /// A call to this tool.
-    Call(String),
+    /// A call to this tool; `stray` when the header's first word was no role, channel
+    /// or recipient and one followed it (`<|channel|>junk commentary to=...`): dropped,
+    /// a repair.
+    Call { name: String, stray: bool },
     /// Not a call: reasoning (`analysis`) or text.
     Switch { reasoning: bool },
 }
@@ -62,16 +65,6 @@ impl Harmony {
     /// other tokens. Prose after the opener (`<|channel|>not json at all`) does not:
     /// it is text.
     fn header_like(&self) -> bool {
-        const WORDS: [&[u8]; 8] = [
-            b"assistant",
-            b"analysis",
-            b"commentary",
-            b"final",
-            b"user",
-            b"system",
-            b"developer",
-            b"tool",
-        ];
         let header = self.header.as_slice();
         if memchr::memmem::find(header, b"<|").is_some() {
             // Other tokens in it: markup, dropped (and never read again as text).
@@ -85,11 +78,7 @@ impl Harmony {
             .position(u8::is_ascii_whitespace)
             .map_or(header.len(), |n| from + n);
         let (word, cut) = (&header[from..end], end == header.len());
-        word.starts_with(b"to=")
-            || word.starts_with(b"functions.")
-            || WORDS
-                .iter()
-                .any(|w| word.starts_with(w) || (cut && w.starts_with(word)))
+        header_word(word) || (cut && WORDS.iter().any(|w| w.starts_with(word)))
     }
 
     /// The bytes read after a weak opener that turned out to begin no header.
@@ -145,8 +134,11 @@ impl Harmony {
             let text = &self.header[..self.header.len() - MESSAGE.len()];
             match read_header(text, self.spec, sink) {
                 Header::Switch { reasoning } => return Step::switch(i, reasoning),
-                Header::Call(name) => {
+                Header::Call { name, stray } => {
                     sink.name(&name);
+                    if stray {
+                        sink.repair(Repair::StrayText);
+                    }
                     self.in_args = true;
                     let limits = &sink.config.limits;
                     args.rep.set_options(Options {
@@ -191,6 +183,26 @@ impl Harmony {
     }
 }
 
+/// The roles and channels a header begins with.
+const WORDS: [&[u8]; 8] = [
+    b"assistant",
+    b"analysis",
+    b"commentary",
+    b"final",
+    b"user",
+    b"system",
+    b"developer",
+    b"tool",
+];
+
+/// Whether `word` is a header's own: a role, a channel (either with what the template
+/// glues to it) or a recipient.
+fn header_word(word: &[u8]) -> bool {
+    word.starts_with(b"to=")
+        || word.starts_with(b"functions.")
+        || WORDS.iter().any(|w| word.starts_with(w))
+}
+
 /// Read a header: `assistant to=functions.f<|channel|>commentary json`, `analysis`,
 /// `commentary to=functions.f <|constrain|>json`.
 fn read_header(text: &[u8], spec: &HarmonySpec, sink: &Sink<'_>) -> Header {
@@ -200,6 +212,14 @@ fn read_header(text: &[u8], spec: &HarmonySpec, sink: &Sink<'_>) -> Header {
         .replace("<|start|>", " ");
     let mut recipient = None;
     let mut reasoning = false;
+    let stray = text
+        .split_ascii_whitespace()
+        .next()
+        .is_some_and(|first| !header_word(first.as_bytes()))
+        && text
+            .split_ascii_whitespace()
+            .skip(1)
+            .any(|w| header_word(w.as_bytes()));
     for word in text.split_ascii_whitespace() {
         if let Some(to) = word.strip_prefix("to=") {
             recipient = Some(to.to_owned());
@@ -215,7 +235,10 @@ fn read_header(text: &[u8], spec: &HarmonySpec, sink: &Sink<'_>) -> Header {
                 && !to.is_empty()
                 && !matches!(&*to, "functions" | "self" | "user") =>
         {
-            Header::Call(tool_name(&to, sink))
+            Header::Call {
+                name: tool_name(&to, sink),
+                stray,
+            }
         }
         Some(to) if to == "self" => Header::Switch { reasoning: true },
         _ => Header::Switch { reasoning },

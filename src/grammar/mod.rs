@@ -632,11 +632,18 @@ const MAX_LIST_DEPTH: usize = 128;
 
 /// Whether `held`, what followed a weak opener of an XML call (Beam's ` to=`), begins
 /// one: a name without blanks, then the name's closing tag (or, the separator dropped, a
-/// parameter's opening tag). `None` while it cannot be told. Anything else (` to=you
-/// later`) is not, and stays text.
+/// parameter's opening tag); or a name holding blanks on one line, then the name's
+/// closing tag (a stray word in the name: a call not released). `None` while it cannot
+/// be told. Anything else (` to=you later`) is not, and stays text.
 fn xml_gate(spec: &XmlSpec, held: &[u8], max_name: usize) -> Option<bool> {
     let (name, tag) = held.split_at(held.iter().position(|&c| c == b'<').unwrap_or(held.len()));
-    if name.is_empty() && !tag.is_empty() || name.iter().any(u8::is_ascii_whitespace) {
+    // A name holding blanks is text, unless the name's closing tag follows it: then a
+    // call whose name holds a stray word (read, never shown).
+    if name.is_empty() && !tag.is_empty() || name.contains(&b'\n') {
+        return Some(false);
+    }
+    let blanks = name.iter().any(u8::is_ascii_whitespace);
+    if blanks && !spec.name_close.starts_with(b"<") {
         return Some(false);
     }
     if name.len() > max_name {
@@ -647,7 +654,7 @@ fn xml_gate(spec: &XmlSpec, held: &[u8], max_name: usize) -> Option<bool> {
     }
     let mut open = false;
     for t in [spec.name_close, spec.key_open] {
-        if !t.starts_with(b"<") {
+        if !t.starts_with(b"<") || blanks && t != spec.name_close {
             continue;
         }
         if tag.starts_with(t) {
@@ -824,18 +831,29 @@ fn may_decide(held: &[u8], start: usize, begins: Begins) -> bool {
     }
 }
 
-/// A word, blanks or none, then a body's own name tag (`junk <function=f>`) or a list
-/// of call objects (`junk [{"name": ...}]`): no name is followed by either, so the word
-/// is stray. The body, and where what follows the word begins in `text`; `Err` while
+/// A word, blanks or none, then a body's own name tag (`junk <function=f>`), a list
+/// of call objects (`junk [{"name": ...}]`) or, where no body reads a name before its
+/// arguments, a call object (`<|python_tag|>junk {"name": ...}`): no name is followed
+/// by any of them, so the word is stray. The body, and where what follows the word begins in `text`; `Err` while
 /// the bytes after the word may still begin one.
 fn stray_word(bodies: &'static [Body], text: &[u8]) -> Option<Result<(&'static Body, usize), ()>> {
     let (_, skip) = word_then_blanks(text)?;
     let rest = &text[skip..];
+    // A body that reads a name before its arguments reads `word {...}` as a call.
+    let name_first = bodies.iter().any(|b| match b {
+        Body::NameArgs(_) => true,
+        Body::Xml(spec) => spec.name_open.is_empty(),
+        _ => false,
+    });
     let mut waiting = false;
     for body in bodies {
         match body {
-            // Arguments are an object: a list after a word is no tool's.
+            // Arguments are an object: a list after a word is no tool's, and where no
+            // body reads a name first, neither is an object.
             Body::Envelope(_) => {
+                if rest.first() == Some(&b'{') && !name_first {
+                    return Some(Ok((body, skip)));
+                }
                 let after = rest
                     .strip_prefix(b"[")
                     .map(|a| a.iter().find(|b| !b.is_ascii_whitespace()));
@@ -879,8 +897,10 @@ fn word_byte(b: u8) -> bool {
 
 /// Whether `text`, a body's first bytes after blanks, is prose: a word, blanks and a
 /// second word (`not json at all`, `I will check`). No body begins so (a name is
-/// followed by its separator, its arguments or markup, never by a second word).
-/// `None` while it cannot be told.
+/// followed by its separator, its arguments or markup, never by a second word). Two
+/// words followed by what follows a name (`junk get_weather<sep>{...}`, `junk
+/// get_weather\n{...}`) are a call whose name holds a stray word, not prose: read as a
+/// call, never shown. `None` while it cannot be told.
 fn prose(text: &[u8]) -> Option<bool> {
     if !text.first()?.is_ascii_alphabetic() {
         return Some(false);
@@ -889,9 +909,26 @@ fn prose(text: &[u8]) -> Option<bool> {
         return (text.len() > PROSE_WORD_MAX).then_some(false);
     };
     let gap = text[end..].iter().position(|b| !matches!(b, b' ' | b'\t'));
-    match gap {
-        Some(0) => Some(false),
-        Some(n) => Some(text[end + n].is_ascii_alphabetic()),
+    let second = match gap {
+        Some(0) => return Some(false),
+        Some(n) if text[end + n].is_ascii_alphabetic() => end + n,
+        Some(_) => return Some(false),
+        None => return None,
+    };
+    if second > PROSE_WORD_MAX {
+        return Some(true);
+    }
+    let Some(second_end) = text[second..].iter().position(|&b| !word_byte(b)) else {
+        return (text.len() > PROSE_WORD_MAX).then_some(true);
+    };
+    let rest = &text[second + second_end..];
+    let blanks = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    match rest.get(blanks) {
+        // Markup, the end of a name's tag, arguments, or Gemma's `call:NAME`.
+        Some(b'<' | b'>' | b'{' | b'[') => Some(false),
+        Some(b':') if blanks == 0 => rest.get(1).map(|&b| !word_byte(b)),
+        Some(_) => Some(true),
+        None if text.len() > PROSE_WORD_MAX => Some(true),
         None => None,
     }
 }

@@ -62,6 +62,8 @@ pub(crate) struct Python {
     /// The list went on past a call's `)` with something other than a separator: the
     /// call was not released, and the rest of the list is its (`Grammar::list_broke`).
     broke: bool,
+    /// A word that began no call was dropped: the next call names it (`stray_text`).
+    stray: bool,
 }
 
 /// What one run over a slice came to.
@@ -112,6 +114,7 @@ impl Python {
             calls: 0,
             pending: false,
             broke: false,
+            stray: false,
         }
     }
 
@@ -124,7 +127,7 @@ impl Python {
 
     /// After a weak opener, no call has begun yet: what was read may still be text.
     pub(crate) fn undecided(&self) -> bool {
-        self.weak && self.calls == 0 && matches!(self.phase, Phase::Start | Phase::Name)
+        self.weak && self.calls == 0 && self.phase != Phase::Args
     }
 
     pub(crate) fn take_leftover(&mut self, args: &mut ArgsReader) -> Vec<u8> {
@@ -272,6 +275,10 @@ impl Python {
                 Phase::Start | Phase::Between => {
                     let held = self.held.len();
                     if let Some(end) = self.closer_byte(b) {
+                        if end && self.undecided() {
+                            // After a weak opener, no call before the closer: text.
+                            return self.reject(i);
+                        }
                         if end {
                             // A call still pending ends with the body: the parser's
                             // to release at the closer (`Parser::end_at_closer`).
@@ -343,7 +350,9 @@ impl Python {
                         }
                         continue;
                     }
-                    if self.weak && self.calls == 0 {
+                    // After a weak opener only a word alone on its line is stray:
+                    // anything else before the first call is text (`reject`).
+                    if self.weak && self.calls == 0 && b != b'\n' {
                         return self.reject(i);
                     }
                     if self.pending {
@@ -351,9 +360,15 @@ impl Python {
                         let name = std::mem::take(&mut self.name);
                         return self.went_on(sink, name, i - 1);
                     }
-                    // Not a call: what was read is dropped; the byte is read again.
+                    // Not a call: the word is dropped, named on the next call; the byte
+                    // is read again.
+                    self.stray = true;
                     self.phase = Phase::Between;
                     i -= 1;
+                    if self.weak && self.calls == 0 {
+                        // Read again, it is kept again.
+                        self.read.pop();
+                    }
                 }
                 Phase::Args => unreachable!(),
             }
@@ -436,6 +451,9 @@ impl Python {
         self.calls += 1;
         self.read.clear();
         sink.name(&name);
+        if std::mem::take(&mut self.stray) {
+            sink.repair(Repair::StrayText);
+        }
         // Each call is a value of its own: a fresh reader, armed as the body's is.
         let policy = args.rep.policy();
         args.rep.reset();

@@ -100,8 +100,10 @@ impl Parser {
                 }
             }
             held.push(b);
-            if !*trailer_done && form.trailer.starts_with(held) {
-                if held.len() == form.trailer.len() {
+            // (The blanks the trailer begins with were skipped as any.)
+            let trailer = form.trailer.trim_ascii_start();
+            if !*trailer_done && !trailer.is_empty() && trailer.starts_with(held) {
+                if held.len() == trailer.len() {
                     held.clear();
                     *trailer_done = true;
                 }
@@ -218,6 +220,10 @@ impl Parser {
                             self.mode = back;
                         }
                     }
+                } else if bound.closer && is_trailer(&held[..start], form) {
+                    // Only the form's trailer (a closing fence) before the closer: the
+                    // call ended as written.
+                    self.end_at_closer(form, within, markup);
                 } else if bound.closer {
                     // Text the model wrote after the body, before its closer: shown if
                     // the call is released. Not released, the text was the rest of its

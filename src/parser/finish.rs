@@ -86,11 +86,11 @@ impl Parser {
                 let terminated_by = call.args.rep.terminated_by();
                 let cut = terminated_by.is_some_and(|m| m != form.closer);
                 let blanks = leftover.len() - leftover.trim_ascii_start().len();
-                let closer_left = complete
-                    && !form.closer.is_empty()
-                    && leftover[blanks..].starts_with(form.closer);
-                if closer_left {
-                    leftover.drain(..blanks + form.closer.len());
+                // (Blanks or the form's trailer, a closing fence, may come before it.)
+                let closer_at = closer_after_trailer(&leftover, form).filter(|_| complete);
+                let closer_left = closer_at.is_some();
+                if let Some(at) = closer_at {
+                    leftover.drain(..at + form.closer.len());
                 }
                 // Or its closer misspelled (`</tool_action>`), as `after_call` takes it.
                 let misspelled = (complete && !closer_left)

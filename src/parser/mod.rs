@@ -40,8 +40,9 @@ mod text;
 use crate::ascii::TextStops;
 use crate::call::args::ArgsReader;
 use crate::call::extent::{
-    body_went_on, call_terminators, holds_prose, misspelled_closer_at, of_tags,
-    opens_without_opener, raw_closing_tags, BodyMarkup, Bound, Extent, CLOSER_THEN_TEXT_AND_A_CALL,
+    body_went_on, call_terminators, closer_after_trailer, holds_prose, is_trailer,
+    misspelled_closer_at, of_tags, opens_without_opener, raw_closing_tags, BodyMarkup, Bound,
+    Extent, CLOSER_THEN_TEXT_AND_A_CALL,
 };
 use crate::call::CallState;
 use crate::calls::{Abort, Calls, Sink};
