@@ -583,19 +583,7 @@ impl CallState {
                 }
             }
         };
-        let Some(end) = end else {
-            // No reading ended: the call was cut. It is reported with the name a reading
-            // read, when the primary's is not one (it read on inside the name's string,
-            // which the cut left open).
-            let named = alts.iter().filter(|a| !matches!(a.state, State::Same));
-            if let Some(call) = named
-                .filter_map(|a| a.calls.current.as_deref())
-                .find(|c| c.name.is_some() && !c.bad_name)
-            {
-                sink.name_for_report(call);
-            }
-            return None;
-        };
+        let end = end?;
         // A reading that leaves text before the call's closer is no reading of the call:
         // taken, it would show part of the body as text.
         let stray = fork.follow(end, &self.grammar.leftover(&self.args), eof) == Some(false);
