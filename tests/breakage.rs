@@ -512,15 +512,7 @@ fn a_broken_call_cut_off_is_reported_under_its_name() {
                 ("bytes", (1..raw.len()).collect()),
             ] {
                 let events = support::run_cuts(&config, raw, &cuts, StopReason::Length);
-                let reports: Vec<_> = events
-                    .iter()
-                    .filter_map(|e| match e {
-                        OwnedEvent::CallNotReleased { name, reason, .. } => {
-                            Some((name.clone(), reason.as_str()))
-                        }
-                        _ => None,
-                    })
-                    .collect();
+                let reports = support::reports(&events);
                 let released = events
                     .iter()
                     .any(|e| matches!(e, OwnedEvent::CallFinished { .. }));

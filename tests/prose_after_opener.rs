@@ -124,11 +124,8 @@ fn the_first_word_and_a_prefixed_tag_are_held_at_most_128_bytes() {
 /// calls are read; so is a call object after it where no body reads a name first
 /// (`<|python_tag|>junk {"name": ...}`). A name holding the word (`junk get_weather`
 /// then the form's separator, markup or arguments) is a call not released. Nothing of
-/// the call is ever shown. Every form of every dialect (found by hand: Qwen3-Coder,
-/// Seed-OSS, Step 3, MiMo, Hermes, LongCat and Hunyuan 3 released a call to `junk`,
-/// some with the body's markup as arguments; twenty forms, from Gemma 4 to Beam, showed
-/// the call as text), with tools declared and not, under the dialect and, where the
-/// form takes part, `auto`, however cut.
+/// the call is ever shown. Every form of every dialect, with tools declared and not,
+/// under the dialect and, where the form takes part, `auto`, however cut.
 #[test]
 fn a_stray_word_after_an_opener_is_never_released_as_the_name() {
     use toolsift::render::{Call, InAuto, Style, Turn};

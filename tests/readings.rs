@@ -338,9 +338,7 @@ fn text_before_the_closer_decided_at_the_end_of_the_stream_is_not_shown() {
 /// in every form that carries JSON arguments, each way of writing strings, then the
 /// form's own closing markup (DeepSeek's closing fence, then its closer): the call is
 /// released exactly as meant or not at all, no closer is named missing, and nothing of
-/// the call is shown, however the output is cut. (DeepSeek V3's fence before its closer
-/// was shown, and the closer named missing, when the readings were decided at the end
-/// of the stream.)
+/// the call is shown, however the output is cut.
 #[test]
 fn a_raw_string_then_the_forms_closing_markup_shows_nothing_of_the_call() {
     use toolsift::render::{Arguments, Call, Strings, Style, Turn};

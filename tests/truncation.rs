@@ -79,15 +79,7 @@ fn a_call_cut_inside_a_value_is_reported_truncated_under_its_name() {
             ("bytes", (1..raw.len()).collect::<Vec<_>>()),
         ] {
             let events = support::run_cuts(&config, raw, &cuts, StopReason::Length);
-            let reports: Vec<_> = events
-                .iter()
-                .filter_map(|e| match e {
-                    OwnedEvent::CallNotReleased { name, reason, .. } => {
-                        Some((name.clone(), reason.as_str()))
-                    }
-                    _ => None,
-                })
-                .collect();
+            let reports = support::reports(&events);
             let released = events
                 .iter()
                 .any(|e| matches!(e, OwnedEvent::CallFinished { .. }));
@@ -136,15 +128,7 @@ fn a_call_cut_after_broken_arguments_is_reported_under_its_name() {
             ("bytes", (1..raw.len()).collect::<Vec<_>>()),
         ] {
             let events = support::run_cuts(&config, raw, &cuts, StopReason::Length);
-            let reports: Vec<_> = events
-                .iter()
-                .filter_map(|e| match e {
-                    OwnedEvent::CallNotReleased { name, reason, .. } => {
-                        Some((name.clone(), reason.as_str()))
-                    }
-                    _ => None,
-                })
-                .collect();
+            let reports = support::reports(&events);
             let released = events
                 .iter()
                 .any(|e| matches!(e, OwnedEvent::CallFinished { .. }));

@@ -834,8 +834,8 @@ fn may_decide(held: &[u8], start: usize, begins: Begins) -> bool {
 /// A word, blanks or none, then a body's own name tag (`junk <function=f>`), a list
 /// of call objects (`junk [{"name": ...}]`) or, where no body reads a name before its
 /// arguments, a call object (`<|python_tag|>junk {"name": ...}`): no name is followed
-/// by any of them, so the word is stray. The body, and where what follows the word begins in `text`; `Err` while
-/// the bytes after the word may still begin one.
+/// by any of them, so the word is stray. The body, and where what follows the word
+/// begins in `text`; `Err` while the bytes after the word may still begin one.
 fn stray_word(bodies: &'static [Body], text: &[u8]) -> Option<Result<(&'static Body, usize), ()>> {
     let (_, skip) = word_then_blanks(text)?;
     let rest = &text[skip..];

@@ -389,6 +389,19 @@ pub struct Shown {
     pub held: usize,
 }
 
+/// The calls `events` report not released: each one's name and reason, in order.
+pub fn reports(events: &[OwnedEvent]) -> Vec<(Option<String>, &'static str)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            OwnedEvent::CallNotReleased { name, reason, .. } => {
+                Some((name.clone(), reason.as_str()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 /// What `events` show (see [`Shown`]).
 pub fn shown(events: &[OwnedEvent]) -> Shown {
     let mut out = Shown::default();
