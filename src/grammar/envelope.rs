@@ -217,8 +217,39 @@ impl Envelope {
         self.take_repair_log(&mut args.rep);
         self.cut_from = cut_from(status, &args.rep, &args.out);
         let _ = self.project(&args.out, sink);
+        let complete = ArgsReader::complete(status);
+        if !complete {
+            self.name_before_quote();
+        }
         self.flush_name(sink);
-        ArgsReader::complete(status)
+        complete
+    }
+
+    /// A call cut inside a string of its call object that its reading ran on past a
+    /// quote (`{"name": "f", "arguments": {bad json}` read as one open name, or the
+    /// same after `{"id": "0", `): the name reported is the one the quotes the reading
+    /// escaped delimit, when it is a name. The call is not released either way; only
+    /// its report names it.
+    fn name_before_quote(&mut self) {
+        let open = self.in_str && self.in_value && self.depth == self.base;
+        if !open || self.name.is_some() || self.field == Field::Args {
+            return;
+        }
+        // The repaired string so far, after its opening quote, with the quotes the
+        // reading escaped taken back as the model wrote them.
+        let text = self.buf.strip_prefix(b"\"").unwrap_or(&self.buf);
+        let raw = String::from_utf8_lossy(text).replace("\\\"", "\"");
+        let name = match self.field {
+            Field::Name => raw.split_once('"').map(|(name, _)| name),
+            _ => self.spec.name_keys.iter().find_map(|key| {
+                let (_, after) = raw.split_once(&format!("\"{key}\""))?;
+                let value = after.trim_start().strip_prefix(':')?.trim_start();
+                Some(value.strip_prefix('"')?.split_once('"')?.0)
+            }),
+        };
+        if let Some(name) = name.map(str::trim).filter(|n| crate::calls::is_name(n)) {
+            self.name = Some(name.to_owned());
+        }
     }
 
     /// Keep the repairs the repairer logged for the call objects of an array body that
