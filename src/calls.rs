@@ -1241,7 +1241,7 @@ fn any_of(repairs: Repairs, kinds: &[Repair]) -> bool {
 
 /// Whether the repairs are those of a value that may have been misread: a string
 /// written raw, or structure invented around text.
-fn misread(repairs: Repairs) -> bool {
+pub(crate) fn misread(repairs: Repairs) -> bool {
     any_of(repairs, &RAW_STRING) || any_of(repairs, &INVENTED)
 }
 

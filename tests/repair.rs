@@ -244,3 +244,35 @@ fn repair_is_bounded_by_the_end_of_its_input() {
     let names: Vec<&str> = fixed.repairs.names().collect();
     assert!(!names.contains(&"missing_closers"), "{names:?}");
 }
+
+/// The end of its input bounds the value: a file whose raw quotes make a reading invent
+/// keys (`create_dir("/some/dir")`) and end the object at a `}` in the file comes back
+/// exactly as written or not at all (an error), never with the file cut there and its
+/// rest dropped as surrounding text, in every way of writing its strings.
+#[test]
+fn text_after_the_value_ending_as_a_string_in_it_would_is_the_values() {
+    use toolsift::render::Strings;
+    let content = "/// ```no_run\n/// async fn main() -> io::Result<()> {\n///     fs::create_dir(\"/some/dir\").await?;\n///     Ok(())\n/// }\n/// ```\npub async fn create_dir(path: impl AsRef<Path>) -> io::Result<()> {\n    asyncify(move || std::fs::create_dir(path)).await\n}\n";
+    let mut wrong = Vec::new();
+    for strings in Strings::ALL {
+        let mut written = String::new();
+        for c in content.chars() {
+            match (strings, c) {
+                (Strings::Escaped | Strings::RawNewlines, '"' | '\\') => {
+                    written.push('\\');
+                    written.push(c);
+                }
+                (Strings::Escaped | Strings::EscapedNewlines, '\n') => written.push_str("\\n"),
+                _ => written.push(c),
+            }
+        }
+        let body = format!(r#"{{"path": "a.rs", "content": "{written}"}}"#);
+        if let Ok(fixed) = repair(body.as_bytes()) {
+            let value: serde_json::Value = serde_json::from_str(&fixed.json).unwrap();
+            if value["content"].as_str() != Some(content) || value.as_object().unwrap().len() != 2 {
+                wrong.push(format!("{}: {}", strings.name(), fixed.json));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -171,6 +171,26 @@ fn finish_reading(
         return Err(Error::new(Category::Syntax, "no JSON value in the input"));
     }
     repairs = repairs.union(repairer.repairs());
+    // The end of the input bounds the value, as a closer bounds a call: a value that
+    // may have been misread (a string written raw, structure invented around text)
+    // and is followed by text ending in a string's quote and the value's closers went
+    // on past where this reading ended it (a raw `"}` inside a string). No reading of
+    // the whole text.
+    let closing = out.trim_ascii_end().last().copied();
+    let tail_end = tail.trim_ascii_end();
+    let before_closers = tail_end
+        .iter()
+        .rposition(|b| !matches!(b, b'}' | b']') && !b.is_ascii_whitespace());
+    if matches!(closing, Some(b'}' | b']'))
+        && tail_end.last().copied() == closing
+        && before_closers.is_some_and(|at| tail_end[at] == b'"')
+        && crate::calls::misread(repairs)
+    {
+        return Err(Error::new(
+            Category::Syntax,
+            "text after the value ends as a string inside it would (`\"}`): a string holds unescaped quotes, and where it ends cannot be told",
+        ));
+    }
     // Blanks after the value are kept; anything else is dropped and reported.
     let blanks = tail.iter().take_while(|b| b.is_ascii_whitespace()).count();
     out.extend_from_slice(&tail[..blanks]);
