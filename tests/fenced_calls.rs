@@ -30,6 +30,8 @@ const FILES: &[&str] = &[
     "Set `name: \"bob\"`\n\n```\nname: \"bob\"\n```\n",
     "```json\n{\"a\": 1}\n```\nand ```python\nf('x')\n```\nend\n",
     "no fence here, only a quote: \"x\" and 'y'\n",
+    // A quoted word ending a line (`'--help')`) looks like a Python call's end.
+    "```console\n$ demo -h\n  -h, --help     Print help (see more with '--help')\n$ demo fast\nHare\n```\n",
 ];
 
 #[test]

@@ -37,6 +37,8 @@ const FILES: &[&str] = &[
     // A quote the look-ahead cannot decide (readings fork, decided at the end of the
     // stream): found in the real-file check, with a second, nameless call reported.
     "search = '\\.\\.\\.HEAD'\nreplace = \"y\"\n",
+    // A quote, `)` and a separator, then no call: a table of ranges.
+    "const R: &[(char, char)] = &[\n    ('\\u{30}', '\\u{39}'),  // 0-9\n    ('\\u{41}', '\\u{5a}'),  // A-Z\n];\n",
 ];
 
 #[test]
@@ -95,7 +97,7 @@ fn a_raw_string_holding_its_quote_and_paren_is_never_released_cut() {
 /// Python calls in a list, each well formed: every one released, in order, whatever
 /// follows the list (a list's `]`, the end of the stream or text).
 #[test]
-fn calls_in_a_list_are_released_when_a_separator_or_the_end_follows() {
+fn calls_in_a_list_are_released_when_the_next_call_or_the_end_follows() {
     let cases: &[(&[u8], &[&str], &str)] = &[
         (b"[f(a=1), g(b='x')]", &[r#"{"a":1}"#, r#"{"b":"x"}"#], ""),
         (b"[f(a=1) , g(b='x') ]", &[r#"{"a":1}"#, r#"{"b":"x"}"#], ""),
@@ -106,6 +108,7 @@ fn calls_in_a_list_are_released_when_a_separator_or_the_end_follows() {
         ),
         (b"[f(a=1)", &[r#"{"a":1}"#], ""),
         (b"[f(a=1)\n\n", &[r#"{"a":1}"#], ""),
+        (b"[f(a=1), ]", &[r#"{"a":1}"#], ""),
     ];
     let config = Config::new(Dialect::Pythonic);
     for (raw, calls, shown) in cases {
@@ -142,6 +145,7 @@ fn a_list_going_on_past_a_call_holds_that_call() {
             "\nAfter the list.",
         ),
         (b"[f(s='a') g(t=1)]", ""),
+        (b"[f(s='a'),  // a-b\n more')]", ""),
     ];
     let config = Config::new(Dialect::Pythonic);
     for (raw, shown) in cases {

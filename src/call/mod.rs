@@ -51,6 +51,9 @@ pub(crate) struct CallState {
     /// nothing held, and nothing but string runs read since: the next run need not
     /// check again. Only the parser's `process` can leave the string, so it clears this.
     pub in_string_arg: bool,
+    /// A call of this body that its readings ended (a body of several goes on past it)
+    /// was not released: the body's closer may be a value's, as a lone call's may.
+    pub refused_call: bool,
 }
 
 impl CallState {
@@ -74,6 +77,7 @@ impl CallState {
             body: 0,
             byte_held: None,
             in_string_arg: false,
+            refused_call: false,
         }
     }
 
@@ -94,6 +98,7 @@ impl CallState {
         self.body = 0;
         self.byte_held = None;
         self.in_string_arg = false;
+        self.refused_call = false;
     }
 
     /// Feed the body. A weak decision forks the competing readings here, whatever the

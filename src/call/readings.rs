@@ -415,7 +415,9 @@ impl CallState {
     /// (released or not): the body goes on, armed again, from what followed the call
     /// in the reading taken.
     fn resume_body(&mut self, sink: &mut Sink<'_>) -> Step {
+        let (open, released) = (sink.calls.is_open(), sink.calls.released);
         sink.end();
+        self.refused_call |= open && sink.calls.released == released;
         let after = std::mem::take(&mut self.after);
         self.grammar.push_back(&mut self.args, &after);
         self.args.arm();

@@ -55,10 +55,13 @@ pub(crate) struct Python {
     back: Vec<u8>,
     leftover: Vec<u8>,
     calls: usize,
-    /// A call ended at its `)` and is not released yet: only a separator, the next
-    /// call or the body's end tells that it ended there (a raw string holding `')`
-    /// looks the same, and then the body goes on with the rest of it).
+    /// A call ended at its `)` and is not released yet: only the next call or the
+    /// body's end tells that it ended there (a raw string holding `')` looks the same,
+    /// and then the body goes on with the rest of it). A separator alone does not: a
+    /// file's `('a', 'b'),  // a-b` holds one.
     pending: bool,
+    /// A separator followed the pending call: a name may begin the next call.
+    separated: bool,
     /// The list went on past a call's `)` with something other than a separator: the
     /// call was not released, and the rest of the list is its (`Grammar::list_broke`).
     broke: bool,
@@ -113,6 +116,7 @@ impl Python {
             leftover: Vec::new(),
             calls: 0,
             pending: false,
+            separated: false,
             broke: false,
             stray: false,
         }
@@ -231,11 +235,12 @@ impl Python {
                         // Read as one call's competing readings, the call is released
                         // once they are decided, not here.
                         let one_call = rep.policy().one_call;
-                        // The call is released once a separator, the next call or the
+                        // The call is released once the next call or the
                         // body's end follows: a raw string's `')` looks like its end.
                         let wait = !one_call && (self.in_list || !self.closer.is_empty());
                         self.end_call(sink, rep, !one_call && !wait);
                         self.pending = wait;
+                        self.separated = false;
                         self.back = rep.take_leftover();
                         if !self.in_list && self.closer.is_empty() {
                             // One call and no closer: the body is this call.
@@ -293,7 +298,8 @@ impl Python {
                         continue;
                     }
                     if self.phase == Phase::Between && matches!(b, b',' | b';') {
-                        self.settle(sink);
+                        // The call before stays pending until the next one begins.
+                        self.separated = self.pending;
                         continue;
                     }
                     if self.phase == Phase::Start && b == b'[' && !self.in_list {
@@ -308,7 +314,8 @@ impl Python {
                             closer_seen: false,
                         };
                     }
-                    if self.pending && (self.in_list || !is_ident(b) || b.is_ascii_digit()) {
+                    let name_may_begin = is_ident(b) && !b.is_ascii_digit();
+                    if self.pending && (!name_may_begin || (self.in_list && !self.separated)) {
                         // A false start of the closer read before this byte is the
                         // rest's too, wherever the chunk began.
                         let here = held.min(i - 1);
@@ -400,6 +407,7 @@ impl Python {
     /// body's end (`before`, then the bytes from `at`) was its (`Parser::remains`).
     fn went_on(&mut self, sink: &mut Sink<'_>, before: Vec<u8>, at: usize) -> Run {
         self.pending = false;
+        self.separated = false;
         self.broke = true;
         sink.went_on();
         sink.end();
@@ -428,6 +436,7 @@ impl Python {
     /// ended at its `)`, and is released. (At the list's `]` or the closer the parser
     /// settles it, by what follows up to its bound.)
     fn settle(&mut self, sink: &mut Sink<'_>) {
+        self.separated = false;
         if std::mem::take(&mut self.pending) {
             sink.end();
         }

@@ -575,6 +575,7 @@ impl Parser {
         let may_go_on = call.may_go_on(enveloped);
         let markup = call.markup();
         let list_broke = call.grammar.list_broke();
+        let refused_call = call.refused_call;
         self.retire(call);
         if list_broke {
             // Up to the list's last `)]` (or the call's last closer) before its bound,
@@ -590,6 +591,7 @@ impl Parser {
         let back = within.map_or(Mode::Text, Mode::Reasoning);
         if closer_seen || (form.closer.is_empty() && !form.repeats && !may_go_on) {
             match closer_seen {
+                true if refused_call => self.end_refused_at_closer(form, within, markup),
                 true => self.end_at_closer(form, within, markup),
                 false => {
                     sink.end();
@@ -639,6 +641,24 @@ impl Parser {
         self.mode = match refused {
             true => Mode::Remains(Box::new(Remains::new(form, within, markup, false))),
             false => within.map_or(Mode::Text, Mode::Reasoning),
+        };
+    }
+
+    /// The body ended at its closer after a call of it was not released: what follows
+    /// the closer may be the rest of that call (a value holding the closer), as after a
+    /// lone call not released.
+    fn end_refused_at_closer(
+        &mut self,
+        form: &'static CallForm,
+        within: Option<u16>,
+        markup: BodyMarkup,
+    ) {
+        let (mut sink, ..) = self.sink();
+        let (open, released) = (sink.calls.is_open(), sink.calls.released);
+        sink.end();
+        self.mode = match open && sink.calls.released > released {
+            true => within.map_or(Mode::Text, Mode::Reasoning),
+            false => Mode::Remains(Box::new(Remains::new(form, within, markup, false))),
         };
     }
 

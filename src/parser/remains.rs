@@ -1,5 +1,5 @@
-//! After a call that was not released at its closer: what follows may be the rest of
-//! its body. A value holding the dialect's own markup (a file about tool calls) makes
+//! After a call that was not released at its closer (or a body of several, one of
+//! whose calls was not released): what follows may be the rest of its body. A value holding the dialect's own markup (a file about tool calls) makes
 //! the call end at a closer that was content; the body goes on past it, up to the real
 //! closer. So text after such a call is held up to its next bound (another call's
 //! opener, the end of the stream, the arguments' limit; not an end-of-turn or section
