@@ -38,7 +38,7 @@ const FILES: &[&str] = &[
     // stream): found in the real-file check, with a second, nameless call reported.
     "search = '\\.\\.\\.HEAD'\nreplace = \"y\"\n",
     // A quote, `)` and a separator, then no call: a table of ranges.
-    "const R: &[(char, char)] = &[\n    ('\\u{30}', '\\u{39}'),  // 0-9\n    ('\\u{41}', '\\u{5a}'),  // A-Z\n];\n",
+    "const R: &[(char, char)] = &[\n    ('\\u{30}', '\\u{39}'),  // 0-9\n    ('\\u{41}', '\\u{5a}'),  // A-Z\n];\n\nThe static storage used by this data structure.\n",
 ];
 
 #[test]

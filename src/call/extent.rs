@@ -184,12 +184,28 @@ impl Extent {
     /// several (an array's object, a Python call): it ended there when the next call
     /// (after a comma, a semicolon or a line break), the body's end or the call's bound
     /// follows, or the end of the stream; anything else is text the call went on into.
+    /// A separator alone does not tell (a file's `('a', 'b'),  // a-b` holds one): what
+    /// follows it must.
     pub(crate) fn call_ended_before(&self, after: &[u8], eof: bool) -> Option<bool> {
         let rest = after.trim_ascii_start();
         let Some(&first) = rest.first() else {
             return eof.then_some(true);
         };
-        if matches!(first, b',' | b']' | b';' | b')') {
+        if matches!(first, b',' | b';') {
+            let next = rest[1..].trim_ascii_start();
+            let Some(&b) = next.first() else {
+                return eof.then_some(true);
+            };
+            if b.is_ascii_alphabetic() || matches!(b, b'_' | b'{' | b']' | b')') {
+                return Some(true);
+            }
+            return match self.find(next) {
+                Ok(Some(bound)) if bound.start == 0 => Some(true),
+                Err(()) if !eof => None,
+                _ => Some(false),
+            };
+        }
+        if matches!(first, b']' | b')') {
             return Some(true);
         }
         match self.find(rest) {
