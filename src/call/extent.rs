@@ -188,24 +188,15 @@ impl Extent {
     /// follows it must.
     pub(crate) fn call_ended_before(&self, after: &[u8], eof: bool) -> Option<bool> {
         let rest = after.trim_ascii_start();
+        let (rest, separated) = match rest.first() {
+            Some(b',' | b';') => (rest[1..].trim_ascii_start(), true),
+            _ => (rest, false),
+        };
         let Some(&first) = rest.first() else {
             return eof.then_some(true);
         };
-        if matches!(first, b',' | b';') {
-            let next = rest[1..].trim_ascii_start();
-            let Some(&b) = next.first() else {
-                return eof.then_some(true);
-            };
-            if b.is_ascii_alphabetic() || matches!(b, b'_' | b'{' | b']' | b')') {
-                return Some(true);
-            }
-            return match self.find(next) {
-                Ok(Some(bound)) if bound.start == 0 => Some(true),
-                Err(()) if !eof => None,
-                _ => Some(false),
-            };
-        }
-        if matches!(first, b']' | b')') {
+        let name = first.is_ascii_alphabetic() || first == b'_';
+        if matches!(first, b']' | b')') || (separated && (name || first == b'{')) {
             return Some(true);
         }
         match self.find(rest) {
@@ -213,8 +204,9 @@ impl Extent {
             Err(()) if !eof => return None,
             _ => {}
         }
+        // No separator: the next call on a line of its own.
         let line_break = after[..after.len() - rest.len()].contains(&b'\n');
-        Some(line_break && (first.is_ascii_alphabetic() || first == b'_'))
+        Some(!separated && line_break && name)
     }
 }
 

@@ -591,8 +591,7 @@ impl Parser {
         let back = within.map_or(Mode::Text, Mode::Reasoning);
         if closer_seen || (form.closer.is_empty() && !form.repeats && !may_go_on) {
             match closer_seen {
-                true if refused_call => self.end_refused_at_closer(form, within, markup),
-                true => self.end_at_closer(form, within, markup),
+                true => self.end_body_at_closer(form, within, markup, refused_call),
                 false => {
                     sink.end();
                     self.mode = back;
@@ -622,6 +621,19 @@ impl Parser {
         within: Option<u16>,
         markup: BodyMarkup,
     ) {
+        self.end_body_at_closer(form, within, markup, false);
+    }
+
+    /// [`end_at_closer`](Self::end_at_closer) of a body in which an earlier call was not
+    /// released (`refused_before`): with no call open at the closer, what follows it may
+    /// be the rest of that call, as after a lone call not released.
+    fn end_body_at_closer(
+        &mut self,
+        form: &'static CallForm,
+        within: Option<u16>,
+        markup: BodyMarkup,
+        refused_before: bool,
+    ) {
         let (mut sink, ..) = self.sink();
         let raw = sink.calls.current.as_ref().map(|c| c.repairs);
         if raw.is_some_and(|r| Remains::closer_may_be_content(form, r, &markup)) {
@@ -637,28 +649,13 @@ impl Parser {
         // the rest of its body.
         let (open, released) = (sink.calls.is_open(), sink.calls.released);
         sink.end();
-        let refused = !form.closer.is_empty() && open && sink.calls.released == released;
-        self.mode = match refused {
+        let refused = match open {
+            true => sink.calls.released == released,
+            false => refused_before,
+        };
+        self.mode = match refused && !form.closer.is_empty() {
             true => Mode::Remains(Box::new(Remains::new(form, within, markup, false))),
             false => within.map_or(Mode::Text, Mode::Reasoning),
-        };
-    }
-
-    /// The body ended at its closer after a call of it was not released: what follows
-    /// the closer may be the rest of that call (a value holding the closer), as after a
-    /// lone call not released.
-    fn end_refused_at_closer(
-        &mut self,
-        form: &'static CallForm,
-        within: Option<u16>,
-        markup: BodyMarkup,
-    ) {
-        let (mut sink, ..) = self.sink();
-        let (open, released) = (sink.calls.is_open(), sink.calls.released);
-        sink.end();
-        self.mode = match open && sink.calls.released > released {
-            true => within.map_or(Mode::Text, Mode::Reasoning),
-            false => Mode::Remains(Box::new(Remains::new(form, within, markup, false))),
         };
     }
 

@@ -1,11 +1,11 @@
-//! After a call that was not released at its closer (or a body of several, one of
-//! whose calls was not released): what follows may be the rest of its body. A value holding the dialect's own markup (a file about tool calls) makes
-//! the call end at a closer that was content; the body goes on past it, up to the real
-//! closer. So text after such a call is held up to its next bound (another call's
-//! opener, the end of the stream, the arguments' limit; not an end-of-turn or section
-//! token, which the file may hold too): what it holds up to the last of the call's
-//! closers (or, in a dialect with none, of the body's closing markup) was the call's,
-//! never shown; the rest is text.
+//! After a call that was not released at its closer (or a body of several, one of whose
+//! calls was not released): what follows may be the rest of its body. A value holding the
+//! dialect's own markup (a file about tool calls) makes the call end at a closer that was
+//! content; the body goes on past it, up to the real closer. So text after such a call is
+//! held up to its next bound (another call's opener, the end of the stream, the arguments'
+//! limit; not an end-of-turn or section token, which the file may hold too): what it holds
+//! up to the last of the call's closers (or, in a dialect with none, of the body's closing
+//! markup) was the call's, never shown; the rest is text.
 //!
 //! A call that ended at a closer file text may hold waits here too, still open: a
 //! Markdown fence closing strings written raw, or the closer of a body of tags (a value
