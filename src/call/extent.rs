@@ -256,10 +256,8 @@ impl super::CallState {
                 | Grammar::Sniff { .. }
                 | Grammar::Gate { .. } => false,
             };
-        // With no closer, only a body that may have been misread (a string written raw,
-        // structure invented around a file's text) may have gone on.
         json && self.args.rep.terminated_by().is_none()
-            && (!self.form.closer.is_empty() || crate::calls::misread(self.args.rep.repairs()))
+            && (!self.form.closer.is_empty() || crate::calls::raw_string(self.args.rep.repairs()))
     }
 }
 
