@@ -416,6 +416,48 @@ fn a_calls_closer_inside_a_value_then_text_and_a_call_is_never_released_cut() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// The value holds its own and its function's closers, later the call's closer, then
+/// text, then the start of a call followed by a sentence rather than a call (the
+/// rendered call cut before its tool's name, or its first tag alone), then the rest of
+/// the file and the real closers. Found by the readings fuzz target in Qwen3-Coder: the
+/// text between the inserted closer and the opener was shown, and a nameless call
+/// reported at the opener. An opener that begins no call is the value's text: the call
+/// is released exact or held, and nothing of it is shown.
+#[test]
+fn an_opener_followed_by_no_call_inside_a_value_is_the_values() {
+    let mut wrong = Vec::new();
+    for form in tagged_with_closer() {
+        let markup = form.closing_markup();
+        let (closer, inner) = markup.split_last().unwrap();
+        let inner = inner.concat();
+        let args = serde_json::json!({"path": "a", "content": "b"}).to_string();
+        let written = form
+            .dialect()
+            .render_with(
+                &Turn::new().call(Call::new("write_file", &args)),
+                &Style::new().form(form.name()),
+            )
+            .unwrap()
+            .output;
+        let Some(name) = written.find("write_file") else {
+            continue;
+        };
+        let head = written[..name].trim_start();
+        let first_tag = head.find('>').map_or(head, |end| &head[..=end]);
+        for opener in [head, first_tag] {
+            let content = format!(
+                "{}{inner}{}{closer}{}{opener}`. Send JSON with it.\n{}",
+                &FILE[..40],
+                &FILE[40..101],
+                &FILE[101..150],
+                &FILE[150..]
+            );
+            exact_or_held(form, &content, &format!(", {opener:?}"), &mut wrong);
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 /// A value holding its form's closing markup back to back, blanks between or not
 /// (`</arg_value></tool_call>`, `</parameter>\n</function>\n</tool_call>`, the function's
 /// closer dropped, or the call's with the dialect's end-of-turn token further on), then

@@ -3,7 +3,7 @@
 //! closer, an end-of-turn or section token, the next call's opener and the end of the
 //! stream bound a call the same way.
 
-use crate::dialect::{auto_specs, CallForm, Dialect, Spec};
+use crate::dialect::{auto_specs, Body, CallForm, Dialect, Spec, XmlSpec};
 use crate::grammar::Grammar;
 use crate::scan::{Found, MarkerSet};
 
@@ -313,6 +313,101 @@ pub(crate) fn opens_without_opener(form: &'static CallForm, marker: &[u8]) -> bo
         .flat_map(|s| s.calls)
         .any(|f| f.opener == marker && f.implies == Some(crate::repairs::Repair::MissingOpener))
 }
+
+/// Whether the bytes `after` an opener among the bounds of a call of `form` begin a
+/// call: `Some(false)` when they fit none of the bodies that opener begins (a file's
+/// `<tool_call>` followed by prose, `<function=` followed by a sentence), `None` until
+/// enough has come to tell. What cannot be judged from its first bytes begins a call.
+pub(crate) fn begins_a_call(form: &'static CallForm, opener: &[u8], after: &[u8]) -> Option<bool> {
+    let mut bodies = specs_of(form)
+        .flat_map(|s| s.calls)
+        .filter(|f| f.opener == opener && f.body_prefix.is_empty())
+        .map(|f| &f.body)
+        .peekable();
+    if bodies.peek().is_none() {
+        return Some(true);
+    }
+    fits_any(bodies, after)
+}
+
+/// Whether `text` begins one of `bodies` ([`begins_a_call`]).
+fn fits_any<'a>(bodies: impl Iterator<Item = &'a Body>, text: &[u8]) -> Option<bool> {
+    let mut waiting = false;
+    for body in bodies {
+        match fits(body, text) {
+            Some(true) => return Some(true),
+            Some(false) => {}
+            None => waiting = true,
+        }
+    }
+    if waiting {
+        None
+    } else {
+        Some(false)
+    }
+}
+
+/// Whether `text`, past blanks, begins `body`.
+fn fits(body: &Body, text: &[u8]) -> Option<bool> {
+    let text = text.trim_ascii_start();
+    let &first = text.first()?;
+    match body {
+        Body::Sniff(bodies) => fits_any(bodies.iter(), text),
+        Body::Envelope(_) => Some(matches!(first, b'{' | b'[')),
+        Body::Xml(spec) => names(spec, text),
+        Body::NameArgs(_) | Body::Harmony(_) | Body::Pythonic(_) => Some(true),
+    }
+}
+
+/// Whether `text` begins a body of tags of `spec`: its name's opening markup, then a
+/// name. A name inside a tag (`<function=NAME>`, `name="NAME"`) is one word up to the
+/// tag's end or its quote; a blank then more words, or another tag, is a sentence.
+fn names(spec: &XmlSpec, text: &[u8]) -> Option<bool> {
+    let Some(rest) = text.strip_prefix(spec.name_open) else {
+        return if spec.name_open.starts_with(text) {
+            None
+        } else {
+            Some(false)
+        };
+    };
+    if spec.nameless {
+        // The opener was a key's tag.
+        return Some(true);
+    }
+    let &first = rest.first()?;
+    let quote = matches!(first, b'"' | b'\'').then_some(first);
+    let name = &rest[usize::from(quote.is_some())..];
+    if quote.is_none() {
+        if !(first.is_ascii_alphanumeric() || first == b'_' || first >= 0x80) {
+            return Some(false);
+        }
+        if spec.name_close != b">" {
+            // A name that ends at a newline or the next tag (GLM's): its first byte tells.
+            return Some(true);
+        }
+    }
+    let end = name.iter().position(|&b| {
+        Some(b) == quote || matches!(b, b'>' | b'<' | b'`') || b.is_ascii_whitespace()
+    });
+    let Some(at) = end else {
+        return if name.len() > NAME_MAX {
+            Some(false)
+        } else {
+            None
+        };
+    };
+    if quote.is_some() {
+        return Some(at > 0 && Some(name[at]) == quote);
+    }
+    match name[at..].trim_ascii_start().first() {
+        None => None,
+        Some(b'>') => Some(at > 0),
+        Some(_) => Some(false),
+    }
+}
+
+/// The longest name [`begins_a_call`] waits for.
+const NAME_MAX: usize = 128;
 
 /// Every spec a call's form may come from: `auto`'s and each dialect's.
 fn every_spec() -> impl Iterator<Item = &'static Spec> {

@@ -635,8 +635,10 @@ impl Parser {
         refused_before: bool,
     ) {
         let (mut sink, ..) = self.sink();
+        // A call with neither a name nor arguments was none: no body goes on past it.
+        let empty = sink.calls.current.is_some() && !sink.calls.has_content();
         let raw = sink.calls.current.as_ref().map(|c| c.repairs);
-        if raw.is_some_and(|r| Remains::closer_may_be_content(form, r, &markup)) {
+        if !empty && raw.is_some_and(|r| Remains::closer_may_be_content(form, r, &markup)) {
             // A fence closed a call whose strings were written raw, or a closer a body
             // of tags: a file's own fence, or its own closing tags written raw in a
             // value, look the same. What follows, up to the call's bound, tells.
@@ -653,7 +655,7 @@ impl Parser {
             true => sink.calls.released == released,
             false => refused_before,
         };
-        self.mode = match refused && !form.closer.is_empty() {
+        self.mode = match refused && !empty && !form.closer.is_empty() {
             true => Mode::Remains(Box::new(Remains::new(form, within, markup, false))),
             false => within.map_or(Mode::Text, Mode::Reasoning),
         };

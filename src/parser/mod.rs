@@ -40,7 +40,7 @@ mod text;
 use crate::ascii::TextStops;
 use crate::call::args::ArgsReader;
 use crate::call::extent::{
-    body_went_on, call_terminators, closer_after_trailer, holds_prose, is_trailer,
+    begins_a_call, body_went_on, call_terminators, closer_after_trailer, holds_prose, is_trailer,
     misspelled_closer_at, of_tags, opens_without_opener, raw_closing_tags, BodyMarkup, Bound,
     Extent, CLOSER_THEN_TEXT_AND_A_CALL,
 };

@@ -3,7 +3,8 @@
 //! dialect's own markup (a file about tool calls) makes the call end at a closer that was
 //! content; the body goes on past it, up to the real closer. So text after such a call is
 //! held up to its next bound (another call's opener, the end of the stream, the arguments'
-//! limit; not an end-of-turn or section token, which the file may hold too): what it holds
+//! limit; not an end-of-turn or section token, which the file may hold too, nor after a
+//! body of tags an opener that begins no body, [`begins_a_call`]): what it holds
 //! up to the last of the call's closers (or, in a dialect with none, of the body's closing
 //! markup) was the call's, never shown; the rest is text.
 //!
@@ -36,6 +37,9 @@ pub(super) struct Remains {
     /// the bounds before this offset of `held` were its, and so is every opener up to
     /// its closer. Zero otherwise.
     pub(super) past: usize,
+    /// Where the search for the next bound begins in `held`: bounds before it were
+    /// searched, or were openers that began no call.
+    scan: usize,
 }
 
 impl Remains {
@@ -57,6 +61,7 @@ impl Remains {
             open,
             deciding: false,
             past: 0,
+            scan: 0,
         }
     }
 
@@ -149,7 +154,7 @@ impl Parser {
             };
             // Only a bound that ends in the new bytes is new (and none read as the call's).
             let overlap = state.ends.max_len().saturating_sub(1);
-            let from = before.saturating_sub(overlap).max(state.past);
+            let from = state.scan.max(state.past);
             let bound = match state.ends.find(&state.held[from..]) {
                 Found::Full { start, id, .. } if from + start <= max => {
                     Some((from + start, Some(state.ends.get(id))))
@@ -159,8 +164,25 @@ impl Parser {
                 _ => None,
             };
             let Some((start, opener)) = bound else {
+                state.scan = state.held.len().saturating_sub(overlap).max(from);
                 return input.len();
             };
+            if let Some(opener) = opener.filter(|_| of_tags(&state.markup)) {
+                // After a call not released, an opener followed by no body (a file's
+                // `<tool_call>` then prose) is the body's text, not a bound.
+                let after = &state.held[start + opener.len()..];
+                match begins_a_call(state.form, opener, after) {
+                    None => {
+                        state.scan = start;
+                        return input.len();
+                    }
+                    Some(false) => {
+                        state.scan = start + 1;
+                        continue;
+                    }
+                    Some(true) => {}
+                }
+            }
             let in_body = || {
                 state.past > 0
                     && memchr::memmem::find(&state.held[state.past..start], state.form.closer)
@@ -232,10 +254,16 @@ impl Parser {
 
     /// At the end of the stream: the remains end there.
     pub(super) fn finish_remains(&mut self) {
-        let len = match &self.mode {
-            Mode::Remains(state) => state.held.len(),
-            _ => return,
+        let Mode::Remains(state) = &self.mode else {
+            return;
         };
-        self.end_remains(len);
+        // An opener whose body had not shown yet ends them: it begins a call cut off.
+        let from = state.scan.max(state.past);
+        let end = match state.ends.find(&state.held[from..]) {
+            Found::Full { start, .. } => from + start,
+            _ => state.held.len(),
+        };
+        let rest = self.end_remains(end);
+        self.process(&rest);
     }
 }
