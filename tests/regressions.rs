@@ -4,6 +4,7 @@
 mod support;
 
 use support::write_file_tools;
+use toolsift::{Config, Dialect, OwnedEvent, StopReason};
 
 /// repair_vs_serde: a top-level number or literal ending the input (`null`, `true`,
 /// `1`) was reported as `missing_closers`, so valid JSON came back with a repair, and
@@ -1642,4 +1643,25 @@ fn a_gemma_value_holding_its_markers_never_shows_the_call() {
     let config = toolsift::Config::new(toolsift::Dialect::FunctionGemma).tools(write_file_tools());
     let events = support::check_all_chunkings(&config, raw, toolsift::StopReason::Stop).unwrap();
     assert_eq!(support::shown(&events).text, "I'll write the file.\n");
+}
+
+/// Under `auto`, a call whose arguments the next call's opener cut (`{"": \0"` then
+/// `<tool_call>`) is released there with its closers supplied, however the output is
+/// cut: never held past that opener and released by the end of the stream as if it were
+/// complete (found by the chunking fuzz target while a rule let a body whose reading had
+/// invented structure go on in a dialect with no closer; the check is every run's in
+/// `support::check_all_chunkings`).
+#[test]
+fn a_call_cut_by_the_next_opener_is_not_released_complete_at_the_end() {
+    let raw = b"<|tool_call|>c<tool_call>{name\":\"S\",args\":{\"\":\0\"<tool_call>n";
+    let config = Config::new(Dialect::Auto);
+    let events = support::check_all_chunkings(&config, raw, StopReason::Stop).unwrap();
+    let released: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            OwnedEvent::CallFinished { name, .. } => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(released, ["S"], "{events:?}");
 }

@@ -37,6 +37,17 @@ pub fn run_api(
     stop: StopReason,
     api: Api,
 ) -> Vec<OwnedEvent> {
+    run_marked(p, raw, cuts, stop, api).0
+}
+
+/// Like [`run_api`], with the index of the first event `finish` produced.
+pub fn run_marked(
+    p: &mut Parser,
+    raw: &[u8],
+    cuts: &[usize],
+    stop: StopReason,
+    api: Api,
+) -> (Vec<OwnedEvent>, usize) {
     let mut events = Vec::new();
     let mut at = 0;
     let counted = p.stats().bytes;
@@ -69,11 +80,64 @@ pub fn run_api(
         raw.len() as u64,
         "{api:?}: Stats::bytes"
     );
+    let finish_at = events.len();
     p.finish(stop);
     while let Some(ev) = p.next_event() {
         events.push(ev.into_owned());
     }
-    events
+    (events, finish_at)
+}
+
+/// `Err` when a call the end of the stream cut off was released as complete (the fuzz
+/// targets' oracle, `fuzz/fuzz_targets/common`): released by `finish` (from event
+/// `finish_at` on) with closers supplied, though no marker of `dialect` ended the output
+/// and nothing was read after the call. Closers of arguments written as one JSON string
+/// (`arguments_string`) repair its content, and text dropped as stray followed the value.
+pub fn cut_off_not_released(
+    dialect: Dialect,
+    raw: &[u8],
+    events: &[OwnedEvent],
+    finish_at: usize,
+) -> Result<(), String> {
+    use toolsift::Repair;
+    let end = raw
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(0, |i| i + 1);
+    let ends_with_marker = dialect
+        .markers()
+        .into_iter()
+        .chain(dialect.body_closers())
+        .chain([&b"```"[..]])
+        .any(|m| raw[..end].ends_with(m));
+    for (at, ev) in events.iter().enumerate().skip(finish_at) {
+        let OwnedEvent::CallFinished {
+            index,
+            arguments,
+            repairs,
+            ..
+        } = ev
+        else {
+            continue;
+        };
+        let read_after = events[at + 1..].iter().any(|e| match e {
+            OwnedEvent::Text(t) | OwnedEvent::Reasoning(t) => !t.is_empty(),
+            OwnedEvent::CallStarted { index: next, .. } => next.0 > index.0,
+            _ => false,
+        });
+        if repairs.contains(Repair::MissingClosers)
+            && !repairs.contains(Repair::ArgumentsString)
+            && !repairs.contains(Repair::StrayText)
+            && !ends_with_marker
+            && !read_after
+        {
+            return Err(format!(
+                "call {} cut off by the end of stream released as complete: {arguments:?}",
+                index.0
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A small deterministic generator (xorshift).
@@ -316,8 +380,10 @@ pub fn check_all_chunkings(
     stop: StopReason,
 ) -> Result<Vec<OwnedEvent>, String> {
     let mut parser = Parser::with_config(config.clone());
-    let whole = run_with(&mut parser, raw, &[], stop);
+    let (whole, finish_at) = run_marked(&mut parser, raw, &[], stop, Api::Push);
     check(config.dialect, &whole).map_err(|e| format!("whole: {e}"))?;
+    cut_off_not_released(parser.dialect(), raw, &whole, finish_at)
+        .map_err(|e| format!("whole: {e}"))?;
     within_work_bound(parser.stats().work(), raw.len()).map_err(|e| format!("whole: {e}"))?;
     let want = merge(&whole);
     let mut runs: Vec<(String, Vec<usize>)> = vec![("bytes".into(), (1..raw.len()).collect())];
@@ -347,8 +413,10 @@ pub fn check_all_chunkings(
     let mut reused = Parser::with_config(config.clone());
     for (name, cuts, api) in runs {
         let before = reused.stats().work();
-        let got = run_api(&mut reused, raw, &cuts, stop, api);
+        let (got, finish_at) = run_marked(&mut reused, raw, &cuts, stop, api);
         check(config.dialect, &got).map_err(|e| format!("{name}: {e}"))?;
+        cut_off_not_released(reused.dialect(), raw, &got, finish_at)
+            .map_err(|e| format!("{name}: {e}"))?;
         within_work_bound(reused.stats().work() - before, raw.len())
             .map_err(|e| format!("{name}: {e}"))?;
         let got = merge(&got);
