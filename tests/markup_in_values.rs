@@ -105,6 +105,18 @@ fn released_not_as_meant(form: Form, content: &str) -> Vec<String> {
     wrong
 }
 
+/// A small `write_file` call as `form` writes it.
+fn small_call(form: Form) -> String {
+    let args = serde_json::json!({"path": "a", "content": "b"}).to_string();
+    form.dialect()
+        .render_with(
+            &Turn::new().call(Call::new("write_file", &args)),
+            &Style::new().form(form.name()),
+        )
+        .unwrap()
+        .output
+}
+
 /// Places in `FILE` (line starts and inside words), one per piece of closing markup.
 fn places(n: usize) -> Vec<usize> {
     [20, 66, 101, 150, 190, 230]
@@ -338,15 +350,7 @@ fn a_calls_closer_inside_a_value_then_another_dialects_opener_is_content() {
         // The form's own markup: its dialect's markers and the tags of a call it
         // writes (a whole call of its own after the closer is the next test's).
         let own = form.dialect().markers();
-        let args = serde_json::json!({"path": "a", "content": "b"}).to_string();
-        let written = form
-            .dialect()
-            .render_with(
-                &Turn::new().call(Call::new("write_file", &args)),
-                &Style::new().form(form.name()),
-            )
-            .unwrap()
-            .output;
+        let written = small_call(form);
         let foreign = Dialect::Auto
             .markers()
             .into_iter()
@@ -430,15 +434,7 @@ fn an_opener_followed_by_no_call_inside_a_value_is_the_values() {
         let markup = form.closing_markup();
         let (closer, inner) = markup.split_last().unwrap();
         let inner = inner.concat();
-        let args = serde_json::json!({"path": "a", "content": "b"}).to_string();
-        let written = form
-            .dialect()
-            .render_with(
-                &Turn::new().call(Call::new("write_file", &args)),
-                &Style::new().form(form.name()),
-            )
-            .unwrap()
-            .output;
+        let written = small_call(form);
         let Some(name) = written.find("write_file") else {
             continue;
         };
@@ -456,6 +452,41 @@ fn an_opener_followed_by_no_call_inside_a_value_is_the_values() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The same with the opener followed by a long run of blanks: whether it begins a call
+/// is judged from a bounded look-ahead, so pushed a byte at a time the work stays within
+/// the bound (`support::check_all_chunkings`) and the wait ends, whatever the cut.
+#[test]
+fn an_opener_followed_by_a_long_run_of_blanks_is_judged_in_bounded_work() {
+    for form in tagged_with_closer() {
+        let markup = form.closing_markup();
+        let (closer, inner) = markup.split_last().unwrap();
+        let inner = inner.concat();
+        let written = small_call(form);
+        let Some(name) = written.find("write_file") else {
+            continue;
+        };
+        let head = written[..name].trim_start();
+        let opener = head.find('>').map_or(head, |end| &head[..=end]);
+        let content = format!(
+            "{}{inner}{}{closer}{opener}{}Send it.\n",
+            &FILE[..40],
+            &FILE[40..101],
+            " ".repeat(2000)
+        );
+        let args = serde_json::json!({"path": "a", "content": content}).to_string();
+        let style = Style::new().form(form.name()).markup("content", &[]);
+        let raw = form
+            .dialect()
+            .render_with(&Turn::new().call(Call::new("write_file", &args)), &style)
+            .unwrap()
+            .output;
+        let config = Config::new(form.dialect()).tools(write_file_tools());
+        if let Err(e) = support::check_all_chunkings(&config, raw.as_bytes(), StopReason::Stop) {
+            panic!("{} ({}): {e}", form.dialect(), form.name());
+        }
+    }
 }
 
 /// A value holding its form's closing markup back to back, blanks between or not

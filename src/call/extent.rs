@@ -317,7 +317,8 @@ pub(crate) fn opens_without_opener(form: &'static CallForm, marker: &[u8]) -> bo
 /// Whether the bytes `after` an opener among the bounds of a call of `form` begin a
 /// call: `Some(false)` when they fit none of the bodies that opener begins (a file's
 /// `<tool_call>` followed by prose, `<function=` followed by a sentence), `None` until
-/// enough has come to tell. What cannot be judged from its first bytes begins a call.
+/// enough has come to tell. What cannot be judged from its first [`LOOK_AHEAD`] bytes
+/// begins a call, so a caller that waits reads a bounded look-ahead again.
 pub(crate) fn begins_a_call(form: &'static CallForm, opener: &[u8], after: &[u8]) -> Option<bool> {
     let mut bodies = specs_of(form)
         .flat_map(|s| s.calls)
@@ -327,8 +328,16 @@ pub(crate) fn begins_a_call(form: &'static CallForm, opener: &[u8], after: &[u8]
     if bodies.peek().is_none() {
         return Some(true);
     }
-    fits_any(bodies, after)
+    let seen = &after[..after.len().min(LOOK_AHEAD)];
+    match fits_any(bodies, seen) {
+        None if after.len() >= LOOK_AHEAD => Some(true),
+        fits => fits,
+    }
 }
+
+/// How much of what follows an opener [`begins_a_call`] reads: blanks, a name's markup
+/// and a name.
+pub(crate) const LOOK_AHEAD: usize = 64;
 
 /// Whether `text` begins one of `bodies` ([`begins_a_call`]).
 fn fits_any<'a>(bodies: impl Iterator<Item = &'a Body>, text: &[u8]) -> Option<bool> {
@@ -389,13 +398,7 @@ fn names(spec: &XmlSpec, text: &[u8]) -> Option<bool> {
     let end = name.iter().position(|&b| {
         Some(b) == quote || matches!(b, b'>' | b'<' | b'`') || b.is_ascii_whitespace()
     });
-    let Some(at) = end else {
-        return if name.len() > NAME_MAX {
-            Some(false)
-        } else {
-            None
-        };
-    };
+    let at = end?;
     if quote.is_some() {
         return Some(at > 0 && Some(name[at]) == quote);
     }
@@ -405,9 +408,6 @@ fn names(spec: &XmlSpec, text: &[u8]) -> Option<bool> {
         Some(_) => Some(false),
     }
 }
-
-/// The longest name [`begins_a_call`] waits for.
-const NAME_MAX: usize = 128;
 
 /// Every spec a call's form may come from: `auto`'s and each dialect's.
 fn every_spec() -> impl Iterator<Item = &'static Spec> {

@@ -171,6 +171,9 @@ impl Parser {
                 // After a call not released, an opener followed by no body (a file's
                 // `<tool_call>` then prose) is the body's text, not a bound.
                 let after = &state.held[start + opener.len()..];
+                // Read again at each push while it waits: a bounded look-ahead.
+                self.stats
+                    .examined(after.len().min(crate::call::extent::LOOK_AHEAD) as u64);
                 match begins_a_call(state.form, opener, after) {
                     None => {
                         state.scan = start;

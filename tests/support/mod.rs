@@ -2,6 +2,7 @@
 //! every invariant of DEVELOPERS.md on the result.
 #![allow(dead_code)]
 
+pub mod cut_off;
 pub mod expected;
 
 use serde_json::{json, Value};
@@ -88,53 +89,29 @@ pub fn run_marked(
     (events, finish_at)
 }
 
-/// `Err` when a call the end of the stream cut off was released as complete (the fuzz
-/// targets' oracle, `fuzz/fuzz_targets/common`): released by `finish` (from event
-/// `finish_at` on) with closers supplied, though no marker of `dialect` ended the output
-/// and nothing was read after the call. Closers of arguments written as one JSON string
-/// (`arguments_string`) repair its content, and text dropped as stray followed the value.
+/// `Err` when a call the end of the stream cut off was released as complete by `finish`
+/// (its events from `finish_at` on): [`cut_off::released_cut_off`].
 pub fn cut_off_not_released(
     dialect: Dialect,
     raw: &[u8],
     events: &[OwnedEvent],
     finish_at: usize,
 ) -> Result<(), String> {
-    use toolsift::Repair;
-    let end = raw
-        .iter()
-        .rposition(|b| !b.is_ascii_whitespace())
-        .map_or(0, |i| i + 1);
-    let ends_with_marker = dialect
-        .markers()
-        .into_iter()
-        .chain(dialect.body_closers())
-        .chain([&b"```"[..]])
-        .any(|m| raw[..end].ends_with(m));
+    let ends_with_marker = cut_off::ends_with_marker(dialect, raw);
     for (at, ev) in events.iter().enumerate().skip(finish_at) {
-        let OwnedEvent::CallFinished {
+        if let OwnedEvent::CallFinished {
             index,
             arguments,
             repairs,
             ..
         } = ev
-        else {
-            continue;
-        };
-        let read_after = events[at + 1..].iter().any(|e| match e {
-            OwnedEvent::Text(t) | OwnedEvent::Reasoning(t) => !t.is_empty(),
-            OwnedEvent::CallStarted { index: next, .. } => next.0 > index.0,
-            _ => false,
-        });
-        if repairs.contains(Repair::MissingClosers)
-            && !repairs.contains(Repair::ArgumentsString)
-            && !repairs.contains(Repair::StrayText)
-            && !ends_with_marker
-            && !read_after
         {
-            return Err(format!(
-                "call {} cut off by the end of stream released as complete: {arguments:?}",
-                index.0
-            ));
+            if cut_off::released_cut_off(index.0, *repairs, &events[at + 1..], ends_with_marker) {
+                return Err(format!(
+                    "call {} cut off by the end of stream released as complete: {arguments:?}",
+                    index.0
+                ));
+            }
         }
     }
     Ok(())

@@ -1,14 +1,18 @@
 //! Shared machinery of the fuzz targets: a configuration and a chunking drawn from a few
 //! header bytes, a runner, and the invariant oracle (the same checks as
-//! `tests/support/mod.rs::check`, plus the truncation rule, which needs to know which
-//! events `finish` produced).
+//! `tests/support/mod.rs::check`, plus the truncation rules, which need to know which
+//! events `finish` produced; the one a call cut off is never released complete is
+//! `tests/support/cut_off.rs`, which the tests run too).
 #![allow(dead_code)]
+
+#[path = "../../../tests/support/cut_off.rs"]
+mod cut_off;
 
 use arbitrary::{Arbitrary, Unstructured};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use toolsift::{
-    Config, Dialect, InReasoning, Invalid, Limits, NotReleasedReason, OwnedEvent, Parser, Repair,
+    Config, Dialect, InReasoning, Invalid, Limits, NotReleasedReason, OwnedEvent, Parser,
     StopReason, Tools, UnknownTool,
 };
 
@@ -164,21 +168,7 @@ pub fn run(p: &mut Parser, raw: &[u8], chunking: &Chunking, stop: StopReason) ->
     while let Some(ev) = p.next_event() {
         events.push(ev.into_owned());
     }
-    let end = raw
-        .iter()
-        .rposition(|b| !b.is_ascii_whitespace())
-        .map_or(0, |i| i + 1);
-    // A body's own closer (`</function>` in a `<tool_call>` wrapper) counts too: the
-    // model closed the body, only the wrapper's closer is missing (a repair). So does a
-    // closing fence, which `markers` leaves out as ordinary text: a fenced call whose
-    // strings were written raw is released at the end of the stream, its closer read.
-    let dialect = p.dialect();
-    let ends_with_marker = dialect
-        .markers()
-        .into_iter()
-        .chain(dialect.body_closers())
-        .chain([&b"```"[..]])
-        .any(|m| raw[..end].ends_with(m));
+    let ends_with_marker = cut_off::ends_with_marker(p.dialect(), raw);
     Run {
         events,
         finish_at,
@@ -278,25 +268,14 @@ pub fn check(dialect: Dialect, run: &Run) -> Result<(), String> {
                     ));
                 }
                 // A call whose JSON the end of stream cut off is never released complete
-                // (closers a call's closing marker supplied are a repair, not a cut). A
-                // marker ended it if the output ends with one, or if text or another
-                // call follows it: bytes the engine read after the call were not part
-                // of it (text held to a call's bound is read at the end). Arguments
-                // written as one JSON string (`arguments_string`) were written whole when
-                // the string closed: closers its content lacks are a repair of the content
-                // (a string the stream cut is reported truncated; `tests/truncation.rs`).
-                let read_after = events[at + 1..].iter().any(|e| match e {
-                    OwnedEvent::Text(t) | OwnedEvent::Reasoning(t) => !t.is_empty(),
-                    OwnedEvent::CallStarted { index: next, .. } => next.0 > index.0,
-                    _ => false,
-                });
-                // Text the call dropped as stray (`stray_text`) followed its value too.
+                // (closers a call's closing marker supplied are a repair, not a cut).
                 if by_finish
-                    && repairs.contains(Repair::MissingClosers)
-                    && !repairs.contains(Repair::ArgumentsString)
-                    && !repairs.contains(Repair::StrayText)
-                    && !run.ends_with_marker
-                    && !read_after
+                    && cut_off::released_cut_off(
+                        index.0,
+                        *repairs,
+                        &events[at + 1..],
+                        run.ends_with_marker,
+                    )
                 {
                     return Err(format!(
                         "call {} cut off by the end of stream released as complete: {arguments:?}",
