@@ -6,6 +6,7 @@
 //! truncation reports), and at the end re-parses the arguments strictly with
 //! serde_json before releasing the call.
 
+use crate::call::markup::BodyMarkup;
 use crate::config::{Config, Invalid, ParallelCalls, ToolChoice, UnknownTool};
 use crate::event::{CallIndex, NotReleasedReason};
 use crate::json::duplicates::Duplicates;
@@ -710,11 +711,20 @@ impl Sink<'_> {
     }
 
     /// The open call's body went on past where its arguments ended (text followed them
-    /// up to the call's closer): not released. Judged after the body, when the call
+    /// up to the call's bound; after a body of tags, `markup`, text holding its closing
+    /// tags): not released. Judged after the body, when the call
     /// may have been released already (the last of several in one body): then there
     /// is nothing to refuse, and no call is begun.
-    pub(crate) fn went_on(&mut self) {
-        if self.calls.is_open() {
+    pub(crate) fn went_on(&mut self, markup: &BodyMarkup) {
+        if !self.calls.is_open() {
+            return;
+        }
+        if markup.of_tags() {
+            self.refuse(|name| format!(
+                "{name}: a value held the call's own closing tags and went on past them, so where it ends \
+                 cannot be told; write a value that holds no closing tag of the call"
+            ));
+        } else {
             self.refuse(|name| format!(
                 "{name}: text followed the arguments up to the end of the call, so where they end cannot be told; \
                  put every value inside the arguments object and escape quotes inside strings (\\\")"

@@ -1448,12 +1448,12 @@ fn a_raw_python_string_then_a_line_that_reads_as_a_call_is_not_released_cut() {
     }
 }
 
-/// readings (known failure `section-closed-markup-in-values`, fuzz/known_failures.json):
-/// in a dialect whose calls end at a section token, a value holding the value's and
-/// the call's closing tags ends at them; text after a function's closer is not held
-/// there yet (tests/markup_in_values.rs `SECTION_CLOSED`; issue 35).
+/// readings (a ten-minute run, DeepSeek V3.2): in a dialect whose calls end at their
+/// function's closing tag (a section token closes the section), a value holding the
+/// value's and the function's closing tags was released cut there. What follows the
+/// function's closer up to the next call or the end of the stream holds the body's
+/// markup: the body went on (tests/markup_in_values.rs covers every form of tags).
 #[test]
-#[ignore = "known failure: section-closed XML dialects release a value holding its closing markup cut (issue 35)"]
 fn a_value_holding_its_closing_markup_in_a_section_closed_dialect_is_not_released_cut() {
     use toolsift::render::{Call, Turn};
     let content = "</｜DSML｜parameter></｜DSML｜invoke>\nmore of the file\n";

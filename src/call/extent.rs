@@ -3,6 +3,7 @@
 //! closer, an end-of-turn or section token, the next call's opener and the end of the
 //! stream bound a call the same way.
 
+pub(crate) use super::markup::BodyMarkup;
 use crate::dialect::{auto_specs, Body, CallForm, Dialect, Spec, XmlSpec};
 use crate::grammar::Grammar;
 use crate::scan::{Found, MarkerSet};
@@ -54,13 +55,12 @@ impl Extent {
     /// closing tags, which a dialect strips from text, bound nothing after the body:
     /// they are what tells that the body went on ([`body_went_on`]).
     pub(crate) fn past_markup(mut self, markup: &BodyMarkup) -> Extent {
-        if markup.iter().all(|m| m.is_empty()) {
+        if !markup.is_some() {
             return self;
         }
-        let own = |m: &[u8]| markup.iter().any(|k| !k.is_empty() && m.starts_with(k));
         let mut ends = MarkerSet::default();
         for &m in self.ends.markers() {
-            if !own(m) {
+            if !markup.begins(m) {
                 ends.push(m);
             }
         }
@@ -80,7 +80,6 @@ impl Extent {
                 .flat_map(|s| s.calls)
                 .any(|f| f.opener == m || f.next_call.contains(&m))
         };
-        let own = |m: &[u8]| markup.iter().any(|k| !k.is_empty() && m.starts_with(k));
         let mut ends = MarkerSet::default();
         for &m in self.ends.markers() {
             if opens_a_call(m) {
@@ -93,7 +92,7 @@ impl Extent {
                 .iter()
                 .filter(|f| !f.anchored && f.opener.len() > 1);
             for f in openers {
-                if !ends.markers().contains(&f.opener) && !own(f.opener) {
+                if !ends.markers().contains(&f.opener) && !markup.begins(f.opener) {
                     ends.push(f.opener);
                 }
             }
@@ -149,7 +148,7 @@ impl Extent {
                 // Only the bound tells whether text was the body's.
                 Ok(None) | Err(()) => return None,
             };
-            return Some(!body_went_on(text, self.trailer, &[b""; 3]));
+            return Some(!body_went_on(text, self.trailer, &BodyMarkup::NONE));
         }
         let after = match after.strip_prefix(self.trailer) {
             Some(rest) if !self.trailer.is_empty() => rest.trim_ascii_start(),
@@ -220,9 +219,9 @@ impl super::CallState {
             // body's `}` and its closer only blanks belong, as after a body of tags.
             _ => match self.form.body {
                 crate::dialect::Body::NameArgs(spec) if !spec.alt_string.is_empty() => {
-                    [spec.alt_string, b"", b""]
+                    BodyMarkup::of([spec.alt_string, b"", b""])
                 }
-                _ => [b""; 3],
+                _ => BodyMarkup::NONE,
             },
         }
     }
@@ -261,23 +260,12 @@ impl super::CallState {
     }
 }
 
-/// The markup a body of tags is closed with (a value's closer, the function's, the
-/// next key's opener), for [`body_went_on`]; a string delimiter (Gemma) or a Python
-/// list's `)]` for those bodies; none for a JSON body, which closes with `}`.
-pub(crate) type BodyMarkup = [&'static [u8]; 3];
-
-/// Whether `markup` is a body of tags' (it has a key opener): a redundant `}` or `]`
-/// after it is no JSON body's.
-pub(crate) fn of_tags(markup: &BodyMarkup) -> bool {
-    !markup[2].is_empty()
-}
-
 /// Whether a call of `form` closes a body of tags (`markup`) with a closer of its own:
 /// its values are raw text, so a file about tool calls may hold all of that markup, the
 /// closer included, and what follows the closer up to the call's bound tells where the
 /// body ended.
 pub(crate) fn raw_closing_tags(form: &CallForm, markup: &BodyMarkup) -> bool {
-    !form.closer.is_empty() && of_tags(markup)
+    !form.closer.is_empty() && markup.of_tags()
 }
 
 /// Why a call whose closing tags came inside a value, then text, then another call, is
@@ -314,6 +302,13 @@ pub(crate) fn opens_without_opener(form: &'static CallForm, marker: &[u8]) -> bo
         .any(|f| f.opener == marker && f.implies == Some(crate::repairs::Repair::MissingOpener))
 }
 
+/// Whether a call of `form` sits in a section its dialect closes with markup of its own
+/// (`<minimax:tool_call>` ... `</minimax:tool_call>`): text right after the call's
+/// function tag, before that closer, was written inside the section.
+pub(crate) fn in_a_section(form: &'static CallForm) -> bool {
+    specs_of(form).any(|s| s.dialect.forms().iter().any(|f| f.closes_a_section()))
+}
+
 /// Whether the bytes `after` an opener among the bounds of a call of `form` begin a
 /// call: `Some(false)` when they fit none of the bodies that opener begins (a file's
 /// `<tool_call>` followed by prose, `<function=` followed by a sentence), `None` until
@@ -325,6 +320,20 @@ pub(crate) fn begins_a_call(form: &'static CallForm, opener: &[u8], after: &[u8]
         .filter(|f| f.opener == opener && f.body_prefix.is_empty())
         .map(|f| &f.body)
         .peekable();
+    // A longer marker the opener begins (a section token, `<｜DSML｜function_calls>`
+    // after the mangled-tag opener `<｜DSML｜`) is that marker: it begins no call, a
+    // call's own opener after it does.
+    for spec in specs_of(form) {
+        for rest in spec.strip.iter().filter_map(|m| m.strip_prefix(opener)) {
+            if rest.is_empty() {
+                continue;
+            } else if after.starts_with(rest) {
+                return Some(false);
+            } else if rest.starts_with(after) {
+                return None;
+            }
+        }
+    }
     if bodies.peek().is_none() {
         return Some(true);
     }
@@ -391,8 +400,17 @@ fn names(spec: &XmlSpec, text: &[u8]) -> Option<bool> {
             return Some(false);
         }
         if spec.name_close != b">" {
-            // A name that ends at a newline or the next tag (GLM's): its first byte tells.
-            return Some(true);
+            // A name that ends at the next tag or a line break (Hunyuan 3's
+            // `NAME<tool_sep>`, GLM's `NAME\n<arg_key>`): one word, then that tag (or
+            // arguments); a blank and another word is a sentence.
+            let at = rest
+                .iter()
+                .position(|&b| b == b'<' || b.is_ascii_whitespace())?;
+            return match rest[at..].trim_ascii_start().first() {
+                None => None,
+                Some(b'<' | b'{' | b'[') => Some(true),
+                Some(_) => Some(false),
+            };
         }
     }
     let end = name.iter().position(|&b| {
@@ -428,10 +446,8 @@ fn specs_of(form: &'static CallForm) -> impl Iterator<Item = &'static Spec> {
 /// fence). A body of tags: the text holds the body's own closing markup (`</parameter>`,
 /// `</function>`): a value holding that markup looked like the body's end.
 pub(crate) fn body_went_on(text: &[u8], trailer: &[u8], markup: &BodyMarkup) -> bool {
-    if markup.iter().any(|m| !m.is_empty()) {
-        return markup
-            .iter()
-            .any(|m| !m.is_empty() && memchr::memmem::find(text, m).is_some());
+    if markup.is_some() {
+        return markup.found_in(text);
     }
     let text = text.trim_ascii_end();
     let text = match text.strip_suffix(trailer) {
@@ -466,6 +482,19 @@ pub(crate) fn misspelled_closer_at(closer: &[u8], text: &[u8]) -> Option<usize> 
     let rest = &text[blanks..];
     let end = memchr::memchr(b'>', &rest[..rest.len().min(40)])?;
     (misspelled_closer(closer, &rest[..=end]) == Some(true)).then_some(blanks + end + 1)
+}
+
+/// The markers that close a call of `form`: its closer and the others its body ends at
+/// as it does at the closer (Beam's `<|call|>` stop token besides `<|end|>`). None
+/// when the dialect has no closer.
+pub(crate) fn closers(form: &'static CallForm) -> impl Iterator<Item = &'static [u8]> {
+    let alts: &'static [&'static [u8]] = match form.body {
+        Body::Xml(spec) if !form.closer.is_empty() => spec.closer_alts,
+        _ => &[],
+    };
+    std::iter::once(form.closer)
+        .filter(|c| !c.is_empty())
+        .chain(alts.iter().copied())
 }
 
 /// The markers that end an unfinished body of a call of `form` where structure is

@@ -20,6 +20,7 @@
 
 pub(crate) mod args;
 pub(crate) mod extent;
+pub(crate) mod markup;
 pub(crate) mod readings;
 
 use crate::calls::Sink;

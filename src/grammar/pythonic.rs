@@ -5,6 +5,7 @@
 
 use super::{Step, StepKind};
 use crate::call::args::ArgsReader;
+use crate::call::markup::BodyMarkup;
 use crate::calls::{Abort, Sink};
 use crate::dialect::PythonicSpec;
 use crate::json::repairer::{Repairer, Status};
@@ -12,7 +13,7 @@ use crate::repairs::{Repair, Repairs};
 
 /// The closing markup of a Python call list: text after a list's `]`, up to the call's
 /// bound, holding it was the list's (`call::extent::body_went_on`).
-pub(crate) const LIST_MARKUP: [&[u8]; 3] = [b")]", b"", b""];
+pub(crate) const LIST_MARKUP: BodyMarkup = BodyMarkup::of([b")]", b"", b""]);
 
 /// Repairs that are Python's own syntax here, not reported.
 pub(crate) fn python_native() -> Repairs {
@@ -409,7 +410,7 @@ impl Python {
         self.pending = false;
         self.separated = false;
         self.broke = true;
-        sink.went_on();
+        sink.went_on(&LIST_MARKUP);
         sink.end();
         self.leftover = before;
         Run::End {
@@ -425,10 +426,10 @@ impl Python {
     }
 
     /// The body's closing markup: a list's, once it began one.
-    pub(crate) fn markup(&self) -> [&'static [u8]; 3] {
+    pub(crate) fn markup(&self) -> BodyMarkup {
         match self.in_list {
             true => LIST_MARKUP,
-            false => [b""; 3],
+            false => BodyMarkup::NONE,
         }
     }
 

@@ -282,11 +282,12 @@ impl Xml {
     /// The markup that closes this body's values and function (`</parameter`,
     /// `</function>`): met after the body, it was the body's (`call::extent`).
     pub(crate) fn markup(&self) -> crate::call::extent::BodyMarkup {
-        [
+        crate::call::extent::BodyMarkup::tags(
             self.spec.value_close,
             self.spec.func_close,
             self.spec.key_open,
-        ]
+            self.spec.tag_prefix,
+        )
     }
 
     /// Bytes examined since the last call (for [`Stats::work`](crate::Stats::work)).

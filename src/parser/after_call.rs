@@ -68,7 +68,7 @@ impl Parser {
                     }
                     return i;
                 }
-                if matches!(b, b'}' | b']') && !crate::call::extent::of_tags(&markup) {
+                if matches!(b, b'}' | b']') && !markup.of_tags() {
                     // A redundant closer after a JSON body.
                     let (mut sink, ..) = self.sink();
                     if sink.calls.is_open() {
@@ -206,12 +206,11 @@ impl Parser {
                 let (mut sink, ..) = self.sink();
                 // Between a body of tags and its closer only blanks belong: text
                 // there was the body's (a value went on past its closing tags).
-                let tags_then_text = bound.closer
-                    && markup.iter().any(|m| !m.is_empty())
-                    && !held[..start].trim_ascii().is_empty();
+                let tags_then_text =
+                    bound.closer && markup.is_some() && !held[..start].trim_ascii().is_empty();
                 if tags_then_text || body_went_on(&held[..start], trailer, &markup) {
                     // The body went on: not released, and the text was its body.
-                    sink.went_on();
+                    sink.went_on(&markup);
                     match bound.closer {
                         // What follows its closer may be more of it (`remains`).
                         true => self.end_at_closer(form, within, markup),

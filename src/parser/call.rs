@@ -590,7 +590,9 @@ impl Parser {
         }
         let back = within.map_or(Mode::Text, Mode::Reasoning);
         if closer_seen || (form.closer.is_empty() && !form.repeats && !may_go_on) {
-            match closer_seen {
+            // A body of tags with no closer ends the call at its own closing tags,
+            // which a value may hold as well.
+            match closer_seen || markup.of_tags() {
                 true => self.end_body_at_closer(form, within, markup, refused_call),
                 false => {
                     sink.end();

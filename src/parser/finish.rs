@@ -123,9 +123,7 @@ impl Parser {
                         bound
                             .filter(|b| {
                                 let text = &leftover[..b.start];
-                                (b.closer
-                                    && markup.iter().any(|m| !m.is_empty())
-                                    && !text.trim_ascii().is_empty())
+                                (b.closer && markup.is_some() && !text.trim_ascii().is_empty())
                                     || body_went_on(text, form.trailer, &markup)
                             })
                             .map(|b| leftover.drain(..if b.closer { b.end } else { b.start }))
@@ -154,7 +152,7 @@ impl Parser {
                         sink.repair(Repair::MissingCloser);
                     }
                     if went_on {
-                        sink.went_on();
+                        sink.went_on(&markup);
                     }
                     // Not released (the sink decides at its end): what follows its closer may be
                     // the rest of its body.
@@ -200,7 +198,7 @@ impl Parser {
                     // The end of the stream bounds the call: the text was its body.
                     self.mode = back;
                     let (mut sink, ..) = self.sink();
-                    sink.went_on();
+                    sink.went_on(&state.markup);
                     sink.end();
                 } else if self.cut_off() {
                     // Cut before the closer told whether the text was the body's: the

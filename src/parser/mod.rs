@@ -40,9 +40,9 @@ mod text;
 use crate::ascii::TextStops;
 use crate::call::args::ArgsReader;
 use crate::call::extent::{
-    begins_a_call, body_went_on, call_terminators, closer_after_trailer, holds_prose, is_trailer,
-    misspelled_closer_at, of_tags, opens_without_opener, raw_closing_tags, BodyMarkup, Bound,
-    Extent, CLOSER_THEN_TEXT_AND_A_CALL,
+    begins_a_call, body_went_on, call_terminators, closer_after_trailer, closers, holds_prose,
+    in_a_section, is_trailer, misspelled_closer_at, opens_without_opener, raw_closing_tags,
+    BodyMarkup, Bound, Extent, CLOSER_THEN_TEXT_AND_A_CALL,
 };
 use crate::call::CallState;
 use crate::calls::{Abort, Calls, Sink};

@@ -75,7 +75,8 @@ impl Remains {
         markup: &BodyMarkup,
     ) -> bool {
         let fence = form.closer.starts_with(b"```") && crate::calls::raw_string(repairs);
-        fence || raw_closing_tags(form, markup)
+        // (With no closer, the body's own closing tags end the call: the same.)
+        fence || markup.of_tags()
     }
 
     /// Whether `text`, between a call's closer and its bound, shows that the body went
@@ -84,8 +85,8 @@ impl Remains {
     /// tags, the closer again or the body's own closing markup anywhere.
     fn went_on(&self, text: &[u8]) -> bool {
         let closer = self.form.closer;
-        if of_tags(&self.markup) {
-            return memchr::memmem::find(text, closer).is_some()
+        if self.markup.of_tags() {
+            return closers(self.form).any(|c| memchr::memmem::find(text, c).is_some())
                 || body_went_on(text, self.form.trailer, &self.markup);
         }
         memchr::memmem::find_iter(text, closer).any(|at| {
@@ -105,12 +106,20 @@ impl Remains {
     /// dropped (`opener` is a body's markup, `<function=`). A file about tool calls holds
     /// such markup as readily; a model that drops a closer or an opener rarely writes
     /// text between two calls too. The grammar rules the same where the closer comes
-    /// inside a value ([`CLOSER_THEN_TEXT_AND_A_CALL`]).
+    /// inside a value ([`CLOSER_THEN_TEXT_AND_A_CALL`]). With no closer of the call's
+    /// own, the function's closing tag ended it: in a dialect that writes its calls in a
+    /// section, text right after that tag (not after the section's closer,
+    /// `</minimax:tool_call>`) was written inside the section, as the rest of a value
+    /// is. (MiniCPM 5 writes calls and text between them, one a line, in none.)
     fn cannot_tell(&self, start: usize, opener: &[u8], incomplete: bool) -> bool {
+        let text = &self.held[..start];
+        let in_section = self.form.closer.is_empty()
+            && !text.trim_ascii_start().starts_with(b"<")
+            && in_a_section(self.form);
         self.deciding
-            && of_tags(&self.markup)
-            && holds_prose(&self.held[..start])
-            && (incomplete || opens_without_opener(self.form, opener))
+            && self.markup.of_tags()
+            && holds_prose(text)
+            && (incomplete || in_section || opens_without_opener(self.form, opener))
     }
 
     /// The call was given up at an opener `start` of what is held: not released, and
@@ -125,17 +134,14 @@ impl Remains {
     /// How much of `text` (held up to a bound) was the call's: up to the end of its
     /// last closer, or of its last closing markup in a dialect with no closer.
     fn swallowed(&self, text: &[u8]) -> usize {
-        let closer = self.form.closer;
-        if !closer.is_empty() {
+        if !self.form.closer.is_empty() {
             let all = if self.open { text.len() } else { 0 };
-            return memchr::memmem::rfind(text, closer).map_or(all, |at| at + closer.len());
+            return closers(self.form)
+                .filter_map(|c| memchr::memmem::rfind(text, c).map(|at| at + c.len()))
+                .max()
+                .unwrap_or(all);
         }
-        self.markup
-            .iter()
-            .filter(|m| !m.is_empty())
-            .filter_map(|m| memchr::memmem::rfind(text, m).map(|at| at + m.len()))
-            .max()
-            .unwrap_or(0)
+        self.markup.last_end(text).unwrap_or(0)
     }
 }
 
@@ -167,7 +173,7 @@ impl Parser {
                 state.scan = state.held.len().saturating_sub(overlap).max(from);
                 return input.len();
             };
-            if let Some(opener) = opener.filter(|_| of_tags(&state.markup)) {
+            if let Some(opener) = opener.filter(|_| state.markup.of_tags()) {
                 // After a call not released, an opener followed by no body (a file's
                 // `<tool_call>` then prose) is the body's text, not a bound.
                 let after = &state.held[start + opener.len()..];
@@ -246,7 +252,7 @@ impl Parser {
             }
             // Its body went on: not released, and up to the last closer it was the
             // call's.
-            sink.went_on();
+            sink.went_on(&state.markup);
             sink.end();
         }
         let swallowed = state.swallowed(&state.held[..start]);
@@ -266,6 +272,18 @@ impl Parser {
             Found::Full { start, .. } => from + start,
             _ => state.held.len(),
         };
+        if state.deciding && self.cut_off() && holds_prose(&state.held[..end]) {
+            // The token limit cut the text after a closer a value may hold: the body
+            // may have gone on into it, and its end never came. The text is shown.
+            let Mode::Remains(state) = std::mem::replace(&mut self.mode, Mode::Text) else {
+                unreachable!()
+            };
+            self.mode = state.within.map_or(Mode::Text, Mode::Reasoning);
+            let (mut sink, ..) = self.sink();
+            sink.abort(Abort::Truncated);
+            self.process(&state.held);
+            return;
+        }
         let rest = self.end_remains(end);
         self.process(&rest);
     }

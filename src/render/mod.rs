@@ -388,4 +388,13 @@ impl Form {
     pub fn closing_markup(self) -> &'static [&'static str] {
         self.layout.closing_markup
     }
+
+    /// Whether the form writes its calls inside a section it closes with markup of its
+    /// own (`</minimax:tool_call>`).
+    pub(crate) fn closes_a_section(self) -> bool {
+        self.layout
+            .calls_close
+            .iter()
+            .any(|p| matches!(p, Piece::Markup(_)))
+    }
 }
