@@ -338,14 +338,19 @@ fn text_before_the_closer_decided_at_the_end_of_the_stream_is_not_shown() {
 /// that carries JSON arguments, each way of writing strings, then the form's own
 /// closing markup (DeepSeek's closing fence, then its closer, or nothing): the call is
 /// released exactly as meant or not at all, no closer is named missing, and nothing of
-/// the call is shown, however the output is cut. The file: a manifest whose quotes
-/// read as the string's end (`"a = "b"\n"`).
+/// the call is shown, however the output is cut. The files: a manifest whose quotes
+/// read as the string's end (`"a = "b"\n"`), and Rust whose raw quotes make a reading
+/// invent keys (`create_dir("/some/dir")`) and end the object at a `}` in the file,
+/// before the file's own last `"}`: not released, and with no closer the text after the
+/// object up to the end of the stream, ending in `}`, was the object's.
 #[test]
 fn a_raw_string_then_the_forms_closing_markup_shows_nothing_of_the_call() {
     use toolsift::render::{Arguments, Call, Strings, Style, Turn};
     use toolsift::Repair;
-    let files =
-        [r#"{"path": "Cargo.toml", "content": "[package]\nname = \"x\"\nversion = \"0.1\"\n"}"#];
+    let files = [
+        r#"{"path": "Cargo.toml", "content": "[package]\nname = \"x\"\nversion = \"0.1\"\n"}"#,
+        r#"{"path": "a.rs", "content": "use std::io;\nuse std::path::Path;\n\n/// Creates a new, empty directory at the provided path.\n///\n/// This is an async version of [`std::fs::create_dir`].\n///\n/// # Platform-specific behavior\n///\n/// This function currently corresponds to the `mkdir` function on Unix\n/// and the `CreateDirectory` function on Windows.\n/// Note that, this [may change in the future][changes].\n///\n/// [changes]: https://doc.rust-lang.org/std/io/index.html#platform-specific-behavior\n///\n/// # Errors\n///\n/// This function will return an error in the following situations, but is not\n/// limited to just these cases:\n///\n/// * User lacks permissions to create directory at `path`.\n/// * A parent of the given path doesn't exist.\n/// * `path` already exists.\n///\n/// # Examples\n///\n/// ```no_run\n/// use tokio::fs;\n///\n/// #[tokio::main]\n/// async fn main() -> io::Result<()> {\n///     fs::create_dir(\"/some/dir\").await?;\n///     Ok(())\n/// }\n/// ```\npub async fn create_dir(path: impl AsRef<Path>) -> io::Result<()> {\n    let path = path.as_ref().to_owned();\n    asyncify(move || std::fs::create_dir(path)).await\n}\n"}"#,
+    ];
     let mut wrong = Vec::new();
     for form in Dialect::ALL.iter().flat_map(|d| d.forms()) {
         if form.arguments() != Arguments::Json {

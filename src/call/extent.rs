@@ -226,6 +226,15 @@ impl super::CallState {
         }
     }
 
+    /// Whether the body is JSON that may have been misread: a string written raw, or
+    /// structure invented around a file's raw text (`create_dir("/a")` read as a key).
+    pub(crate) fn json_misread(&self) -> bool {
+        matches!(
+            self.grammar,
+            Grammar::Envelope(_) | Grammar::NameArgs(_) | Grammar::Harmony(_)
+        ) && crate::calls::misread(self.args.rep.repairs())
+    }
+
     /// Whether the body, which just ended, may have gone on past where it seemed to end:
     /// a JSON value the model closed itself (not one a marker ended) may have closed at
     /// a raw `"}}` inside a string, so the text after it is held up to the call's bound
@@ -300,6 +309,11 @@ pub(crate) fn opens_without_opener(form: &'static CallForm, marker: &[u8]) -> bo
     specs_of(form)
         .flat_map(|s| s.calls)
         .any(|f| f.opener == marker && f.implies == Some(crate::repairs::Repair::MissingOpener))
+}
+
+/// The markers the dialects holding `form` strip (end-of-turn and section tokens).
+pub(crate) fn tokens_of(form: &'static CallForm) -> impl Iterator<Item = &'static [u8]> {
+    specs_of(form).flat_map(|s| s.strip.iter().copied().filter(|m| !m.is_empty()))
 }
 
 /// Whether a call of `form` sits in a section its dialect closes with markup of its own

@@ -24,6 +24,10 @@ pub(super) struct AfterCall {
     /// The body's closing markup, when it is one of tags: held text holding it was the
     /// body's (`call::extent::body_went_on`).
     pub(super) markup: BodyMarkup,
+    /// A JSON body that may have been misread (structure invented around raw text): if
+    /// it is not released, text after it up to the call's bound, ending in `}`, was the
+    /// rest of its body (`remains`).
+    pub(super) misread: bool,
 }
 
 impl Parser {
@@ -43,9 +47,10 @@ impl Parser {
             holding,
             may_go_on,
             markup,
+            misread,
             ..
         } = &mut **state;
-        let markup = *markup;
+        let (markup, misread) = (*markup, *misread);
         let (form, within) = (*form, *within);
         let closer = form.closer;
         for (i, &b) in input.iter().enumerate() {
@@ -93,8 +98,7 @@ impl Parser {
                     if auto {
                         sink.text_follows();
                     }
-                    sink.end();
-                    self.mode = within.map_or(Mode::Text, Mode::Reasoning);
+                    self.end_closerless(form, within, markup, misread);
                     self.process(&gap);
                     return i;
                 }

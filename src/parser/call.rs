@@ -576,6 +576,7 @@ impl Parser {
         let markup = call.markup();
         let list_broke = call.grammar.list_broke();
         let refused_call = call.refused_call;
+        let misread = call.json_misread();
         self.retire(call);
         if list_broke {
             // Up to the list's last `)]` (or the call's last closer) before its bound,
@@ -588,16 +589,12 @@ impl Parser {
         if sink.calls.is_open() {
             sink.repairs(repairs);
         }
-        let back = within.map_or(Mode::Text, Mode::Reasoning);
         if closer_seen || (form.closer.is_empty() && !form.repeats && !may_go_on) {
             // A body of tags with no closer ends the call at its own closing tags,
             // which a value may hold as well.
             match closer_seen || markup.of_tags() {
                 true => self.end_body_at_closer(form, within, markup, refused_call),
-                false => {
-                    sink.end();
-                    self.mode = back;
-                }
+                false => self.end_closerless(form, within, markup, misread),
             }
         } else {
             self.mode = Mode::AfterCall(Box::new(AfterCall {
@@ -610,9 +607,31 @@ impl Parser {
                 may_go_on,
                 extent: None,
                 markup,
+                misread,
             }));
         }
         leftover
+    }
+
+    /// A call with no closer ended with its body: released, or not. A JSON body
+    /// `misread` (structure invented around a file's raw text) and not released: text
+    /// after it up to the call's bound, ending in `}`, was the rest of the body
+    /// (`remains`), not text to show. (Whether it is released does not wait for that.)
+    pub(super) fn end_closerless(
+        &mut self,
+        form: &'static CallForm,
+        within: Option<u16>,
+        markup: BodyMarkup,
+        misread: bool,
+    ) {
+        let (mut sink, ..) = self.sink();
+        let (open, released) = (sink.calls.is_open(), sink.calls.released);
+        sink.end();
+        let refused = open && sink.calls.released == released;
+        self.mode = match refused && misread {
+            true => Mode::Remains(Box::new(Remains::new(form, within, markup, false))),
+            false => within.map_or(Mode::Text, Mode::Reasoning),
+        };
     }
 
     /// The call ended at its closer. Not released, what follows may be the rest of its

@@ -79,6 +79,7 @@ impl Parser {
                 let (form, within) = (call.form, call.within);
                 let repairs = call.repairs();
                 let markup = call.markup();
+                let misread = call.json_misread();
                 let mut leftover = call.take_leftover();
                 // Ended by a marker other than its closer: cut, not finished (as in
                 // `feed_call`); by its closer (read while deciding the held bytes, or
@@ -158,9 +159,10 @@ impl Parser {
                     // the rest of its body.
                     let (open, released) = (sink.calls.is_open(), sink.calls.released);
                     sink.end();
-                    let refused =
-                        !form.closer.is_empty() && open && sink.calls.released == released;
-                    self.mode = match refused {
+                    let refused = open && sink.calls.released == released;
+                    // (With no closer, only a JSON body misread: `end_closerless`.)
+                    let remains = !form.closer.is_empty() || misread;
+                    self.mode = match refused && remains {
                         true => Mode::Remains(Box::new(Remains::new(form, within, markup, false))),
                         // More bodies may follow one with no closer (Llama 3's `; {...}`),
                         // as after a body that ended while streaming (`end_body`).
@@ -175,6 +177,7 @@ impl Parser {
                                 may_go_on: false,
                                 extent: None,
                                 markup,
+                                misread: false,
                             }))
                         }
                         false => within.map_or(Mode::Text, Mode::Reasoning),

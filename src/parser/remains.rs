@@ -131,9 +131,25 @@ impl Remains {
         self.past = start + 1;
     }
 
+    /// `text` less a token of the call's dialect it ends with (`</s>`), if it does.
+    fn strip_suffix_token<'t>(&self, text: &'t [u8]) -> Option<&'t [u8]> {
+        crate::call::extent::tokens_of(self.form).find_map(|m| text.strip_suffix(m))
+    }
+
     /// How much of `text` (held up to a bound) was the call's: up to the end of its
     /// last closer, or of its last closing markup in a dialect with no closer.
     fn swallowed(&self, text: &[u8]) -> usize {
+        if !self.markup.is_some() && self.form.closer.is_empty() {
+            // A JSON body: text ending in `}` (end-of-turn tokens aside) was its rest.
+            let mut end = text.trim_ascii_end();
+            while let Some(rest) = self.strip_suffix_token(end) {
+                end = rest.trim_ascii_end();
+            }
+            return match body_went_on(end, self.form.trailer, &self.markup) {
+                true => text.len(),
+                false => 0,
+            };
+        }
         if !self.form.closer.is_empty() {
             let all = if self.open { text.len() } else { 0 };
             return closers(self.form)
