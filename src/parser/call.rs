@@ -617,6 +617,7 @@ impl Parser {
     /// `misread` (structure invented around a file's raw text) and not released: text
     /// after it up to the call's bound, ending in `}`, was the rest of the body
     /// (`remains`), not text to show. (Whether it is released does not wait for that.)
+    /// Not in a form whose bodies repeat.
     pub(super) fn end_closerless(
         &mut self,
         form: &'static CallForm,
@@ -628,7 +629,9 @@ impl Parser {
         let (open, released) = (sink.calls.is_open(), sink.calls.released);
         sink.end();
         let refused = open && sink.calls.released == released;
-        self.mode = match refused && misread {
+        // (Not in a form whose bodies repeat, Llama 3's `{...}; {...}`: what follows may
+        // be the next call, read as `after_call` reads it.)
+        self.mode = match refused && misread && !form.repeats {
             true => Mode::Remains(Box::new(Remains::new(form, within, markup, false))),
             false => within.map_or(Mode::Text, Mode::Reasoning),
         };

@@ -161,7 +161,7 @@ impl Parser {
                     sink.end();
                     let refused = open && sink.calls.released == released;
                     // (With no closer, only a JSON body misread: `end_closerless`.)
-                    let remains = !form.closer.is_empty() || misread;
+                    let remains = !form.closer.is_empty() || (misread && !form.repeats);
                     self.mode = match refused && remains {
                         true => Mode::Remains(Box::new(Remains::new(form, within, markup, false))),
                         // More bodies may follow one with no closer (Llama 3's `; {...}`),
