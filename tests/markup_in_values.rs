@@ -105,9 +105,9 @@ fn released_not_as_meant(form: Form, content: &str) -> Vec<String> {
     wrong
 }
 
-/// A small `write_file` call as `form` writes it.
-fn small_call(form: Form) -> String {
-    let args = serde_json::json!({"path": "a", "content": "b"}).to_string();
+/// A `write_file` call with `args` as `form` writes it.
+fn written_call(form: Form, args: &serde_json::Value) -> String {
+    let args = args.to_string();
     form.dialect()
         .render_with(
             &Turn::new().call(Call::new("write_file", &args)),
@@ -115,6 +115,11 @@ fn small_call(form: Form) -> String {
         )
         .unwrap()
         .output
+}
+
+/// A small `write_file` call as `form` writes it.
+fn small_call(form: Form) -> String {
+    written_call(form, &serde_json::json!({"path": "a", "content": "b"}))
 }
 
 /// Places in `FILE` (line starts and inside words), one per piece of closing markup.
@@ -459,12 +464,7 @@ fn a_calls_closer_inside_a_value_then_text_and_a_call_is_never_released_cut() {
     let mut wrong = Vec::new();
     for form in tagged() {
         let closer = *form.closing_markup().last().unwrap();
-        let render = |args: &serde_json::Value| {
-            let args = args.to_string();
-            let turn = Turn::new().call(Call::new("write_file", &args));
-            let style = Style::new().form(form.name());
-            form.dialect().render_with(&turn, &style).unwrap().output
-        };
+        let render = |args: &serde_json::Value| written_call(form, args);
         let example = render(&serde_json::json!({"path": "b.txt", "content": "more"}));
         // A file holding the closer, text and a whole call.
         let file = format!(
@@ -831,12 +831,7 @@ fn two_calls_with_text_between_are_both_released_and_the_text_kept() {
     for form in tagged() {
         let a = serde_json::json!({"path": "a.txt", "content": "first"});
         let b = serde_json::json!({"path": "b.txt", "content": "second"});
-        let render = |args: &serde_json::Value| {
-            let args = args.to_string();
-            let turn = Turn::new().call(Call::new("write_file", &args));
-            let style = Style::new().form(form.name());
-            form.dialect().render_with(&turn, &style).unwrap().output
-        };
+        let render = |args: &serde_json::Value| written_call(form, args);
         let (first, second) = (render(&a), render(&b));
         let config = Config::new(form.dialect()).tools(write_file_tools());
         let released = |raw: &str| -> Option<Vec<serde_json::Value>> {

@@ -113,13 +113,15 @@ impl Remains {
     /// is. (MiniCPM 5 writes calls and text between them, one a line, in none.)
     fn cannot_tell(&self, start: usize, opener: &[u8], incomplete: bool) -> bool {
         let text = &self.held[..start];
-        let in_section = self.form.closer.is_empty()
-            && !text.trim_ascii_start().starts_with(b"<")
-            && in_a_section(self.form);
+        let in_section = || {
+            self.form.closer.is_empty()
+                && !text.trim_ascii_start().starts_with(b"<")
+                && in_a_section(self.form)
+        };
         self.deciding
             && self.markup.of_tags()
             && holds_prose(text)
-            && (incomplete || in_section || opens_without_opener(self.form, opener))
+            && (incomplete || in_section() || opens_without_opener(self.form, opener))
     }
 
     /// The call was given up at an opener `start` of what is held: not released, and
