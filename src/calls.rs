@@ -128,6 +128,9 @@ pub(crate) struct Call {
     /// In `auto`, text followed the body: a markerless call is one only as the whole
     /// output.
     pub text_after: bool,
+    /// Its object closed inside a body of several with a string written raw: what
+    /// follows ends it ([`Sink::end_in_body`]).
+    pub closed_in_body: bool,
     /// The tool name written as text just before the call's opener
     /// (`CallForm::name_told`): it names the call in a report when the body was cut
     /// before its own name, and a body naming another tool is not released.
@@ -261,6 +264,15 @@ impl Calls {
 impl Sink<'_> {
     /// Begin a call (a no-op if one is open). Returns false when the call limit is hit.
     pub(crate) fn begin(&mut self, implies: Option<Repair>) -> bool {
+        if self
+            .calls
+            .current
+            .as_ref()
+            .is_some_and(|c| c.closed_in_body)
+        {
+            // The next call object of the body: the one before ended where it seemed to.
+            self.end();
+        }
         if self.calls.current.is_some() {
             return true;
         }
@@ -776,6 +788,24 @@ impl Sink<'_> {
         call.cut = reading.cut;
         call.extra_members = reading.extra_members;
         true
+    }
+
+    /// A call object of a body of several closed: the call ends now, unless a string in
+    /// it was written raw. Then its `"}` may have been a file's, and what follows tells:
+    /// the body's next call object ends it ([`begin`](Self::begin)), the body's closer
+    /// leaves it to the text after that closer, as a lone call's
+    /// (`Parser::end_at_closer`). Returns whether it ended.
+    pub(crate) fn end_in_body(&mut self) -> bool {
+        match self.calls.current.as_mut() {
+            Some(call) if raw_string(call.repairs) => {
+                call.closed_in_body = true;
+                false
+            }
+            _ => {
+                self.end();
+                true
+            }
+        }
     }
 
     /// The call's body ended: re-parse strictly and release it, or report why not.

@@ -4,7 +4,9 @@
 //! stream bound a call the same way.
 
 pub(crate) use super::markup::BodyMarkup;
-use crate::dialect::{auto_specs, Body, CallForm, Dialect, Spec, XmlSpec};
+use crate::dialect::{
+    auto_specs, Body, CallForm, Dialect, EnvelopeSpec, NameArgsSpec, Spec, XmlSpec,
+};
 use crate::grammar::Grammar;
 use crate::scan::{Found, MarkerSet};
 
@@ -329,10 +331,11 @@ pub(crate) fn in_a_section(form: &'static CallForm) -> bool {
 /// enough has come to tell. What cannot be judged from its first [`LOOK_AHEAD`] bytes
 /// begins a call, so a caller that waits reads a bounded look-ahead again.
 pub(crate) fn begins_a_call(form: &'static CallForm, opener: &[u8], after: &[u8]) -> Option<bool> {
+    // A form whose opener holds the body's first byte (```` ```\n{ ````) is read with it.
     let mut bodies = specs_of(form)
         .flat_map(|s| s.calls)
-        .filter(|f| f.opener == opener && f.body_prefix.is_empty())
-        .map(|f| &f.body)
+        .filter(|f| f.opener == opener)
+        .map(|f| (&f.body, f.body_prefix))
         .peekable();
     // A longer marker the opener begins (a section token, `<｜DSML｜function_calls>`
     // after the mangled-tag opener `<｜DSML｜`) is that marker: it begins no call, a
@@ -362,11 +365,15 @@ pub(crate) fn begins_a_call(form: &'static CallForm, opener: &[u8], after: &[u8]
 /// and a name.
 pub(crate) const LOOK_AHEAD: usize = 64;
 
-/// Whether `text` begins one of `bodies` ([`begins_a_call`]).
-fn fits_any<'a>(bodies: impl Iterator<Item = &'a Body>, text: &[u8]) -> Option<bool> {
+/// Whether `text` begins one of `bodies`, each after its prefix ([`begins_a_call`]).
+fn fits_any<'a>(bodies: impl Iterator<Item = (&'a Body, &'a [u8])>, text: &[u8]) -> Option<bool> {
     let mut waiting = false;
-    for body in bodies {
-        match fits(body, text) {
+    for (body, prefix) in bodies {
+        let fit = match prefix.is_empty() {
+            true => fits(body, text),
+            false => fits(body, &[prefix, text].concat()),
+        };
+        match fit {
             Some(true) => return Some(true),
             Some(false) => {}
             None => waiting = true,
@@ -382,13 +389,114 @@ fn fits_any<'a>(bodies: impl Iterator<Item = &'a Body>, text: &[u8]) -> Option<b
 /// Whether `text`, past blanks, begins `body`.
 fn fits(body: &Body, text: &[u8]) -> Option<bool> {
     let text = text.trim_ascii_start();
-    let &first = text.first()?;
+    text.first()?;
     match body {
-        Body::Sniff(bodies) => fits_any(bodies.iter(), text),
-        Body::Envelope(_) => Some(matches!(first, b'{' | b'[')),
+        Body::Sniff(bodies) => fits_any(bodies.iter().map(|b| (b, &b""[..])), text),
+        Body::Envelope(spec) => call_object(spec, text),
         Body::Xml(spec) => names(spec, text),
-        Body::NameArgs(_) | Body::Harmony(_) | Body::Pythonic(_) => Some(true),
+        Body::NameArgs(spec) => named(spec, text),
+        Body::Pythonic(_) => python_call(text),
+        Body::Harmony(_) => Some(true),
     }
+}
+
+/// Whether `text` (past blanks) begins a call object of `spec`, or an array of them: an
+/// object whose first key is not one of a call object's (`{"error": ...}`, a file's
+/// example of some API), or in a call object keyed by its tool's name, whose first
+/// value is no object, is no call. A call object that gives its name last is so rare
+/// that a key other than the envelope's is read as a file's, not a call's.
+fn call_object(spec: &EnvelopeSpec, text: &[u8]) -> Option<bool> {
+    let text = match text.strip_prefix(b"[") {
+        Some(rest) => rest.trim_ascii_start(),
+        None => text,
+    };
+    let Some(members) = text.strip_prefix(b"{") else {
+        return if text.is_empty() { None } else { Some(false) };
+    };
+    let members = members.trim_ascii_start();
+    let &first = members.first()?;
+    let (key, after) = match first {
+        b'"' | b'\'' => {
+            let len = members[1..].iter().position(|&b| b == first)?;
+            (&members[1..1 + len], &members[2 + len..])
+        }
+        b if b.is_ascii_alphabetic() || b == b'_' => {
+            let len = members
+                .iter()
+                .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_'))?;
+            (&members[..len], &members[len..])
+        }
+        // Another quote (typographic), a brace, an empty object: not judged here.
+        _ => return Some(true),
+    };
+    let Some(value) = after.trim_ascii_start().strip_prefix(b":") else {
+        return after.trim_ascii_start().first().map(|_| true);
+    };
+    if spec.name_is_key {
+        // Keyed by the tool's name (Apertus `{"NAME": {...}}`): the arguments follow.
+        return value.trim_ascii_start().first().map(|&b| b == b'{');
+    }
+    let key = std::str::from_utf8(key).unwrap_or("");
+    let envelope = spec.name_keys.contains(&key)
+        || spec.args_keys.iter().any(|(k, _)| *k == key)
+        || spec.id_keys.contains(&key)
+        || matches!(key, "type" | "function");
+    Some(envelope)
+}
+
+/// Whether `text` (past blanks) begins a name then its arguments as `spec` writes them:
+/// a name (its prefix first, `function<｜tool▁sep｜>`), then its separator (or `{`
+/// where the arguments may follow the name at once). What follows the opener in a
+/// file's example of the format (`{"error": ...}`, a sentence) is no call.
+fn named(spec: &NameArgsSpec, text: &[u8]) -> Option<bool> {
+    let text = match text.strip_prefix(spec.name_prefix) {
+        Some(rest) => rest,
+        None if spec.name_prefix.starts_with(text) => return None,
+        None => return Some(false),
+    };
+    let is_name = |b: u8| b.is_ascii_alphanumeric() || b"_-.:/".contains(&b) || b >= 0x80;
+    let len = text.iter().position(|&b| !is_name(b))?;
+    if len == 0 {
+        return Some(false);
+    }
+    let rest = &text[len..];
+    let trimmed = rest.trim_ascii_start();
+    let brace: &[u8] = match spec.separator.is_empty() || spec.identifier_name {
+        true => b"{",
+        false => b"",
+    };
+    let separators = [spec.separator, spec.alt_separator, spec.id_separator, brace];
+    let separators = separators.iter().filter(|s| !s.is_empty());
+    if separators
+        .clone()
+        .any(|s| rest.starts_with(s) || trimmed.starts_with(s))
+    {
+        return Some(true);
+    }
+    match separators
+        .into_iter()
+        .any(|s| s.starts_with(rest) || s.starts_with(trimmed))
+    {
+        true => None,
+        false => Some(false),
+    }
+}
+
+/// Whether `text` (past blanks) begins a Python call, or a list of them: a dotted name,
+/// then `(`.
+fn python_call(text: &[u8]) -> Option<bool> {
+    let text = match text.strip_prefix(b"[") {
+        Some(rest) => rest.trim_ascii_start(),
+        None => text,
+    };
+    let &first = text.first()?;
+    if !(first.is_ascii_alphabetic() || first == b'_') {
+        return Some(false);
+    }
+    let len = text
+        .iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.'))?;
+    text[len..].trim_ascii_start().first().map(|&b| b == b'(')
 }
 
 /// Whether `text` begins a body of tags of `spec`: its name's opening markup, then a

@@ -416,8 +416,16 @@ impl CallState {
     /// in the reading taken.
     fn resume_body(&mut self, sink: &mut Sink<'_>) -> Step {
         let (open, released) = (sink.calls.is_open(), sink.calls.released);
-        sink.end();
-        self.refused_call |= open && sink.calls.released == released;
+        // A call object of an array body ends as the envelope ends it
+        // ([`Sink::end_in_body`]); a Python call at once.
+        let ended = match self.grammar {
+            Grammar::Envelope(_) => sink.end_in_body(),
+            _ => {
+                sink.end();
+                true
+            }
+        };
+        self.refused_call |= open && ended && sink.calls.released == released;
         let after = std::mem::take(&mut self.after);
         self.grammar.push_back(&mut self.args, &after);
         self.args.arm();

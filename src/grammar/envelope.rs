@@ -587,7 +587,7 @@ impl Envelope {
                     // invented), the call is the body's end's to settle: the marker
                     // may have been a raw string's (`Parser::end_at_closer`).
                     if !self.one_call && !cut {
-                        sink.end();
+                        sink.end_in_body();
                     }
                     self.expect = Expect::Key;
                 }

@@ -65,18 +65,19 @@ impl Remains {
         }
     }
 
-    /// Whether a call whose closer may be file text should wait for its bound: a fence
-    /// closing strings written raw (the closer may have been a raw string's), or the
-    /// closer of a body of tags (a value's text is raw: a file about tool calls holds
-    /// the dialect's whole closing markup, `</parameter></tool_call>`, as it is).
+    /// Whether a call whose closer may be file text should wait for its bound: a closer
+    /// after strings written raw (the closer may have been a raw string's: a README's
+    /// fence, a file about tool calls holding `"}}</tool_call>`), or the closer of a
+    /// body of tags (a value's text is raw: a file about tool calls holds the dialect's
+    /// whole closing markup, `</parameter></tool_call>`, as it is).
     pub(super) fn closer_may_be_content(
         form: &CallForm,
         repairs: Repairs,
         markup: &BodyMarkup,
     ) -> bool {
-        let fence = form.closer.starts_with(b"```") && crate::calls::raw_string(repairs);
+        let raw = !form.closer.is_empty() && crate::calls::raw_string(repairs);
         // (With no closer, the body's own closing tags end the call: the same.)
-        fence || markup.of_tags()
+        raw || markup.of_tags()
     }
 
     /// Whether `text`, between a call's closer and its bound, shows that the body went
@@ -191,9 +192,10 @@ impl Parser {
                 state.scan = state.held.len().saturating_sub(overlap).max(from);
                 return input.len();
             };
-            if let Some(opener) = opener.filter(|_| state.markup.of_tags()) {
+            if let Some(opener) = opener {
                 // After a call not released, an opener followed by no body (a file's
-                // `<tool_call>` then prose) is the body's text, not a bound.
+                // `<tool_call>` then prose, ```` ```json ```` then an API's example) is
+                // the body's text, not a bound.
                 let after = &state.held[start + opener.len()..];
                 // Read again at each push while it waits: a bounded look-ahead.
                 self.stats

@@ -407,6 +407,18 @@ pub fn check_all_chunkings(
     Ok(whole)
 }
 
+/// `write_file`'s arguments (JSON text) in each order of its keys: what a value does to
+/// a call depends on which parameter comes after it. (`serde_json` orders an object's
+/// keys as the build's features say, so arguments written from a `Value` cover one
+/// order, by accident.)
+pub fn in_each_order(path: &str, content: &str) -> [String; 2] {
+    let (path, content) = (json!(path), json!(content));
+    [
+        format!(r#"{{"path": {path}, "content": {content}}}"#),
+        format!(r#"{{"content": {content}, "path": {path}}}"#),
+    ]
+}
+
 /// `write_file(path, content)`: both strings, both required, nothing else allowed. The
 /// tool the checks that write files into calls declare.
 pub fn write_file_tools() -> Tools {
