@@ -325,6 +325,27 @@ pub(crate) fn in_a_section(form: &'static CallForm) -> bool {
     specs_of(form).any(|s| s.dialect.forms().iter().any(|f| f.closes_a_section()))
 }
 
+/// The markup that closes the section a call of `form` sits in, in every form of the
+/// dialects holding it (`</minimax:tool_call>`): the dialect's token it begins with
+/// (`</atem:function_calls>` of `</atem:function_calls><|eom|>`), or all of it.
+pub(crate) fn section_closers(form: &'static CallForm) -> Vec<&'static [u8]> {
+    let mut closers: Vec<&'static [u8]> = specs_of(form)
+        .flat_map(|s| s.dialect.forms().into_iter().map(move |f| (s, f)))
+        .filter_map(|(s, f)| {
+            let markup = f.section_closer()?.as_bytes();
+            let token = s
+                .strip
+                .iter()
+                .filter(|t| !t.is_empty() && markup.starts_with(t));
+            Some(token.max_by_key(|t| t.len()).copied().unwrap_or(markup))
+        })
+        .filter(|m| !m.is_empty())
+        .collect();
+    closers.sort_unstable();
+    closers.dedup();
+    closers
+}
+
 /// Whether the bytes `after` an opener among the bounds of a call of `form` begin a
 /// call: `Some(false)` when they fit none of the bodies that opener begins (a file's
 /// `<tool_call>` followed by prose, `<function=` followed by a sentence), `None` until

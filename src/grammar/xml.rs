@@ -138,6 +138,12 @@ pub(crate) struct Xml {
     out: Vec<u8>,
     utf8: Vec<u8>,
     in_value_markers: MarkerSet,
+    /// The closers of the section the call sits in, as written
+    /// (`</｜DSML｜function_calls>`): inside a value, the same doubt as the call's
+    /// closer there (its value's, function's and call's closers dropped). Found from
+    /// the dialect data the first time a value holds a tag of none of the body's.
+    section_closers: Option<MarkerSet>,
+    form: &'static CallForm,
     between_markers: MarkerSet,
     confirm_value: MarkerSet,
     confirm_function: MarkerSet,
@@ -270,6 +276,8 @@ impl Xml {
             },
             utf8: Vec::new(),
             in_value_markers: MarkerSet::new(&in_value),
+            section_closers: None,
+            form,
             between_markers: MarkerSet::new(&between),
             confirm_value: MarkerSet::new(&confirm_value),
             confirm_function: MarkerSet::new(&confirm_function),

@@ -392,9 +392,15 @@ impl Form {
     /// Whether the form writes its calls inside a section it closes with markup of its
     /// own (`</minimax:tool_call>`).
     pub(crate) fn closes_a_section(self) -> bool {
-        self.layout
-            .calls_close
-            .iter()
-            .any(|p| matches!(p, Piece::Markup(_)))
+        self.section_closer().is_some()
+    }
+
+    /// The markup that closes the form's section of calls (`</minimax:tool_call>`,
+    /// `</atem:function_calls><|eom|>`).
+    pub(crate) fn section_closer(self) -> Option<&'static str> {
+        self.layout.calls_close.iter().find_map(|p| match p {
+            Piece::Markup(m) => Some(m.trim()),
+            _ => None,
+        })
     }
 }

@@ -7,7 +7,7 @@ use super::{past_blanks, Closing, Phase, Xml, CDATA_OPEN, MAX_BLANKS, MAX_CLOSE_
 use crate::calls::{Abort, Sink};
 use crate::json::repairer::escape_byte;
 use crate::repairs::Repair;
-use crate::scan::Found;
+use crate::scan::{Found, MarkerSet};
 
 impl Xml {
     /// Copy plain value text (no `<`, no newline) in bulk.
@@ -174,7 +174,10 @@ impl Xml {
                 None => name_open,
             };
             let opens = [name_open, tail, self.opener];
-            if opens.iter().any(|o| !o.is_empty() && tag.starts_with(o)) {
+            // (The tag as written too: an opener holds the tag prefix, `<｜DSML｜invoke`.)
+            let written = smallvec::SmallVec::<[u8; 64]>::from_slice(&self.tag);
+            let starts = |o: &[u8]| tag.starts_with(o) || written.starts_with(o);
+            if opens.iter().any(|o| !o.is_empty() && starts(o)) {
                 if self.doubt.as_ref().is_some_and(|d| !d.prose) {
                     self.end_at_doubted_closer(sink)?;
                     return Ok(());
@@ -188,10 +191,10 @@ impl Xml {
                 }
                 sink.invalid(crate::call::extent::CLOSER_THEN_TEXT_AND_A_CALL);
             }
-            if opens
-                .iter()
-                .any(|o| o.len() > tag.len() && o.starts_with(&tag))
-            {
+            if opens.iter().any(|o| {
+                (o.len() > tag.len() && o.starts_with(&tag))
+                    || (o.len() > written.len() && o.starts_with(&written))
+            }) {
                 return Ok(());
             }
         }
@@ -242,7 +245,17 @@ impl Xml {
                     self.closer_as_content();
                 }
             }
-            Found::None => self.tag_is_content(),
+            // The section's closer, as written (the tag prefix kept): as the call's.
+            Found::None => {
+                let tag = std::mem::take(&mut self.tag);
+                let found = self.section_closers().match_at(&tag, 0);
+                self.tag = tag;
+                match found {
+                    Found::Full { .. } => self.closer_as_content(),
+                    Found::Partial { .. } => {}
+                    Found::None => self.tag_is_content(),
+                }
+            }
         }
         Ok(())
     }
@@ -431,9 +444,18 @@ impl Xml {
         Ok(true)
     }
 
+    fn section_closers(&mut self) -> &MarkerSet {
+        let form = self.form;
+        self.section_closers
+            .get_or_insert_with(|| MarkerSet::new(&crate::call::extent::section_closers(form)))
+    }
+
     pub(super) fn reject_confirm(&mut self) {
         let tail = std::mem::take(&mut self.tail);
-        if self.phase == Phase::Confirm(Closing::Value) {
+        // With no closer of the call's own, the function's closing tag ends the call:
+        // inside a value, the same doubt as a call's closer there.
+        let ends_call = self.phase == Phase::Confirm(Closing::Function) && self.closer.is_empty();
+        if self.phase == Phase::Confirm(Closing::Value) || ends_call {
             self.closer_in_value = true;
             match &mut self.doubt {
                 Some(doubt) => doubt.again = true,
@@ -448,7 +470,7 @@ impl Xml {
                         raw: self.raw.len(),
                         text,
                         again: false,
-                        closer: false,
+                        closer: ends_call,
                         prose: false,
                         angle: false,
                     });
