@@ -390,9 +390,15 @@ pub(crate) const LOOK_AHEAD: usize = 64;
 fn fits_any<'a>(bodies: impl Iterator<Item = (&'a Body, &'a [u8])>, text: &[u8]) -> Option<bool> {
     let mut waiting = false;
     for (body, prefix) in bodies {
+        // (On the stack: `text` is at most the look-ahead.)
+        let mut with_prefix = smallvec::SmallVec::<[u8; 2 * LOOK_AHEAD]>::new();
         let fit = match prefix.is_empty() {
             true => fits(body, text),
-            false => fits(body, &[prefix, text].concat()),
+            false => {
+                with_prefix.extend_from_slice(prefix);
+                with_prefix.extend_from_slice(text);
+                fits(body, &with_prefix)
+            }
         };
         match fit {
             Some(true) => return Some(true),
@@ -427,10 +433,7 @@ fn fits(body: &Body, text: &[u8]) -> Option<bool> {
 /// value is no object, is no call. A call object that gives its name last is so rare
 /// that a key other than the envelope's is read as a file's, not a call's.
 fn call_object(spec: &EnvelopeSpec, text: &[u8]) -> Option<bool> {
-    let text = match text.strip_prefix(b"[") {
-        Some(rest) => rest.trim_ascii_start(),
-        None => text,
-    };
+    let text = past_list_open(text);
     let Some(members) = text.strip_prefix(b"{") else {
         return if text.is_empty() { None } else { Some(false) };
     };
@@ -506,10 +509,7 @@ fn named(spec: &NameArgsSpec, text: &[u8]) -> Option<bool> {
 /// Whether `text` (past blanks) begins a Python call, or a list of them: a dotted name,
 /// then `(`.
 fn python_call(text: &[u8]) -> Option<bool> {
-    let text = match text.strip_prefix(b"[") {
-        Some(rest) => rest.trim_ascii_start(),
-        None => text,
-    };
+    let text = past_list_open(text);
     let &first = text.first()?;
     if !(first.is_ascii_alphabetic() || first == b'_') {
         return Some(false);
@@ -518,6 +518,12 @@ fn python_call(text: &[u8]) -> Option<bool> {
         .iter()
         .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.'))?;
     text[len..].trim_ascii_start().first().map(|&b| b == b'(')
+}
+
+/// `text` past a list's `[` and the blanks after it, if it opens one.
+fn past_list_open(text: &[u8]) -> &[u8] {
+    text.strip_prefix(b"[")
+        .map_or(text, <[u8]>::trim_ascii_start)
 }
 
 /// Whether `text` begins a body of tags of `spec`: its name's opening markup, then a

@@ -79,13 +79,11 @@ const MAX_BLANKS: usize = 256;
 #[derive(Clone)]
 pub(crate) struct Xml {
     spec: &'static XmlSpec,
-    /// The call's closing marker.
-    closer: &'static [u8],
-    /// The call's opening marker: after the closer read as content, the next call.
-    opener: &'static [u8],
-    /// The opener is a tag prefix whose tag was mangled (`<｜DSML｜toolinvoke>`, a
-    /// `labelled` form): the name read from it is no tool's, never released.
-    mangled: bool,
+    /// The call's form: its closer, its opener (after the closer read as content, the
+    /// next call's), and whether that opener is a tag prefix whose tag was mangled
+    /// (`<｜DSML｜toolinvoke>`, a `labelled` form: the name read from it is no tool's,
+    /// never released).
+    form: &'static CallForm,
     phase: Phase,
     buf: Vec<u8>,
     tail: Vec<u8>,
@@ -143,7 +141,6 @@ pub(crate) struct Xml {
     /// closer there (its value's, function's and call's closers dropped). Found from
     /// the dialect data the first time a value holds a tag of none of the body's.
     section_closers: Option<MarkerSet>,
-    form: &'static CallForm,
     between_markers: MarkerSet,
     confirm_value: MarkerSet,
     confirm_function: MarkerSet,
@@ -182,7 +179,7 @@ fn is_blank(b: u8) -> bool {
 impl Xml {
     /// A name read from a mangled tag is a guess: the call is not released.
     fn refuse_mangled(&self, sink: &mut Sink<'_>) {
-        if self.mangled {
+        if self.form.labelled {
             sink.invalid(
                 "the call's opening tag is mangled after its prefix, so its tool cannot be told; \
                  write the opening tag whole",
@@ -233,9 +230,7 @@ impl Xml {
         }
         Xml {
             spec,
-            closer,
-            opener: form.opener,
-            mangled: form.labelled,
+            form,
             phase: if spec.nameless {
                 Phase::Key
             } else if spec.name_open.is_empty() {
@@ -277,7 +272,6 @@ impl Xml {
             utf8: Vec::new(),
             in_value_markers: MarkerSet::new(&in_value),
             section_closers: None,
-            form,
             between_markers: MarkerSet::new(&between),
             confirm_value: MarkerSet::new(&confirm_value),
             confirm_function: MarkerSet::new(&confirm_function),

@@ -24,7 +24,7 @@ impl Xml {
             self.phase = Phase::Between;
             return Ok(());
         }
-        let ends = [(self.spec.func_close, false), (self.closer, true)]
+        let ends = [(self.spec.func_close, false), (self.form.closer, true)]
             .into_iter()
             .find(|(m, _)| !m.is_empty() && self.raw.ends_with(m));
         let Some((m, closer_seen)) = ends else {

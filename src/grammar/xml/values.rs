@@ -173,11 +173,17 @@ impl Xml {
                 Some(lt) => &name_open[lt..],
                 None => name_open,
             };
-            let opens = [name_open, tail, self.opener];
+            let opens = [name_open, tail, self.form.opener];
             // (The tag as written too: an opener holds the tag prefix, `<｜DSML｜invoke`.)
-            let written = smallvec::SmallVec::<[u8; 64]>::from_slice(&self.tag);
-            let starts = |o: &[u8]| tag.starts_with(o) || written.starts_with(o);
-            if opens.iter().any(|o| !o.is_empty() && starts(o)) {
+            let written: &[u8] = &self.tag;
+            let begins = opens
+                .iter()
+                .any(|o| !o.is_empty() && (tag.starts_with(o) || written.starts_with(o)));
+            let may_begin = opens.iter().any(|o| {
+                (o.len() > tag.len() && o.starts_with(&tag))
+                    || (o.len() > written.len() && o.starts_with(written))
+            });
+            if begins {
                 if self.doubt.as_ref().is_some_and(|d| !d.prose) {
                     self.end_at_doubted_closer(sink)?;
                     return Ok(());
@@ -191,10 +197,7 @@ impl Xml {
                 }
                 sink.invalid(crate::call::extent::CLOSER_THEN_TEXT_AND_A_CALL);
             }
-            if opens.iter().any(|o| {
-                (o.len() > tag.len() && o.starts_with(&tag))
-                    || (o.len() > written.len() && o.starts_with(&written))
-            }) {
+            if may_begin {
                 return Ok(());
             }
         }
@@ -247,9 +250,13 @@ impl Xml {
             }
             // The section's closer, as written (the tag prefix kept): as the call's.
             Found::None => {
-                let tag = std::mem::take(&mut self.tag);
-                let found = self.section_closers().match_at(&tag, 0);
-                self.tag = tag;
+                let form = self.form;
+                let found = self
+                    .section_closers
+                    .get_or_insert_with(|| {
+                        MarkerSet::new(&crate::call::extent::section_closers(form))
+                    })
+                    .match_at(&self.tag, 0);
                 match found {
                     Found::Full { .. } => self.closer_as_content(),
                     Found::Partial { .. } => {}
@@ -444,17 +451,12 @@ impl Xml {
         Ok(true)
     }
 
-    fn section_closers(&mut self) -> &MarkerSet {
-        let form = self.form;
-        self.section_closers
-            .get_or_insert_with(|| MarkerSet::new(&crate::call::extent::section_closers(form)))
-    }
-
     pub(super) fn reject_confirm(&mut self) {
         let tail = std::mem::take(&mut self.tail);
         // With no closer of the call's own, the function's closing tag ends the call:
         // inside a value, the same doubt as a call's closer there.
-        let ends_call = self.phase == Phase::Confirm(Closing::Function) && self.closer.is_empty();
+        let ends_call =
+            self.phase == Phase::Confirm(Closing::Function) && self.form.closer.is_empty();
         if self.phase == Phase::Confirm(Closing::Value) || ends_call {
             self.closer_in_value = true;
             match &mut self.doubt {
