@@ -1059,15 +1059,16 @@ impl Sink<'_> {
         };
         // Cut short by a limit, or no reading could be told: what the deltas held back
         // was undecided when the call stopped (a quote that may or may not end its
-        // string). Cut by the end of the stream after deltas went out: the end decided
-        // what they held, after the call had stopped. Either way the members are
+        // string). Cut by the end of the stream after deltas went out, or ended there
+        // with a value open: the end decided what they held, after the call had
+        // stopped. Either way the members are
         // reported only as far as they were sent (a call that sent nothing, its deltas
         // withheld whole, reports what the end decided).
         let cut_short = matches!(
             why,
             Abort::Ambiguous | Abort::TooLarge | Abort::TooDeep | Abort::HeldTooLong
         );
-        if cut_short || (why == Abort::Truncated && call.sent > 0) {
+        if cut_short || (matches!(why, Abort::Truncated | Abort::Unclosed) && call.sent > 0) {
             only_sent(&mut call);
         }
         if call.name.is_none() && !call.bad_name {

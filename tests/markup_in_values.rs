@@ -219,8 +219,10 @@ fn is_tagged_with_closer(form: Form) -> bool {
 /// of the file (markup included) was shown as text. The real closers further on tell
 /// that the markup was the value's: released exact.
 /// Gemma 4 and FunctionGemma (delimited strings): the call, refused at the inserted
-/// closer, showed the rest of the file; what follows it up to the last closer is the
-/// call's now (held, nothing shown). (MiniMax M3's elements are not covered yet: its
+/// closer, showed the rest of the file; then it was held, the delimiter inside the
+/// value closing it; released exact now, what follows each delimiter read in Gemma's
+/// syntax ([`a_delimiter_inside_a_value_then_what_cannot_follow_a_value_is_content`]).
+/// (MiniMax M3's elements are not covered yet: its
 /// namespace marker inside a value is dropped, as a special token anywhere in its
 /// body is.)
 #[test]
@@ -232,10 +234,51 @@ fn a_value_holding_every_closer_of_its_call_is_read_to_the_real_closers() {
     for form in forms {
         let n = form.closing_markup().len();
         let got = outcome(form, &places(n));
-        let want_exact = is_tagged_with_closer(form);
+        let want_exact = is_tagged_with_closer(form) || form.arguments() == Arguments::Delimited;
         match got {
             Outcome::Exact => {}
             Outcome::Held if !want_exact => {}
+            other => wrong.push(format!("{} ({}): {other:?}", form.dialect(), form.name())),
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// A dialect's own string delimiter inside a value (Gemma's `<|"|>`, FunctionGemma's
+/// `<escape>`), followed by what cannot follow a value in that syntax: a letter (in a
+/// word), a comment (the syntax has none), a blank then a word. Every delimiter
+/// closed the string, and the call was held: the delimiter is content (what follows
+/// it is read in the dialect's syntax), and the call is released exact, with the
+/// call's own closer inside the value too. Every form whose strings are delimited, in
+/// every dialect.
+#[test]
+fn a_delimiter_inside_a_value_then_what_cannot_follow_a_value_is_content() {
+    const SOURCE: &str = "fn main() {\n    let word = split(\"package\");\n    // the end\n    \
+                          word\n}\n";
+    let at = |s: &str, k: usize| SOURCE.find(s).unwrap() + k;
+    // Taken in turn: a delimiter, the call's closer, a delimiter, ... (each form's
+    // closing markup begins with its delimiter).
+    let places = [
+        at("main", 2),
+        at("split", 2),
+        at("// the", 0),
+        at("package", 3),
+        at("word\n}", 0),
+    ];
+    let forms: Vec<Form> = Dialect::ALL
+        .iter()
+        .flat_map(|d| d.forms())
+        .filter(|f| f.arguments() == Arguments::Delimited)
+        .collect();
+    assert!(
+        forms.len() >= 2,
+        "Gemma 4 and FunctionGemma delimit strings"
+    );
+    let mut wrong = Vec::new();
+    for form in forms {
+        assert!(form.closing_markup().len() >= 2, "{}", form.name());
+        match outcome_of(form, SOURCE, &places) {
+            Outcome::Exact => {}
             other => wrong.push(format!("{} ({}): {other:?}", form.dialect(), form.name())),
         }
     }

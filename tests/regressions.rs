@@ -1631,13 +1631,12 @@ fn a_delimited_value_holding_its_delimiter_brace_and_closer_is_not_released_cut(
     assert!(seen >= 2, "{seen} delimited forms");
 }
 
-/// readings (known failure `delimited-value-holding-its-markup`,
-/// fuzz/known_failures.json): a FunctionGemma value holding the dialect's markers
-/// (`<end_of_turn>`, a delimiter) is held, and the text after the marker that ended it
-/// (`  "<oughtRo<escape>}`) is shown. Found by the readings target once the real-file
-/// ratchet for Gemma's raw + markup way reached 0 wrong (issue 35).
+/// readings: a FunctionGemma value holding the dialect's markers (`<end_of_turn>`, a
+/// delimiter) was held, and the text after the marker that ended it
+/// (`  "<oughtRo<escape>}`) was shown. Found by the readings target once the real-file
+/// ratchet for Gemma's raw + markup way reached 0 wrong (issue 35); the delimiter
+/// followed by a word is the value's content now, as a `"` is in JSON.
 #[test]
-#[ignore = "known failure: a Gemma value holding its markers shows part of the call (issue 35)"]
 fn a_gemma_value_holding_its_markers_never_shows_the_call() {
     let raw = b"I'll write the file.\n<start_function_call>call:write_file{path:<escape>a.txt<escape>,content:<escape># !\x00\x02\x03\x03.........................................\x03\x03\x03\x03# Runs <turn|>   \"<|channel>th................<escape>.............\x03\x03\x03\x03# <end_of_turn>  \"<oughtRo<escape>}<end_function_call>";
     let config = toolsift::Config::new(toolsift::Dialect::FunctionGemma).tools(write_file_tools());
@@ -1696,4 +1695,44 @@ fn a_file_holding_a_tokenizer_artifact_is_never_released_without_it() {
         seen += 1;
     }
     assert!(seen > 0, "no dialect knows the token");
+}
+
+/// readings (Jamba, a file written with nothing escaped): a call whose arguments were
+/// still open when its body ended (`Abort::Unclosed`) reported as completed members
+/// what one reading held past the deltas sent (`content` closed at a later quote),
+/// where a truncated call reports only what was sent. The same string in every form of
+/// every dialect that writes JSON or Python arguments, in every way of writing it: every
+/// invariant holds under every chunking (a not-released call's completed members are
+/// among what was sent).
+#[test]
+fn an_unclosed_calls_completed_members_are_what_was_sent() {
+    use toolsift::render::{Arguments, Call, Strings, Style, Turn};
+    let content = "\" d:{e:\" l:\"\"}}{\",t\":\u{201c}\"";
+    let args = serde_json::json!({"path": "a.txt", "content": content}).to_string();
+    let config = Config::new(Dialect::Auto).tools(write_file_tools());
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for &dialect in Dialect::ALL {
+        let config = config.clone().dialect(dialect);
+        for form in dialect.forms() {
+            if !matches!(form.arguments(), Arguments::Json | Arguments::Python) {
+                continue;
+            }
+            for strings in Strings::ALL {
+                let style = Style::new().form(form.name()).strings(strings);
+                let Ok(out) =
+                    dialect.render_with(&Turn::new().call(Call::new("write_file", &args)), &style)
+                else {
+                    continue;
+                };
+                checked += 1;
+                let raw = out.output.as_bytes();
+                if let Err(e) = support::check_all_chunkings(&config, raw, StopReason::Stop) {
+                    failures.push(format!("{dialect} ({}, {strings:?}): {e}", form.name()));
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "{checked} forms and ways");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -63,6 +63,15 @@ enum St {
         close: u8,
         got: u8,
     },
+    /// A dialect's own string delimiter (Gemma's `<|"|>`) opening a value: `got` of
+    /// its bytes read.
+    AltOpen {
+        got: u8,
+    },
+    /// Inside a dialect-delimited string: `got` of the delimiter's bytes just read.
+    AltStr {
+        got: u8,
+    },
     Scalar,
     Comment {
         block: bool,
@@ -164,6 +173,9 @@ pub(crate) struct Lookahead {
     /// Python call arguments, whose keys are bare words and strings may be single
     /// quoted: neither is lenient there. Set by the repairer.
     pub(crate) python: bool,
+    /// The dialect's own string delimiter (Gemma's `<|"|>`), empty for none: values are
+    /// strings between it, keys bare words (not lenient there). Set by the repairer.
+    pub(crate) alt: &'static [u8],
 }
 
 /// A nested `"` string end that a look-ahead read on past until the string's
@@ -229,6 +241,7 @@ impl Lookahead {
             lenient: false,
             keyless: false,
             python: false,
+            alt: b"",
         }
     }
 
@@ -400,7 +413,12 @@ impl Lookahead {
     fn bulk(&mut self, bytes: &[u8], ctx: &Ctx<'_>) -> usize {
         // A suspect string's look-ahead (`to_end`) watches for the call's closer inside
         // nested strings too: `step`'s.
-        if !self.marker.is_empty() || self.closed || ctx.python || self.to_end {
+        if !self.marker.is_empty()
+            || self.closed
+            || ctx.python
+            || self.to_end
+            || !self.alt.is_empty()
+        {
             return 0;
         }
         let room = self.window.saturating_sub(self.seen).min(bytes.len());
@@ -664,6 +682,8 @@ impl Lookahead {
                 if n > 0 && self.st == St::After {
                     self.blank_seen = true;
                 }
+                // A syntax of the dialect's own delimiter writes no blanks.
+                self.lenient |= n > 0 && !self.alt.is_empty();
                 n
             }
             _ => 0,
@@ -808,6 +828,30 @@ impl Lookahead {
                 self.st = St::TypoStr { key, close, got };
                 None
             }
+            St::AltOpen { got } => {
+                if self.alt.get(usize::from(got)) != Some(&b) {
+                    // A bare value after its key: `bare_value`'s.
+                    return self.bare_value();
+                }
+                self.st = match usize::from(got) + 1 == self.alt.len() {
+                    true => St::AltStr { got: 0 },
+                    false => St::AltOpen { got: got + 1 },
+                };
+                None
+            }
+            St::AltStr { got } => {
+                let got = match self.alt.get(usize::from(got)) == Some(&b) {
+                    true => got + 1,
+                    false => u8::from(self.alt.first() == Some(&b)),
+                };
+                // Its delimiter ends it, or is content as the one this started at
+                // may be: what follows tells, as after a nested `"` string.
+                self.st = match usize::from(got) == self.alt.len() {
+                    true => St::StrQuote { quote: b'<' },
+                    false => St::AltStr { got },
+                };
+                None
+            }
             St::StrQuote { quote } => {
                 if is_blank(b) {
                     return None;
@@ -847,6 +891,10 @@ impl Lookahead {
             St::Scalar => {
                 if is_scalar_byte(b) {
                     None
+                } else if is_blank(b) && !self.alt.is_empty() {
+                    // A word then a blank: text, no value of the syntax (which writes
+                    // no blanks).
+                    self.bare_value()
                 } else {
                     self.st = St::After;
                     self.structural(b, ctx)
@@ -879,6 +927,22 @@ impl Lookahead {
             }
             _ => self.structural(b, ctx),
         }
+    }
+
+    /// In a syntax of the dialect's own delimiter, a value that does not begin as that
+    /// syntax writes one after its key and colon: the model dropped the value's opening
+    /// delimiter (Gemma's `content:<!DOCTYPE html>...`), which the repairer reads as
+    /// a bare value. The structure read so far bore the candidate out and cannot be
+    /// read further: as the next member of the candidate's own container in the
+    /// syntax's own spelling (`<|"|>,key:` then the value, no blanks: a file holds it
+    /// only if it is about the syntax), a close as firm as the delimiter was before it
+    /// could be content; deeper, or after blanks (`self, item: u32, dst: &mut`), weak.
+    fn bare_value(&mut self) -> Option<Verdict> {
+        if self.stack.len() == self.base && !self.lenient {
+            return self.strong_close();
+        }
+        self.lenient = true;
+        Some(Verdict::Close)
     }
 
     fn strong_close(&mut self) -> Option<Verdict> {
@@ -982,6 +1046,7 @@ impl Lookahead {
             if self.st == St::After {
                 self.blank_seen = true;
             }
+            self.lenient |= !self.alt.is_empty();
             return None;
         }
         if ctx.terminators.starts_with_byte(b) {
@@ -1054,7 +1119,8 @@ impl Lookahead {
                 Verdict::Content
             });
         }
-        if b == b'/' || b == b'#' {
+        // (A syntax of the dialect's own delimiter, Gemma's, has no comments.)
+        if (b == b'/' || b == b'#') && self.alt.is_empty() {
             // A comment start after the quote: accepted (BAML's rule), but only where a
             // blank could stand.
             if matches!(
@@ -1154,7 +1220,7 @@ impl Lookahead {
                     None
                 }
                 _ if b.is_ascii_alphabetic() || b == b'_' || b == b'$' => {
-                    self.lenient |= !self.python;
+                    self.lenient |= !self.python && self.alt.is_empty();
                     self.key.push(b);
                     self.st = St::KeyWord;
                     None
@@ -1186,6 +1252,13 @@ impl Lookahead {
                     None
                 }
                 b']' if self.stack.last() == Some(&b'[') => self.close(b),
+                _ if self.alt.first() == Some(&b) => {
+                    self.st = match self.alt.len() {
+                        1 => St::AltStr { got: 0 },
+                        _ => St::AltOpen { got: 1 },
+                    };
+                    None
+                }
                 0xe2 => {
                     self.lenient = true;
                     self.st = St::TypoOpen { key: false, got: 1 };
@@ -1195,6 +1268,7 @@ impl Lookahead {
                     self.st = St::Scalar;
                     None
                 }
+                _ if !self.alt.is_empty() => self.bare_value(),
                 _ => Some(Verdict::Content),
             },
             _ => Some(Verdict::Content),
@@ -1538,5 +1612,69 @@ mod tests {
             decide(b"{", ", \"path\": \"a\"}", &[], keys),
             Verdict::Close
         );
+    }
+
+    /// After a Gemma delimiter inside a value, what follows is read in Gemma's syntax:
+    /// bare keys and values between the delimiter, with no comments and nothing lenient
+    /// about a bare key; a word, a comment or a stray closer makes the delimiter content.
+    #[test]
+    fn after_a_dialects_own_delimiter_its_syntax_is_read() {
+        use Verdict::*;
+        const Q: &[u8] = b"<|\"|>";
+        let set = MarkerSet::new(&[b"<tool_call|>"]);
+        let check = KeyCheck::default();
+        let ctx = Ctx {
+            terminators: &set,
+            trailer: b"",
+            classes: &Classes::new(&set),
+            check: &check,
+            suspect: false,
+            python: false,
+        };
+        let cases: &[(&str, Verdict, bool)] = &[
+            ("kage]\nname = 1", Content, false),
+            ("\n// a comment", Content, false),
+            ("#x", Content, false),
+            ("}<tool_call|>", Close, true),
+            (",content:<|\"|>a\nb<|\"|>}<tool_call|>", Close, true),
+            (
+                ",n:3,list:[<|\"|>x<|\"|>,1],o:{k:<|\"|>v<|\"|>}}<tool_call|>",
+                Close,
+                true,
+            ),
+            (",content:<|\"|>a<|\"|>b<|\"|>}", Close, false),
+            (",content:<|\"x", Close, true),
+            (", = 1", Content, false),
+        ];
+        // The next member's opening delimiter dropped: as firm as a close; deeper, weak.
+        let bare = [
+            (",content:<!DOCTYPE html>", true),
+            (",content:line1\nline2, more", true),
+            (",content:#!/bin/sh", true),
+            (",o:{k:<!DOCTYPE", false),
+            (",o:{k:word more", false),
+            (", item: u32, dst: &mut B", false),
+            ("\nerror: expected `x`", false),
+        ];
+        for (after, strong) in bare {
+            let mut la = Lookahead::new(b"{", 256);
+            la.alt = Q;
+            let got = after.bytes().find_map(|b| la.step(b, &ctx));
+            assert_eq!(got, Some(Close), "{after:?}");
+            assert_eq!((la.strong(), la.lenient()), (strong, !strong), "{after:?}");
+        }
+        for &(after, verdict, strong) in cases {
+            for stepped in [true, false] {
+                let mut la = Lookahead::new(b"{", 256);
+                la.alt = Q;
+                let got = match stepped {
+                    true => after.bytes().find_map(|b| la.step(b, &ctx)),
+                    false => la.read_run(after.as_bytes(), &ctx).1,
+                };
+                assert_eq!(got.unwrap_or(Close), verdict, "{after:?}");
+                assert_eq!(la.strong(), strong, "{after:?}: strong");
+                assert!(verdict == Content || !la.lenient(), "{after:?}: lenient");
+            }
+        }
     }
 }

@@ -1424,8 +1424,17 @@ impl Repairer {
             let alt = self.opts.alt_string;
             if self.marker.as_slice() == alt {
                 self.marker.clear();
-                out.push(b'"');
-                self.after_value();
+                match self.st {
+                    // A value's delimiter may be its content, as a `"` may: what
+                    // follows decides, read in the dialect's syntax.
+                    St::Str { delim, key: false } => {
+                        self.candidate_close(delim, false, alt.len(), alt, out);
+                    }
+                    _ => {
+                        out.push(b'"');
+                        self.after_value();
+                    }
+                }
             } else if !alt.starts_with(&self.marker) {
                 let bytes = take_held(&mut self.marker);
                 self.content_byte(bytes[0], true, out);
@@ -1909,6 +1918,7 @@ impl Repairer {
         };
         la.keyless = !self.opts.keyless_key.is_empty();
         la.python = self.opts.python;
+        la.alt = self.opts.alt_string;
         if self.suspect {
             la.read_to_end();
         }
@@ -2059,6 +2069,12 @@ impl Repairer {
                 self.flag(Repair::UnescapedQuote);
                 match delim {
                     Delim::Double => out.extend_from_slice(b"\\\""),
+                    // `<|"|>` holds a quote to escape.
+                    Delim::Alt => {
+                        for &b in &pending[..self.la_closer] {
+                            self.content_byte(b, true, out);
+                        }
+                    }
                     _ => out.extend_from_slice(&pending[..self.la_closer]),
                 }
             }
