@@ -270,6 +270,16 @@ fn write_file(c: &mut Criterion) {
         || drive(&mut p, &broken_chunks),
         || drive(&mut q, &chunks),
     );
+    // The whole call in one push, against serde_json reading its arguments into a
+    // `Value`: the parser's speed as a share of serde_json's (the target is 0.5).
+    let whole: [&[u8]; 1] = [&valid];
+    let body = &valid[start..end];
+    paired(
+        "19 KB call whole: serde_json Value on its arguments / parser, one push (speed share)",
+        1.0,
+        || serde_json::from_slice::<serde_json::Value>(black_box(body)).unwrap(),
+        || drive(&mut p, &whole),
+    );
 }
 
 fn big_args(c: &mut Criterion) {
@@ -443,7 +453,98 @@ fn user_figures(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, prose, write_file, big_args, others, user_figures);
+/// The 19 KB `write_file` call in every dialect (`Dialect::ALL`, each one's first form,
+/// written by `Dialect::render`), in 1-8 byte chunks: valid (strings escaped) against
+/// Hermes' valid call, and as small models break it (newlines raw, the way every form
+/// reads back exact) against the dialect's own valid call. `TOOLSIFT_PAIRED=dialect`
+/// prints both ratios for each dialect; criterion times one dialect of each family.
+fn every_dialect(c: &mut Criterion) {
+    use toolsift::render::{Call, Strings, Style, Turn};
+    let html = inputs::html(19 * 1024, 19);
+    let args = serde_json::json!({"path": "index.html", "content": html}).to_string();
+    let rendered = |dialect: Dialect, strings: Strings| -> Option<Vec<u8>> {
+        let turn = Turn::new().call(Call::new("write_file", &args));
+        let out = dialect
+            .render_with(&turn, &Style::new().strings(strings))
+            .ok()?
+            .output
+            .into_bytes();
+        // Only a call that comes back exact is measured.
+        let got = finished_args(dialect, &out);
+        let v: serde_json::Value = serde_json::from_str(got.first()?).ok()?;
+        (v["content"].as_str() == Some(html.as_str())).then_some(out)
+    };
+    let chunked = |raw: &[u8]| -> Vec<Vec<u8>> {
+        let lens = inputs::chunk_lens(raw.len(), 3, 1, 8);
+        inputs::chunks(raw, &lens)
+            .into_iter()
+            .map(<[u8]>::to_vec)
+            .collect()
+    };
+    let hermes = chunked(&rendered(Dialect::Hermes, Strings::Escaped).unwrap());
+    let hermes_refs: Vec<&[u8]> = hermes.iter().map(Vec::as_slice).collect();
+    let mut base = Parser::new(Dialect::Hermes);
+    let mut g = config(c);
+    for &dialect in Dialect::ALL {
+        let (Some(valid), Some(broken)) = (
+            rendered(dialect, Strings::Escaped),
+            rendered(dialect, Strings::RawNewlines),
+        ) else {
+            println!("dialect {dialect}: the 19 KB call does not come back exact; not timed");
+            continue;
+        };
+        let (valid, broken) = (chunked(&valid), chunked(&broken));
+        let valid: Vec<&[u8]> = valid.iter().map(Vec::as_slice).collect();
+        let broken: Vec<&[u8]> = broken.iter().map(Vec::as_slice).collect();
+        let (mut p, mut q) = (Parser::new(dialect), Parser::new(dialect));
+        // One dialect of each family under criterion.
+        if [
+            Dialect::Hermes,
+            Dialect::Mistral,
+            Dialect::Harmony,
+            Dialect::Qwen3Coder,
+        ]
+        .contains(&dialect)
+        {
+            g.throughput(Throughput::Bytes(
+                valid.iter().map(|c| c.len()).sum::<usize>() as u64,
+            ));
+            bench(
+                &mut g,
+                &format!("dialect_19k_chunked/{dialect}_valid"),
+                || drive(&mut p, &valid),
+            );
+            bench(
+                &mut g,
+                &format!("dialect_19k_chunked/{dialect}_raw_newlines"),
+                || drive(&mut p, &broken),
+            );
+        }
+        paired(
+            &format!("dialect {dialect}: valid / hermes valid"),
+            1.0,
+            || drive(&mut p, &valid),
+            || drive(&mut base, &hermes_refs),
+        );
+        paired(
+            &format!("dialect {dialect}: raw newlines / valid"),
+            1.0,
+            || drive(&mut p, &broken),
+            || drive(&mut q, &valid),
+        );
+    }
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    prose,
+    write_file,
+    big_args,
+    others,
+    user_figures,
+    every_dialect
+);
 
 /// `TOOLSIFT_PROFILE=<bench id>` runs that one bench's routine once inside `measured`
 /// (for `valgrind --tool=callgrind --toggle-collect='*measured*'`, whose instruction

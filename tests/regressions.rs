@@ -1736,3 +1736,46 @@ fn an_unclosed_calls_completed_members_are_what_was_sent() {
     assert!(checked > 100, "{checked} forms and ways");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// readings (ten minutes on 85940ce; known failure `delimited-value-holding-its-markup`
+/// in fuzz/known_failures.json): a Gemma value holding its delimiter right before the
+/// call's closer (`<|"|><tool_call|>`, the form's closing markup back to back) is
+/// released cut there (`content` empty, `missing_closers`) and the rest of the call is
+/// shown. The delimiter then the closer reads as the value's end, and the call's
+/// unclosed object is supplied. Released means the file, or not released, with nothing
+/// of the call shown; every form whose strings are delimited.
+#[test]
+#[ignore = "known failure: a Gemma value holding its delimiter then the call's closer is released cut"]
+fn a_gemma_value_holding_its_delimiter_then_its_closer_is_never_released_cut() {
+    use toolsift::render::{Arguments, Call, Style, Turn};
+    let forms = Dialect::ALL
+        .iter()
+        .flat_map(|d| d.forms())
+        .filter(|f| f.arguments() == Arguments::Delimited);
+    let mut seen = 0;
+    for form in forms {
+        let content = form.closing_markup().concat();
+        let args = serde_json::json!({"path": "a.txt", "content": content}).to_string();
+        let turn = Turn::new()
+            .text("I'll write the file.")
+            .call(Call::new("write_file", &args));
+        let rendered = form
+            .dialect()
+            .render_with(&turn, &Style::new().form(form.name()))
+            .unwrap();
+        let config = Config::new(form.dialect()).tools(write_file_tools());
+        let events =
+            support::check_all_chunkings(&config, rendered.output.as_bytes(), StopReason::Stop)
+                .unwrap();
+        let shown = support::shown(&events);
+        let outcome = shown.outcome(&rendered.arguments[0], &rendered.text);
+        assert!(
+            !matches!(outcome, support::Outcome::Wrong(_)),
+            "{}: {:?}: {outcome:?}",
+            form.name(),
+            rendered.output
+        );
+        seen += 1;
+    }
+    assert!(seen >= 2, "{seen} delimited forms");
+}
