@@ -847,7 +847,7 @@ impl Lookahead {
                 // Its delimiter ends it, or is content as the one this started at
                 // may be: what follows tells, as after a nested `"` string.
                 self.st = match usize::from(got) == self.alt.len() {
-                    true => St::StrQuote { quote: b'<' },
+                    true => St::StrQuote { quote: self.alt[0] },
                     false => St::AltStr { got },
                 };
                 None
