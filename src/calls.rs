@@ -104,8 +104,13 @@ pub(crate) struct Call {
     pub heuristic: bool,
     /// In a fence that says it holds a call (see [`crate::dialect::CallForm::labelled`]).
     pub labelled: bool,
+    /// The form it was read in (none for a call a test begins by hand).
+    pub form: Option<&'static crate::dialect::CallForm>,
     /// Tools are declared and the name is not one of them.
     pub undeclared: bool,
+    /// Its string values are written raw (tags, a delimiter the syntax cannot escape):
+    /// any of them may hold the format's own markup.
+    pub raw_values: bool,
     /// Its body was cut before its JSON ended: a JSON call object closed by a marker,
     /// or a body ended by a marker other than the call's closer.
     pub cut: bool,
@@ -191,6 +196,8 @@ pub(crate) struct Calls {
     pub heuristic: bool,
     /// The calls being read are in a labelled fence: set per call form.
     pub labelled: bool,
+    /// The form of the calls being read: set per call form.
+    pub form: Option<&'static crate::dialect::CallForm>,
     /// A buffer for the next call's arguments (the queue returns ended calls' buffers
     /// here once their events are read).
     pub spare: Vec<u8>,
@@ -217,6 +224,7 @@ impl Calls {
             next_index: self.next_index,
             heuristic: self.heuristic,
             labelled: self.labelled,
+            form: self.form,
             pending_implies: self.pending_implies,
             ..Calls::default()
         }
@@ -233,6 +241,7 @@ impl Calls {
         self.pending_implies = None;
         self.heuristic = false;
         self.labelled = false;
+        self.form = None;
         self.over_limit = false;
     }
 
@@ -287,6 +296,7 @@ impl Sink<'_> {
             args,
             heuristic: self.calls.heuristic,
             labelled: self.calls.labelled,
+            form: self.calls.form,
             ..Call::default()
         };
         if let Some(r) = implies.or(self.calls.pending_implies.take()) {
@@ -493,6 +503,13 @@ impl Sink<'_> {
         self.tool()
             .is_some_and(|t| t.param_type(key) != crate::schema::ParamType::String)
             && self.param_is_declared(key)
+    }
+
+    /// The open call's string values are written raw ([`Call::raw_values`]).
+    pub(crate) fn values_written_raw(&mut self) {
+        if let Some(call) = self.calls.current.as_mut() {
+            call.raw_values = true;
+        }
     }
 
     /// Whether the call's tool schema declares parameter `key` (no tool, or a tool
@@ -754,6 +771,26 @@ impl Sink<'_> {
         call.ambiguous = Some(feedback(name));
     }
 
+    /// Why `call` is not released when a string of it, written raw, holds the start of
+    /// another call ([`holds_a_call`](crate::call::extent::holds_a_call)).
+    fn holds_a_call(&self, call: &Call) -> Option<String> {
+        let form = call.form?;
+        if !(call.raw_values || raw_string(call.repairs)) {
+            return None;
+        }
+        let args = crate::ordered::Value::parse_slice(&call.args)?;
+        let tools = self.config.tools.names();
+        if !crate::call::extent::holds_a_call(form, &args, &tools) {
+            return None;
+        }
+        let name = call.name.as_deref().unwrap_or("tool call");
+        Some(format!(
+            "{name}: a string written raw holds the start of another call; whether the call was left open there \
+             or the string holds a call as text cannot be told: close each string and call before the next, \
+             and escape every quote inside strings"
+        ))
+    }
+
     /// Take a competing reading of the open call (`json/readings.rs`) in place of the
     /// one read so far. Its arguments must begin with every byte already sent (the
     /// readings agree up to their fork, where deltas stopped), and its name must be
@@ -787,6 +824,7 @@ impl Sink<'_> {
         call.members = reading.members;
         call.cut = reading.cut;
         call.extra_members = reading.extra_members;
+        call.raw_values |= reading.raw_values;
         true
     }
 
@@ -952,6 +990,11 @@ impl Sink<'_> {
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
         }
+        if let Some(feedback) = self.holds_a_call(&call) {
+            only_sent(&mut call);
+            self.not_released(call, NotReleasedReason::Invalid, feedback);
+            return;
+        }
         // A key given twice: one value to every reader, or a call that means two things.
         match crate::json::duplicates::find(&call.args) {
             Duplicates::None => {}
@@ -1010,6 +1053,20 @@ impl Sink<'_> {
         let mut validation = String::new();
         if let Some(tool) = self.config.tools.get(&name) {
             if let Some(value) = crate::ordered::Value::parse_slice(&call.args) {
+                if let Some(key) = undeclared_after_string(tool, &value).filter(|_| call.raw_values)
+                {
+                    // Read as markup, the text made a key that is no name; read as the
+                    // string's content, the call fits: which was meant cannot be told.
+                    let feedback = format!(
+                        "{name}: a parameter the tool does not declare, {key:?}, whose key is no name, follows a string value \
+                         that may hold the format's own markup, so where that value ends cannot be told; \
+                         write only the tool's parameters, and keep markup-like text inside a value \
+                         from looking like the call's own"
+                    );
+                    only_sent(&mut call);
+                    self.not_released(call, NotReleasedReason::Invalid, feedback);
+                    return;
+                }
                 // Errors are listed in the order the model wrote the members.
                 let errors = tool.validate_in_order(&value);
                 if misread(call.repairs) && (!errors.is_empty() || undeclared(tool, &value) > 0) {
@@ -1241,6 +1298,26 @@ fn undeclared(tool: &crate::schema::Tool, args: &crate::ordered::Value) -> usize
         args.keys()
             .filter(|k| tool.declares(k) == Some(false))
             .count()
+    })
+}
+
+/// The first key of `args` the tool does not declare, and that is no name (it holds
+/// quotes, `=`, brackets or blanks), whose member follows a string value: in a syntax
+/// that writes strings raw, text of that string that looked like the format's markup
+/// made it (`initial</parameter><parameter=-scale=0">`). A name-like key (`replace_all`)
+/// is far more often a parameter the model made up, released with what its schema says.
+fn undeclared_after_string(
+    tool: &crate::schema::Tool,
+    args: &crate::ordered::Value,
+) -> Option<String> {
+    let members: Vec<_> = args.as_object()?.iter().collect();
+    members.windows(2).find_map(|pair| {
+        let ((_, before), (key, _)) = (pair[0], pair[1]);
+        let name = !key.is_empty()
+            && key
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '$'));
+        (before.is_string() && !name && tool.declares(key) == Some(false)).then(|| key.clone())
     })
 }
 

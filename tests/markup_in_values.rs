@@ -548,7 +548,6 @@ fn a_calls_closer_inside_a_value_then_another_dialects_opener_is_content() {
 #[test]
 fn a_calls_closer_inside_a_value_then_text_and_a_call_is_never_released_cut() {
     let mut wrong = Vec::new();
-    let mut failing = Vec::new();
     for (form, first, second) in
         two_in_each_order_for(tagged(), ("a.txt", "line"), ("b.txt", "more"))
     {
@@ -570,39 +569,21 @@ fn a_calls_closer_inside_a_value_then_text_and_a_call_is_never_released_cut() {
         };
         let raw = format!("{}line{closer}\nThen the second.\n{example}", &whole[..cut]);
         let events = merge(&run_cuts(&config, raw.as_bytes(), &[], StopReason::Stop));
-        let known = KNOWN_CLOSER_THEN_A_WEAK_OPENER.contains(&form.dialect().name());
-        let mut cut_short = false;
         for event in &events {
             if let OwnedEvent::CallFinished { arguments, .. } = event {
                 let got: serde_json::Value = serde_json::from_str(arguments).unwrap();
                 if !["line", "more"].iter().any(|c| got["content"] == *c) {
-                    cut_short = true;
-                    if !known {
-                        wrong.push(format!(
-                            "{} ({}) calls: released {arguments}",
-                            form.dialect(),
-                            form.name()
-                        ));
-                    }
+                    wrong.push(format!(
+                        "{} ({}) calls: released {arguments}",
+                        form.dialect(),
+                        form.name()
+                    ));
                 }
             }
-        }
-        if known && cut_short {
-            failing.push(form.dialect().name());
-        }
-    }
-    for known in KNOWN_CLOSER_THEN_A_WEAK_OPENER {
-        if !failing.contains(known) {
-            wrong.push(format!("{known}: passes now, not a known failure"));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
-
-/// Known failures of the class above: Beam's second call begins with ` to=`, an opener
-/// that is no tag, and inside a value only tags are weighed against the doubted closer
-/// (`<|call|>`), so the value reads on through the next call.
-const KNOWN_CLOSER_THEN_A_WEAK_OPENER: &[&str] = &["beam"];
 
 /// The value holds its own and its function's closers, later the call's closer, then
 /// text, then the start of a call followed by a sentence rather than a call (the
@@ -738,6 +719,63 @@ fn a_broken_parameter_opener_inside_a_value_is_never_released_as_a_key() {
             wrong.extend(released_not_as_meant(form, content));
         }
     }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// `content` holding the form's own markup between two values, a value's end then the
+/// opener of `key` (which the tool does not declare), as the form writes it and with no
+/// blanks around it, in the middle of a file and at its end: each call released not as
+/// meant, in every form that writes values raw.
+fn undeclared_key_in_a_value(key: &str) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for form in raw_value_forms() {
+        let rendered = written_call(form, r#"{"content": "C1C1", "title": "T2T2"}"#);
+        let (Some(a), Some(b)) = (rendered.find("C1C1"), rendered.find("T2T2")) else {
+            panic!(
+                "{} ({}): {rendered:?} lost a value",
+                form.dialect(),
+                form.name()
+            );
+        };
+        let between = &rendered[a + 4..b];
+        for markup in [between.to_owned(), between.replace(['\n', ' '], "")] {
+            let markup = markup.replace("title", key);
+            for content in [
+                format!("{}{markup}{}", &FILE[..66], &FILE[66..]),
+                format!("{}{markup}", &FILE[..66]),
+            ] {
+                wrong.extend(released_not_as_meant(form, &content));
+            }
+        }
+    }
+    wrong
+}
+
+/// A value holding a value's end then the opener of a key that is no name
+/// (`initial</parameter><parameter=-scale=0">` in an HTML file: found by `.ci/run`'s
+/// readings run in Seed-OSS, released with the file cut there and the undeclared key
+/// `-scale=0"` holding its rest). Read as markup, the call has a key no model writes as
+/// a parameter; read as content, it fits: the call is released exactly as meant or not
+/// at all.
+#[test]
+fn a_values_end_then_an_opener_of_no_name_inside_a_value_is_never_released_as_a_key() {
+    let mut wrong = Vec::new();
+    for key in ["-scale=0\"", "a b"] {
+        wrong.extend(undeclared_key_in_a_value(key));
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The same with a key that is a name the tool does not declare (`title`): read as
+/// markup it is a parameter the model made up (real traffic holds such calls, released
+/// with what their schema says), read as content the call fits. Known failure
+/// `undeclared-name-after-a-raw-value` (fuzz/known_failures.json): released with the
+/// value cut and the key, until the readings weigh a raw value's markup as they weigh a
+/// quote.
+#[test]
+#[ignore = "known failure undeclared-name-after-a-raw-value (fuzz/known_failures.json)"]
+fn a_values_end_then_an_undeclared_names_opener_inside_a_value_is_never_released_as_a_key() {
+    let wrong = undeclared_key_in_a_value("title");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 

@@ -382,6 +382,66 @@ pub(crate) fn begins_a_call(form: &'static CallForm, opener: &[u8], after: &[u8]
     }
 }
 
+/// Whether a string value of `args`, a call of `form` written raw, holds an opener of
+/// its dialect followed by the start of a call (`<tool_call>\n{"name": "Read", ...`):
+/// the call may have been left open there (its string, object and closer dropped) and
+/// the rest be the next call, or the string may hold a call as text. Which cannot be
+/// told. A weak opener (a markerless form's `{`, a fence, Beam's ` to=`) is far more
+/// often a file's own: it is weighed only when one of `tools` is named right after it.
+pub(crate) fn holds_a_call(
+    form: &'static CallForm,
+    args: &crate::ordered::Value,
+    tools: &[&str],
+) -> bool {
+    // Each opener, and whether it is weak.
+    let mut openers: Vec<(&'static [u8], bool)> = Vec::new();
+    for spec in specs_of(form) {
+        for f in spec.calls {
+            let weak = f.anchored || f.heuristic || f.labelled || f.opener.len() < 2;
+            openers.push((f.opener, weak));
+            openers.extend(f.next_call.iter().map(|&m| (m, m.len() < 2)));
+        }
+    }
+    openers.retain(|(m, weak)| !m.is_empty() && (!weak || !tools.is_empty()));
+    openers.sort_unstable();
+    openers.dedup();
+    let names_a_tool = |after: &[u8]| {
+        let seen = &after[..after.len().min(LOOK_AHEAD)];
+        tools.iter().any(|t| {
+            memchr::memmem::find_iter(seen, t.as_bytes()).any(|at| {
+                let whole = |b: Option<&u8>| b.is_none_or(|b| !is_name_byte(*b));
+                whole(at.checked_sub(1).and_then(|i| seen.get(i))) && whole(seen.get(at + t.len()))
+            })
+        })
+    };
+    let mut values = vec![args];
+    while let Some(value) = values.pop() {
+        if let Some(text) = value.as_str() {
+            let text = text.as_bytes();
+            for &(opener, weak) in &openers {
+                for at in memchr::memmem::find_iter(text, opener) {
+                    let after = &text[at + opener.len()..];
+                    // Where the value ends cannot show more: as much as there is decides.
+                    let begins = begins_a_call(form, opener, after) != Some(false);
+                    if begins && (!weak || names_a_tool(after)) {
+                        return true;
+                    }
+                }
+            }
+        } else if let Some(items) = value.as_array() {
+            values.extend(items);
+        } else if let Some(members) = value.as_object() {
+            values.extend(members.values());
+        }
+    }
+    false
+}
+
+/// A byte of a tool's name (a name found in text is whole only between others).
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
+}
+
 /// How much of what follows an opener [`begins_a_call`] reads: blanks, a name's markup
 /// and a name.
 pub(crate) const LOOK_AHEAD: usize = 64;

@@ -212,6 +212,10 @@ impl NameArgs {
                 sink.name(&name);
             }
         }
+        if !self.spec.alt_string.is_empty() {
+            // Strings between a delimiter the syntax cannot escape.
+            sink.values_written_raw();
+        }
         if self.keys_pending {
             // The tool is known before its arguments: the look-ahead may count an
             // undeclared key against closing a string.

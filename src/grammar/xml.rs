@@ -631,6 +631,7 @@ impl Xml {
             return Ok(());
         }
         sink.name(name);
+        sink.values_written_raw();
         self.refuse_mangled(sink);
         self.out.push(b'{');
         self.phase = if self.spec.element_keys {
@@ -665,6 +666,7 @@ impl Xml {
             self.skip = true;
             return Ok(());
         }
+        sink.values_written_raw();
         // A key given twice is written as given: the release gate decides whether the
         // two values are one (`json::duplicates`).
         self.skip = false;

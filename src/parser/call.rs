@@ -238,6 +238,7 @@ impl Parser {
         }
         self.calls.heuristic = form.heuristic;
         self.calls.labelled = form.labelled;
+        self.calls.form = Some(form);
         let tentative = self.tentative(form);
         let (mut sink, ..) = self.sink();
         if form.anchored || tentative || matches!(body, Body::Harmony(_)) {

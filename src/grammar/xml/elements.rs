@@ -218,6 +218,12 @@ impl Xml {
         sink.repairs(typed.iter().filter(|r| *r != Repair::TypedValue).collect());
         if odd.stray {
             sink.repair(Repair::StrayText);
+            // Text between elements, past a value's closing tag: the value, written
+            // raw, may have held that tag and gone on (`</content>\n<a b> more`).
+            sink.invalid(
+                "text stands between the parameters' elements, so whether a value went on past its \
+                 closing tag cannot be told; write each parameter as one element, nothing between them",
+            );
         }
         if odd.unclosed {
             sink.repair(Repair::MismatchedTag);
