@@ -775,12 +775,13 @@ impl Sink<'_> {
     /// another call ([`holds_a_call`](crate::call::extent::holds_a_call)).
     fn holds_a_call(&self, call: &Call) -> Option<String> {
         let form = call.form?;
-        if !(call.raw_values || raw_string(call.repairs)) {
+        let broken = raw_string(call.repairs);
+        if !(call.raw_values || broken) {
             return None;
         }
         let args = crate::ordered::Value::parse_slice(&call.args)?;
         let tools = self.config.tools.names();
-        if !crate::call::extent::holds_a_call(form, &args, &tools) {
+        if !crate::call::extent::holds_a_call(form, &args, &tools, !broken) {
             return None;
         }
         let name = call.name.as_deref().unwrap_or("tool call");

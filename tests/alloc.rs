@@ -184,9 +184,10 @@ fn repeated_repairs_in_a_call_allocate_a_bounded_number_of_times() {
 #[test]
 fn idle_parser_is_small_and_holds_no_heap() {
     // 512 before the request's `tool_choice` (16 bytes) and four more `Stats` counters
-    // (32 bytes) joined it.
+    // (32 bytes) joined it, then the form of the calls being read (8 bytes: the release
+    // gate weighs its dialect's openers inside a string written raw).
     assert!(
-        std::mem::size_of::<Parser>() <= 576,
+        std::mem::size_of::<Parser>() <= 584,
         "Parser is {} bytes",
         std::mem::size_of::<Parser>()
     );

@@ -387,19 +387,22 @@ pub(crate) fn begins_a_call(form: &'static CallForm, opener: &[u8], after: &[u8]
 /// the call may have been left open there (its string, object and closer dropped) and
 /// the rest be the next call, or the string may hold a call as text. Which cannot be
 /// told. A weak opener (a markerless form's `{`, a fence, Beam's ` to=`) is far more
-/// often a file's own: it is weighed only when one of `tools` is named right after it.
+/// often a file's own: it is weighed only when one of `tools` is named right after it;
+/// so is every opener when `all_weak` (a value of tags or delimiters, raw by its syntax
+/// and not shown broken, may name its dialect's markup: `Docs say <invoke name="x">`).
 pub(crate) fn holds_a_call(
     form: &'static CallForm,
     args: &crate::ordered::Value,
     tools: &[&str],
+    all_weak: bool,
 ) -> bool {
     // Each opener, and whether it is weak.
     let mut openers: Vec<(&'static [u8], bool)> = Vec::new();
     for spec in specs_of(form) {
         for f in spec.calls {
-            let weak = f.anchored || f.heuristic || f.labelled || f.opener.len() < 2;
+            let weak = all_weak || f.anchored || f.heuristic || f.labelled || f.opener.len() < 2;
             openers.push((f.opener, weak));
-            openers.extend(f.next_call.iter().map(|&m| (m, m.len() < 2)));
+            openers.extend(f.next_call.iter().map(|&m| (m, all_weak || m.len() < 2)));
         }
     }
     openers.retain(|(m, weak)| !m.is_empty() && (!weak || !tools.is_empty()));
