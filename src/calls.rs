@@ -643,6 +643,11 @@ impl Sink<'_> {
         if bytes.is_empty() {
             return Ok(());
         }
+        if self.calls.current.is_none() && self.calls.over_limit {
+            // Past the call limit (already reported): what is still written is dropped,
+            // with no scan of it (the discarded call knows nothing of its strings).
+            return Ok(());
+        }
         let max = self.max_args();
         let config = self.config;
         let call = self.call();
@@ -1036,6 +1041,8 @@ impl Sink<'_> {
                 "{name}: the arguments are bare words, not members (a key and its value only with a colon and quotes invented); \
                  write them as one JSON object, every string quoted"
             );
+            // Its members are that guess's: reported only as far as they were sent.
+            only_sent(&mut call);
             self.not_released(call, NotReleasedReason::Invalid, feedback);
             return;
         }
