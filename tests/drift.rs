@@ -374,3 +374,168 @@ fn hunyuan3_call_without_its_opener_inside_the_section() {
         }
     }
 }
+
+const ELEMENT_TOOLS: &str = r#"[
+    {"type": "function", "function": {"name": "shell", "parameters": {"type": "object",
+        "properties": {"command": {"type": "string"}}, "required": ["command"]}}},
+    {"type": "function", "function": {"name": "read", "parameters": {"type": "object",
+        "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}},
+        "required": ["path"]}}},
+    {"type": "function", "function": {"name": "write", "parameters": {"type": "object",
+        "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
+        "required": ["path", "content"]}}}]"#;
+
+/// Every dialect that opens calls with a `<tool_calls>` section, and `auto`.
+fn tool_calls_sections() -> Vec<Dialect> {
+    let mut dialects: Vec<Dialect> = Dialect::ALL
+        .iter()
+        .copied()
+        .filter(|d| d.openers().contains(&&b"<tool_calls>"[..]))
+        .collect();
+    assert!(dialects.len() >= 3, "{dialects:?}");
+    dialects.push(Dialect::Auto);
+    dialects
+}
+
+/// The message of `raw` under `dialect`, with `tools` or none, the same under every
+/// chunking.
+fn message_in(dialect: Dialect, raw: &str, tools: Option<&str>) -> serde_json::Value {
+    let mut config = Config::new(dialect);
+    if let Some(tools) = tools {
+        config.tools = std::sync::Arc::new(toolsift::Tools::from_json(tools.as_bytes()).unwrap());
+    }
+    let events = support::check_all_chunkings(&config, raw.as_bytes(), StopReason::Stop)
+        .unwrap_or_else(|e| panic!("{dialect:?} {raw:?}: {e}"));
+    support::message(&events)
+}
+
+/// Issue 37's drift: a call written as XML elements inside a `<tool_calls>` section,
+/// the tool named by a `<tool_name>` element with the arguments as its siblings, or in
+/// the tag (`<tool_read>`), closed by its own tag or another (`</tool_call>`), holding
+/// elements or one JSON object. Read as the calls they are in every dialect with that
+/// section and under `auto`, with tools declared and without; leaves typed by the
+/// schema; the text after the section shown.
+#[test]
+fn calls_written_as_elements_in_a_tool_calls_section_are_read() {
+    // (raw, the calls released (name, arguments), their repairs, the text shown)
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a [&'a str], &'a str);
+    let cases: &[Case] = &[
+        (
+            "Let me look.\n<tool_calls>\n<tool_name>shell</tool_name>\n<command>ls -la</command>\n</tool_calls>",
+            &[("shell", r#"{"command": "ls -la"}"#)],
+            &[],
+            "Let me look.\n",
+        ),
+        (
+            "<tool_calls>\n<tool_name>shell</tool_name>\n<command>ls</command>\n<tool_name>read</tool_name>\n<path>a.rs</path>\n</tool_calls>",
+            &[("shell", r#"{"command": "ls"}"#), ("read", r#"{"path": "a.rs"}"#)],
+            &[],
+            "",
+        ),
+        (
+            "<tool_calls>\n<tool_read>\n<path>a.rs</path>\n<limit>20</limit>\n</tool_read>\n<tool_write>\n<path>b.rs</path>\n<content>fn main() {}</content>\n</tool_write>\n</tool_calls>\nDone.",
+            &[
+                ("read", r#"{"path": "a.rs", "limit": 20}"#),
+                ("write", r#"{"path": "b.rs", "content": "fn main() {}"}"#),
+            ],
+            &[],
+            "\nDone.",
+        ),
+        (
+            "<tool_calls>\n<tool_read>\n<path>src/main.rs</path>\n</tool_call>\n</tool_calls>",
+            &[("read", r#"{"path": "src/main.rs"}"#)],
+            &["mismatched_tag"],
+            "",
+        ),
+        (
+            "<tool_calls>\n<tool_write>{\"path\": \"a.txt\", \"content\": \"hi\"}</tool_call>\n</tool_calls>",
+            &[("write", r#"{"path": "a.txt", "content": "hi"}"#)],
+            &["mismatched_tag"],
+            "",
+        ),
+    ];
+    for &dialect in &tool_calls_sections() {
+        for tools in [Some(ELEMENT_TOOLS), None] {
+            for &(raw, calls, repairs, content) in cases {
+                let msg = message_in(dialect, raw, tools);
+                let got: Vec<(&str, &str)> = msg["tool_calls"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| {
+                        (
+                            c["name"].as_str().unwrap(),
+                            c["arguments"].as_str().unwrap(),
+                        )
+                    })
+                    .collect();
+                let typed = tools.is_some() || !raw.contains("<limit>");
+                if typed {
+                    assert_eq!(
+                        got,
+                        calls,
+                        "{dialect:?} {raw:?} tools: {}\n{msg}",
+                        tools.is_some()
+                    );
+                } else {
+                    assert_eq!(got.len(), calls.len(), "{dialect:?} {raw:?}\n{msg}");
+                }
+                assert_eq!(
+                    msg["incomplete_calls"],
+                    serde_json::json!([]),
+                    "{dialect:?} {raw:?}\n{msg}"
+                );
+                assert_eq!(msg["content"], content, "{dialect:?} {raw:?}\n{msg}");
+                for call in msg["tool_calls"].as_array().unwrap() {
+                    assert_eq!(
+                        call["repairs"],
+                        serde_json::json!(repairs),
+                        "{dialect:?} {raw:?}\n{msg}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The same forms where the call cannot be read as meant: the JSON inside the tag does
+/// not close before a closing tag (the object may have gone on past it), a tool that is
+/// not declared, the section's own `<tool_call>` after a stray word (never a tool named
+/// `call`). Not released, never shown.
+#[test]
+fn calls_written_as_elements_that_cannot_be_read_are_not_released() {
+    let cases = [
+        (
+            "<tool_calls>junk <tool_call>{\"name\": \"shell\", \"arguments\": {\"command\": \"ls\"}}</tool_call></tool_calls>",
+            None,
+        ),
+        (
+            "<tool_calls>\n<tool_write>{\"path\": \"a\", \"content\": \"x</tool_call>\n</tool_calls>",
+            Some("write"),
+        ),
+        (
+            "<tool_calls>\n<tool_write>\n<path>a.md</path>\n<content>Close with </tool_write> then\n</content>\n</tool_write>\n</tool_calls>",
+            Some("write"),
+        ),
+        (
+            "<tool_calls>\n<tool_delete>\n<path>a.rs</path>\n</tool_delete>\n</tool_calls>",
+            Some("delete"),
+        ),
+    ];
+    for &dialect in &tool_calls_sections() {
+        for (raw, name) in cases {
+            let msg = message_in(dialect, raw, Some(ELEMENT_TOOLS));
+            assert_eq!(
+                msg["tool_calls"],
+                serde_json::json!([]),
+                "{dialect:?} {raw:?}\n{msg}"
+            );
+            assert_eq!(
+                msg["incomplete_calls"][0]["name"].as_str(),
+                name,
+                "{dialect:?} {raw:?}\n{msg}"
+            );
+            assert_eq!(msg["content"], "", "{dialect:?} {raw:?}\n{msg}");
+        }
+    }
+}

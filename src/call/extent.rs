@@ -604,6 +604,9 @@ fn names(spec: &XmlSpec, text: &[u8]) -> Option<bool> {
         // The opener was a key's tag.
         return Some(true);
     }
+    if spec.name_in_tag {
+        return crate::grammar::tag_names_a_tool(spec, rest);
+    }
     let &first = rest.first()?;
     let quote = matches!(first, b'"' | b'\'').then_some(first);
     let name = &rest[usize::from(quote.is_some())..];

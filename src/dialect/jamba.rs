@@ -1,13 +1,15 @@
 //! AI21 Jamba: `<tool_calls>[{"name", "arguments"}, ...]</tool_calls>`. The same wrapper
 //! carries Hunyuan's array and MiniMax M1's one object per line, so the form repeats.
+//! Calls written as elements inside it are read too (`tool_elements`).
 
-use super::{Body, CallForm, Dialect, Spec, HERMES_ENVELOPE};
+use super::{tool_elements::TOOL_CALLS_BODIES, Body, CallForm, Dialect, Spec};
 use crate::render::{Layout, Piece::Markup as M};
 
-/// `<tool_calls>` + an array, or objects one per line, + `</tool_calls>`.
+/// `<tool_calls>` + an array, or objects one per line (or calls as elements), +
+/// `</tool_calls>`.
 pub(crate) const TOOL_CALLS: CallForm = CallForm {
     opener: b"<tool_calls>",
-    body: Body::Envelope(&HERMES_ENVELOPE),
+    body: Body::Sniff(&TOOL_CALLS_BODIES),
     closer: b"</tool_calls>",
     repeats: true,
     ..CallForm::BASE

@@ -52,6 +52,7 @@ mod longcat;
 mod minicpm5;
 mod minimax_m3;
 mod step3;
+mod tool_elements;
 // Dialects of issue 37.
 mod beam;
 mod deepseek_v41;
@@ -737,6 +738,13 @@ pub(crate) struct XmlSpec {
     /// `&apos;`, `&#39;`, `&#x27;`), not only the `&amp;` and `&quot;` a template writes
     /// (Kimi K3, whose model writes XML-style tags and escapes them as XML does).
     pub attr_entities: bool,
+    /// The name is the rest of the function's opening tag (`<tool_read>`, after
+    /// `name_open` `<tool_`), and the tag's own closing tag (`</tool_read>`) closes the
+    /// function; another closing tag in its place (`</tool_call>`) is `mismatched_tag`.
+    pub name_in_tag: bool,
+    /// With `name_in_tag`: names that are markup, not tools (`<tool_call>`), so the
+    /// tag begins no body of this grammar.
+    pub not_names: &'static [&'static [u8]],
 }
 
 impl XmlSpec {
@@ -767,6 +775,8 @@ impl XmlSpec {
         type_close: b"",
         closer_alts: &[],
         attr_entities: false,
+        name_in_tag: false,
+        not_names: &[],
     };
 
     /// MiniMax M2's elements, which DeepSeek DSML, dots and GigaChat 3.5 reuse (with a

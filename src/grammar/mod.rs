@@ -819,6 +819,17 @@ fn may_decide(held: &[u8], start: usize, begins: Begins) -> bool {
     match begins {
         Begins::Tag => matches!(b, b'>' | b'<' | b'\n') || len > PROSE_WORD_MAX,
         _ if b.is_ascii_whitespace() => false,
+        // Inside a tag's name (`<tool_calls`): every body waits for the byte that ends
+        // it (`>`, `=`), and one that fits none fits none after more of the name, so
+        // the name is sniffed once, at its end.
+        _ if len >= start + 3
+            && len - start <= PROSE_WORD_MAX
+            && held[start] == b'<'
+            && word_byte(b)
+            && word_byte(held[len - 2]) =>
+        {
+            false
+        }
         Begins::NoProse | Begins::NoMarkup => {
             let in_first_word = len >= start + 2
                 && len - start <= PROSE_WORD_MAX
@@ -864,8 +875,12 @@ fn stray_word(bodies: &'static [Body], text: &[u8]) -> Option<Result<(&'static B
                 }
             }
             Body::Xml(spec) if !spec.name_open.is_empty() => {
-                if rest.starts_with(spec.name_open) {
-                    return Some(Ok((body, skip)));
+                if let Some(tag) = rest.strip_prefix(spec.name_open) {
+                    match tag_names_a_tool(spec, tag) {
+                        Some(true) => return Some(Ok((body, skip))),
+                        Some(false) => {}
+                        None => waiting = true,
+                    }
                 }
                 waiting |= spec.name_open.starts_with(rest);
             }
@@ -931,6 +946,48 @@ fn prose(text: &[u8]) -> Option<bool> {
         None if text.len() > PROSE_WORD_MAX => Some(true),
         None => None,
     }
+}
+
+/// For a grammar whose name is in its opening tag ([`XmlSpec::name_in_tag`]), whether
+/// `rest`, what follows the tag's fixed start (`read>` after `<tool_`), names a tool:
+/// not one of the names that are markup (`<tool_call>`), nor a sentence. Other grammars
+/// name their tool after the tag: `Some(true)`. `None` until the tag's `>` comes.
+pub(crate) fn tag_names_a_tool(spec: &XmlSpec, rest: &[u8]) -> Option<bool> {
+    if !spec.name_in_tag {
+        return Some(true);
+    }
+    let Some(end) = rest.iter().position(|&b| !word_byte(b)) else {
+        return (rest.len() > PROSE_WORD_MAX).then_some(false);
+    };
+    Some(rest[end] == b'>' && end > 0 && !spec.not_names.contains(&&rest[..end]))
+}
+
+/// Whether `held`, after a body of tags of the repeated `form`, begins another of its
+/// bodies of tags (`<tool_write>` after `</tool_read>` in one `<tool_calls>`): `None`
+/// until it can be told.
+pub(crate) fn begins_body_of_tags(form: &CallForm, held: &[u8]) -> Option<bool> {
+    let bodies = match &form.body {
+        Body::Sniff(bodies) => &bodies[..],
+        body => std::slice::from_ref(body),
+    };
+    let mut waiting = false;
+    for body in bodies {
+        let Body::Xml(spec) = body else { continue };
+        let open = spec.name_open;
+        if open.is_empty() {
+            continue;
+        }
+        if let Some(rest) = held.strip_prefix(open) {
+            match tag_names_a_tool(spec, rest) {
+                Some(true) => return Some(true),
+                Some(false) => {}
+                None => waiting = true,
+            }
+        } else if open.starts_with(held) {
+            waiting = true;
+        }
+    }
+    (!waiting).then_some(false)
 }
 
 /// Pick the body whose start matches `held` (blanks up to `start`), once it can be
@@ -1015,7 +1072,11 @@ fn sniff(
                         return Sniffed::Body(body);
                     }
                 } else if text.starts_with(open) {
-                    return Sniffed::Body(body);
+                    match tag_names_a_tool(spec, &text[open.len()..]) {
+                        Some(true) => return Sniffed::Body(body),
+                        Some(false) => {}
+                        None => waiting = true,
+                    }
                 }
                 if open.starts_with(text) {
                     waiting = true;

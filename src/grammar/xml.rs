@@ -147,6 +147,9 @@ pub(crate) struct Xml {
     ended: Option<bool>,
     /// In a body of elements, the elements its marked tags opened.
     marks: marked::Marks,
+    /// The function's closing tag when its name is in its opening tag
+    /// ([`XmlSpec::name_in_tag`]): `</tool_read>`, known once the name is.
+    tag_close: Vec<u8>,
     /// Bytes examined since the last [`take_work`](Self::take_work).
     work: u64,
 }
@@ -277,6 +280,7 @@ impl Xml {
             confirm_function: MarkerSet::new(&confirm_function),
             ended: None,
             marks: marked::Marks::default(),
+            tag_close: Vec::new(),
             work: 0,
         }
     }
@@ -629,6 +633,15 @@ impl Xml {
             self.phase = Phase::Key;
             self.requeue(&key);
             return Ok(());
+        }
+        if self.spec.name_in_tag {
+            if self.spec.not_names.contains(&name.as_bytes()) {
+                // (The sniffing that chose this body reads no such tag as a name.)
+                sink.invalid("the call's tag names no tool; write the tool's name");
+            }
+            // `<tool_read>` closes with `</tool_read>`.
+            let open = self.spec.name_open;
+            self.tag_close = [b"</", &open[1..], name.as_bytes(), b">"].concat();
         }
         sink.name(name);
         sink.values_written_raw();

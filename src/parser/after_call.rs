@@ -120,6 +120,30 @@ impl Parser {
                 }
                 continue;
             }
+            if form.repeats && held[0] == b'<' {
+                // Another body of tags in the same section: the next call, read from
+                // its first byte (held so far).
+                match crate::grammar::begins_body_of_tags(form, held) {
+                    None => continue,
+                    Some(false) => {}
+                    Some(true) => {
+                        let held = std::mem::take(held);
+                        let gap = std::mem::take(gap);
+                        let (mut sink, ..) = self.sink();
+                        sink.end();
+                        self.start_call(form, within);
+                        if matches!(self.mode, Mode::Call(_)) {
+                            Parser::work(&mut self.work).repeat_gap = gap;
+                        }
+                        let from_input = held.len().min(i + 1);
+                        let old = held.len() - from_input;
+                        if old > 0 {
+                            self.process(&held[..old]);
+                        }
+                        return i + 1 - from_input;
+                    }
+                }
+            }
             match crate::call::extent::misspelled_closer(closer, held) {
                 Some(true) if *may_go_on && self.calls.is_open() => {
                     // `</tool_action>` for `</tool_call>`, or a closing tag of a raw

@@ -184,9 +184,14 @@ impl Xml {
     /// One byte of a body of elements; at the function's closer, the whole body.
     pub(super) fn element_byte(&mut self, b: u8, sink: &mut Sink<'_>) -> Result<(), Abort> {
         self.raw.push(b);
-        let close = self.spec.func_close;
+        let close = match self.spec.name_in_tag {
+            true => &self.tag_close[..],
+            false => self.spec.func_close,
+        };
+        let closed = !close.is_empty() && self.raw.ends_with(close);
         let mut body_end = self.raw.len().saturating_sub(close.len());
         let mut again: Vec<u8> = Vec::new();
+        let mut closer_seen = false;
         let ns = self.spec.tag_ns;
         if !ns.is_empty() {
             self.marks.step(&self.raw, ns);
@@ -194,11 +199,18 @@ impl Xml {
         let marked = self.marks.marked == Some(true);
         if let Some(at) = self.new_function(marked) {
             // The next function began where an element could: this one's closer was
-            // dropped. Its opener (with the namespace before it) is read again.
-            sink.repair(Repair::MissingCloser);
+            // dropped (if it has one). Its opener (with the namespace before it) is
+            // read again.
+            if !close.is_empty() {
+                sink.repair(Repair::MissingCloser);
+            }
             again = self.raw[at..].to_vec();
             body_end = at;
-        } else if !self.raw.ends_with(close)
+        } else if let Some(at) = self.call_closed() {
+            // No function closer (or it was dropped): the call's closer ends the body.
+            body_end = self.function_closer_before(at, sink);
+            closer_seen = true;
+        } else if !closed
             || (marked
                 && (self.marks.inside() || !after_marker(&self.raw[..body_end], ns))
                 && !self.dropped_markers(body_end))
@@ -210,6 +222,14 @@ impl Xml {
         }
         let body = String::from_utf8_lossy(&self.raw[..body_end]).into_owned();
         self.raw.clear();
+        if body.trim_start().starts_with('{') {
+            // One JSON object as the arguments (`<tool_write>{"path": ...}`).
+            self.json_elements(body.trim().as_bytes(), sink);
+            self.phase = Phase::Done;
+            self.ended = Some(closer_seen);
+            self.requeue(&again);
+            return Ok(());
+        }
         let (mut map, odd) = self.read_members(&body, marked);
         // The leaves are text, typed by the schema as an XML parameter's text is
         // (`null` where null is declared), and by what they read as where no schema
@@ -227,6 +247,14 @@ impl Xml {
         }
         if odd.unclosed {
             sink.repair(Repair::MismatchedTag);
+            if self.spec.func_close.is_empty() {
+                // With no function closer of its own (or one named after the tool), the
+                // tag that ended the body may be a value's text: the value may go on.
+                sink.invalid(
+                    "an element of the arguments is not closed before the call's closing tag, \
+                     so where its value ends cannot be told; close every element",
+                );
+            }
         }
         let mut args = Value::Object(map);
         if let Some(conformed) = sink.conform_args(&args) {
@@ -260,9 +288,77 @@ impl Xml {
         }
         self.out.push(b'}');
         self.phase = Phase::Done;
-        self.ended = Some(false);
+        self.ended = Some(closer_seen);
         self.requeue(&again);
         Ok(())
+    }
+
+    /// In a body of elements whose function has no closer of its own, or has it in its
+    /// name ([`XmlSpec::name_in_tag`]): where the call's closer (or another marker that
+    /// ends the call) begins, when the body just read it.
+    fn call_closed(&self) -> Option<usize> {
+        if !self.spec.func_close.is_empty() {
+            return None;
+        }
+        std::iter::once(self.form.closer)
+            .chain(self.spec.closer_alts.iter().copied())
+            .find(|m| !m.is_empty() && self.raw.ends_with(m))
+            .map(|m| self.raw.len() - m.len())
+    }
+
+    /// Where the body before the call's closer at `end` ends: before the function's
+    /// closing tag when it was written misspelled (`<tool_read>...</tool_call>`,
+    /// `mismatched_tag`: a closing tag of no element the body opened), or dropped
+    /// (`missing_closer`), for a function whose name is in its tag.
+    fn function_closer_before(&self, end: usize, sink: &mut Sink<'_>) -> usize {
+        if !self.spec.name_in_tag {
+            return end;
+        }
+        let body = self.raw[..end].trim_ascii_end();
+        let tag = body
+            .strip_suffix(b">")
+            .and_then(|b| b.windows(2).rposition(|w| w == b"</"))
+            .map(|lt| &body[lt + 2..body.len() - 1])
+            .filter(|name| valid_name(&String::from_utf8_lossy(name)));
+        if let Some(name) = tag {
+            let open = [b"<", name, b">"].concat();
+            if memchr::memmem::find(&body[..body.len() - name.len() - 3], &open).is_none() {
+                sink.repair(Repair::MismatchedTag);
+                return body.len() - name.len() - 3;
+            }
+        }
+        sink.repair(Repair::MissingCloser);
+        end
+    }
+
+    /// A body of elements that is one JSON object: the arguments, repaired. Cut short
+    /// (its strings or containers left open at the body's end), it is not released: the
+    /// object may have gone on past the tag that ended the body.
+    fn json_elements(&mut self, body: &[u8], sink: &mut Sink<'_>) {
+        match crate::repair(body) {
+            Ok(fixed) if fixed.json.starts_with('{') => {
+                let cut = [
+                    Repair::MissingClosers,
+                    Repair::UnclosedString,
+                    Repair::MissingCloser,
+                ];
+                if fixed.repairs.iter().any(|r| cut.contains(&r)) {
+                    sink.invalid(
+                        "the arguments object does not close before the call's closing tag, so \
+                         where it ends cannot be told; close the object before the tag",
+                    );
+                }
+                sink.repairs(fixed.repairs);
+                self.out.extend_from_slice(&fixed.json.as_bytes()[1..]);
+            }
+            _ => {
+                sink.invalid(
+                    "the call's body is neither elements nor a JSON object; write the \
+                     arguments as one JSON object",
+                );
+                self.out.push(b'}');
+            }
+        }
     }
 
     /// At a function closer the marked reading does not take (one inside an open
