@@ -155,6 +155,9 @@ repairs! {
     /// The call object wrapped in a second pair of braces (`{{"name": ...}}`, a
     /// template's escaped braces copied): the outer pair is dropped.
     DoubledBraces = "doubled_braces",
+    /// An attribute's value opened with one quote and closed with the other
+    /// (`arguments="{...}'`, the JSON inside holding `"`): the value runs between them.
+    MismatchedQuote = "mismatched_quote",
 }
 
 /// A set of repairs: a bitset over [`Repair`], `Copy` and allocation-free.

@@ -385,6 +385,10 @@ const ELEMENT_TOOLS: &str = r#"[
         "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
         "required": ["path", "content"]}}}]"#;
 
+/// A case of drift read as calls: the output, the calls released (name, arguments),
+/// their repairs, the text shown.
+type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a [&'a str], &'a str);
+
 /// Every dialect that opens calls with a `<tool_calls>` section, and `auto`.
 fn tool_calls_sections() -> Vec<Dialect> {
     let mut dialects: Vec<Dialect> = Dialect::ALL
@@ -417,8 +421,6 @@ fn message_in(dialect: Dialect, raw: &str, tools: Option<&str>) -> serde_json::V
 /// schema; the text after the section shown.
 #[test]
 fn calls_written_as_elements_in_a_tool_calls_section_are_read() {
-    // (raw, the calls released (name, arguments), their repairs, the text shown)
-    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a [&'a str], &'a str);
     let cases: &[Case] = &[
         (
             "Let me look.\n<tool_calls>\n<tool_name>shell</tool_name>\n<command>ls -la</command>\n</tool_calls>",
@@ -537,5 +539,102 @@ fn calls_written_as_elements_that_cannot_be_read_are_not_released() {
             );
             assert_eq!(msg["content"], "", "{dialect:?} {raw:?}\n{msg}");
         }
+    }
+}
+
+/// Issue 37's drift: a call written as one self-closing tag, the arguments a JSON object
+/// in an attribute whose quote broke (`"{...}'`), well quoted, or with its entities
+/// escaped; several on their own lines. Read under `auto` (and after it locked onto
+/// Hermes), with tools and without, under every chunking; `<tool name=` that begins no such tag stays text,
+/// and an object cut by a `}'/>` inside a value is not released.
+#[test]
+fn a_call_as_one_self_closing_tag_is_read() {
+    let cases: &[Case] = &[
+        (
+            "Reading it.\n<tool name=\"read\" arguments=\"{\"path\": \"a.txt\"}'/>",
+            &[("read", r#"{"path": "a.txt"}"#)],
+            &["mismatched_quote"],
+            "Reading it.\n",
+        ),
+        (
+            "<tool name=\"read\" arguments='{\"path\": \"a.txt\"}'/>\nDone.",
+            &[("read", r#"{"path": "a.txt"}"#)],
+            &[],
+            "\nDone.",
+        ),
+        (
+            "<tool name=\"write\" arguments=\"{&quot;path&quot;: &quot;a.html&quot;, &quot;content&quot;: &quot;&lt;br/&gt;&quot;}\"/>",
+            &[("write", r#"{"path": "a.html", "content": "<br/>"}"#)],
+            &[],
+            "",
+        ),
+        (
+            "<tool name=\"write\" arguments=\"{\"path\": \"a.html\", \"content\": \"a<br/>b\"}'/>\n<tool name=\"read\" arguments=\"{\"path\": \"b.txt\"}'/>",
+            &[
+                ("write", r#"{"path": "a.html", "content": "a<br/>b"}"#),
+                ("read", r#"{"path": "b.txt"}"#),
+            ],
+            &["mismatched_quote"],
+            "\n",
+        ),
+        (
+            "Use <tool name=\"x\"> tags.\n<tool name=x> is how.\n<tool name=\"read\">",
+            &[],
+            &[],
+            "Use <tool name=\"x\"> tags.\n<tool name=x> is how.\n<tool name=\"read\">",
+        ),
+    ];
+    let hermes_first =
+        "<tool_call>\n{\"name\": \"read\", \"arguments\": {\"path\": \"x\"}}\n</tool_call>\n";
+    for dialect in [Dialect::Auto] {
+        for tools in [Some(ELEMENT_TOOLS), None] {
+            for &(raw, calls, repairs, content) in cases {
+                // After `auto` locked onto Hermes too.
+                let locked = format!("{hermes_first}{raw}");
+                let msg = message_in(dialect, &locked, tools);
+                assert_eq!(
+                    msg["tool_calls"].as_array().unwrap().len(),
+                    calls.len() + 1,
+                    "{locked:?}\n{msg}"
+                );
+                let msg = message_in(dialect, raw, tools);
+                let got: Vec<(&str, &str)> = msg["tool_calls"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| {
+                        (
+                            c["name"].as_str().unwrap(),
+                            c["arguments"].as_str().unwrap(),
+                        )
+                    })
+                    .collect();
+                assert_eq!(got, calls, "{dialect:?} {raw:?}\n{msg}");
+                assert_eq!(
+                    msg["incomplete_calls"],
+                    serde_json::json!([]),
+                    "{dialect:?} {raw:?}\n{msg}"
+                );
+                assert_eq!(msg["content"], content, "{dialect:?} {raw:?}\n{msg}");
+                for call in msg["tool_calls"].as_array().unwrap() {
+                    assert_eq!(
+                        call["repairs"],
+                        serde_json::json!(repairs),
+                        "{dialect:?} {raw:?}\n{msg}"
+                    );
+                }
+            }
+        }
+        let cut = "<tool name=\"write\" arguments=\"{\"path\": \"a.txt\", \"content\": \"x}'/> more\"}'/>";
+        let msg = message_in(dialect, cut, Some(ELEMENT_TOOLS));
+        assert_eq!(
+            msg["tool_calls"],
+            serde_json::json!([]),
+            "{dialect:?}\n{msg}"
+        );
+        assert_eq!(
+            msg["incomplete_calls"][0]["name"], "write",
+            "{dialect:?}\n{msg}"
+        );
     }
 }

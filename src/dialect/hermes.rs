@@ -3,7 +3,7 @@
 //! The same wrapper also carries Qwen3-Coder's XML body and GLM's argument tags in
 //! practice, so the body is chosen by how it begins.
 
-use super::{glm, qwen3_coder, Body, CallForm, Dialect, Spec, HERMES_ENVELOPE};
+use super::{glm, qwen3_coder, tool_elements, Body, CallForm, Dialect, Spec, HERMES_ENVELOPE};
 use crate::render::{
     Layout,
     Piece::{Slot, Text as T},
@@ -18,23 +18,35 @@ pub(super) static BODIES: [Body; 3] = [
     Body::Xml(&glm::XML),
 ];
 
+/// The `<tool_call>` wrapper around the sniffed bodies.
+const TOOL_CALL: CallForm = CallForm {
+    opener: b"<tool_call>",
+    body: Body::Sniff(&BODIES),
+    closer: b"</tool_call>",
+    ..CallForm::BASE
+};
+
+const STRIP: &[&[u8]] = &[
+    b"</tool_call>",
+    b"</think>",
+    b"<|im_end|>",
+    b"<|endoftext|>",
+];
+
 pub(crate) static SPEC: Spec = Spec {
     dialect: Dialect::Hermes,
     reasoning: &[(b"<think>", b"</think>")],
-    calls: &[CallForm {
-        opener: b"<tool_call>",
-        body: Body::Sniff(&BODIES),
-        closer: b"</tool_call>",
-        implies: None,
-        anchored: false,
-        ..CallForm::BASE
-    }],
-    strip: &[
-        b"</tool_call>",
-        b"</think>",
-        b"<|im_end|>",
-        b"<|endoftext|>",
-    ],
+    calls: &[TOOL_CALL],
+    strip: STRIP,
+};
+
+/// In `auto`, also the drift of a call written as one self-closing tag (a weak opener:
+/// named, Hermes keeps a table without one, which reads prose a byte at a time).
+pub(crate) static AUTO_SPEC: Spec = Spec {
+    dialect: Dialect::Hermes,
+    reasoning: &[(b"<think>", b"</think>")],
+    calls: &[TOOL_CALL, tool_elements::ATTRIBUTE_CALL],
+    strip: STRIP,
 };
 
 /// How the model writes its calls ([`Dialect::render`](crate::Dialect::render)).

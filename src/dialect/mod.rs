@@ -745,6 +745,13 @@ pub(crate) struct XmlSpec {
     /// With `name_in_tag`: names that are markup, not tools (`<tool_call>`), so the
     /// tag begins no body of this grammar.
     pub not_names: &'static [&'static [u8]],
+    /// The call is one self-closing tag whose arguments are one JSON object in an
+    /// attribute (`<tool name="NAME" arguments='{...}'/>`): the name is quoted before
+    /// `name_close` (the arguments attribute's start), and the value, quoted either way,
+    /// ends at `func_close` (`/>`) right after its object and closing quote. A value
+    /// closed by the other quote (`"{...}'`: the quote broke, the object holding `"`)
+    /// is `mismatched_quote`; in `"`, its entities are undone (`&quot;`).
+    pub attribute_call: bool,
 }
 
 impl XmlSpec {
@@ -777,6 +784,7 @@ impl XmlSpec {
         attr_entities: false,
         name_in_tag: false,
         not_names: &[],
+        attribute_call: false,
     };
 
     /// MiniMax M2's elements, which DeepSeek DSML, dots and GigaChat 3.5 reuse (with a
@@ -862,8 +870,14 @@ pub(crate) fn dialect_of_body(body: &Body) -> Option<Dialect> {
     };
     if let Body::Envelope(_) = body {
         // A JSON call object in a wrapper shared with an XML dialect (`<tool_call>`) is
-        // the dialect's that writes JSON (Hermes), not the one with XML forms of its own.
-        let xml_free = |spec: &&&Spec| !spec.calls.iter().any(|f| matches!(f.body, Body::Xml(_)));
+        // the dialect's that writes JSON (Hermes), not the one with XML forms of its own
+        // (a weak drift form, Hermes' self-closing `<tool name=`, is none).
+        let xml_free = |spec: &&&Spec| {
+            !spec
+                .calls
+                .iter()
+                .any(|f| matches!(f.body, Body::Xml(_)) && !f.anchored)
+        };
         if let Some(spec) = owners().find(xml_free) {
             return Some(spec.dialect);
         }
@@ -882,7 +896,7 @@ pub(crate) fn auto_specs() -> &'static [&'static Spec] {
     // Where two dialects share a marker, the first listed reads it.
     static ALL: [&Spec; 42] = [
         &qwen3_coder::SPEC,
-        &hermes::SPEC,
+        &hermes::AUTO_SPEC,
         &gemma4::SPEC,
         // JSON-bodied dialects.
         &mistral::SPEC,

@@ -20,8 +20,16 @@
 //!
 //! Both are bodies of elements (MiniMax M3's grammar): leaves are text typed by the
 //! schema, and the body is read whole once it closes.
+//!
+//! Or the call is one self-closing tag, the arguments a JSON object in an attribute,
+//! its quote often broken by the quotes inside (`ATTRIBUTE_CALL`, read in the Hermes
+//! family's output):
+//!
+//! ```text
+//! <tool name="read" arguments="{"path": "a.txt"}'/>
+//! ```
 
-use super::{Body, XmlSpec, HERMES_ENVELOPE};
+use super::{Body, CallForm, XmlSpec, HERMES_ENVELOPE};
 
 /// `<tool_name>NAME</tool_name>` then the arguments as elements, up to the section's
 /// closer or the next `<tool_name>`.
@@ -49,3 +57,21 @@ pub(crate) static TOOL_CALLS_BODIES: [Body; 3] = [
     Body::Xml(&NAME_ELEMENT),
     Body::Xml(&NAME_IN_TAG),
 ];
+
+/// `<tool name="NAME" arguments='{...}'/>`.
+static ATTRIBUTES: XmlSpec = XmlSpec {
+    name_close: b" arguments=",
+    func_close: b"/>",
+    element_keys: true,
+    attribute_call: true,
+    ..XmlSpec::BASE
+};
+
+/// A call in one self-closing tag. A weak opener: at a line's start only, and what does
+/// not follow it as a quoted name then the arguments attribute stays text.
+pub(crate) const ATTRIBUTE_CALL: CallForm = CallForm {
+    opener: b"<tool name=",
+    body: Body::Xml(&ATTRIBUTES),
+    anchored: true,
+    ..CallForm::BASE
+};

@@ -636,6 +636,9 @@ const MAX_LIST_DEPTH: usize = 128;
 /// closing tag (a stray word in the name: a call not released). `None` while it cannot
 /// be told. Anything else (` to=you later`) is not, and stays text.
 fn xml_gate(spec: &XmlSpec, held: &[u8], max_name: usize) -> Option<bool> {
+    if spec.attribute_call {
+        return attribute_gate(spec, held, max_name);
+    }
     let (name, tag) = held.split_at(held.iter().position(|&c| c == b'<').unwrap_or(held.len()));
     // A name holding blanks is text, unless the name's closing tag follows it: then a
     // call whose name holds a stray word (read, never shown).
@@ -663,6 +666,32 @@ fn xml_gate(spec: &XmlSpec, held: &[u8], max_name: usize) -> Option<bool> {
         open |= t.starts_with(tag);
     }
     (!open).then_some(false)
+}
+
+/// [`xml_gate`] for a call in one self-closing tag ([`XmlSpec::attribute_call`]):
+/// `held` begins with a quoted name without blanks, then the arguments attribute
+/// (`"read" arguments=`). Anything else (`<tool name=x> is how`) is text.
+fn attribute_gate(spec: &XmlSpec, held: &[u8], max_name: usize) -> Option<bool> {
+    let &quote = held.first()?;
+    if !matches!(quote, b'"' | b'\'') {
+        return Some(false);
+    }
+    let Some(len) = held[1..].iter().position(|&b| b == quote) else {
+        let name_so_far = held[1..].iter().all(|&b| word_byte(b) || b >= 0x80);
+        return (name_so_far && held.len() <= max_name).then_some(None)?;
+    };
+    let name = &held[1..1 + len];
+    if name.is_empty() || !name.iter().all(|&b| word_byte(b) || b >= 0x80) {
+        return Some(false);
+    }
+    let after = &held[2 + len..];
+    if after.starts_with(spec.name_close) {
+        Some(true)
+    } else if spec.name_close.starts_with(after) {
+        None
+    } else {
+        Some(false)
+    }
 }
 
 /// Where the first of two opening braces is (`{{"name": ...`), if `held` begins so.

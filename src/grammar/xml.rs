@@ -607,7 +607,11 @@ impl Xml {
     fn end_name(&mut self, sink: &mut Sink<'_>) -> Result<(), Abort> {
         let raw = String::from_utf8_lossy(&self.buf).into_owned();
         // `"NAME"`, also followed by attributes (`"NAME" index="1"`).
-        let (name, _) = split_attributes(raw.trim());
+        let (name, _) = match self.spec.attribute_call {
+            // (Its gate read the name in either quote.)
+            true => (raw.trim().trim_matches(['"', '\'']), ""),
+            false => split_attributes(raw.trim()),
+        };
         let name = self.unescape(name);
         let mut name = name.as_str();
         self.buf.clear();

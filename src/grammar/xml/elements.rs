@@ -89,6 +89,27 @@ fn named_parameter(s: &str) -> Option<(String, Value, usize)> {
     Some((key.to_owned(), Value::String(text), end + CLOSE.len()))
 }
 
+/// The arguments attribute's value (`'{...}'`, `"{&quot;a&quot;: 1}"`) without its
+/// quotes: opened and closed by different quotes, `mismatched_quote` (the JSON holds the
+/// quote that opened it, which then cannot have closed it); in `"`, its entities undone.
+fn attribute_value(body: &str, sink: &mut Sink<'_>) -> String {
+    let body = body.trim();
+    let mut chars = body.chars();
+    let (Some(open @ ('"' | '\'')), Some(close @ ('"' | '\''))) = (chars.next(), chars.next_back())
+    else {
+        return body.to_owned();
+    };
+    let inner = chars.as_str();
+    if open != close {
+        sink.repair(Repair::MismatchedQuote);
+        return inner.to_owned();
+    }
+    match open {
+        '"' if !inner.contains('"') => super::attributes::unescape_entities(inner),
+        _ => inner.to_owned(),
+    }
+}
+
 /// `<name>` at the start of `s`: the name and the tag's length.
 fn open_tag(s: &str) -> Option<(&str, usize)> {
     let gt = s.get(1..)?.find('>')? + 1;
@@ -188,7 +209,7 @@ impl Xml {
             true => &self.tag_close[..],
             false => self.spec.func_close,
         };
-        let closed = !close.is_empty() && self.raw.ends_with(close);
+        let closed = !close.is_empty() && self.raw.ends_with(close) && self.attribute_closed();
         let mut body_end = self.raw.len().saturating_sub(close.len());
         let mut again: Vec<u8> = Vec::new();
         let mut closer_seen = false;
@@ -220,8 +241,11 @@ impl Xml {
             }
             return Ok(());
         }
-        let body = String::from_utf8_lossy(&self.raw[..body_end]).into_owned();
+        let mut body = String::from_utf8_lossy(&self.raw[..body_end]).into_owned();
         self.raw.clear();
+        if self.spec.attribute_call {
+            body = attribute_value(&body, sink);
+        }
         if body.trim_start().starts_with('{') {
             // One JSON object as the arguments (`<tool_write>{"path": ...}`).
             self.json_elements(body.trim().as_bytes(), sink);
@@ -291,6 +315,20 @@ impl Xml {
         self.ended = Some(closer_seen);
         self.requeue(&again);
         Ok(())
+    }
+
+    /// For a call in one self-closing tag ([`XmlSpec::attribute_call`]), whether the
+    /// `/>` just read ends it: right after the object's `}` and the value's closing
+    /// quote (a `/>` inside the JSON, `<br/>`, is the value's). Other bodies: yes.
+    fn attribute_closed(&self) -> bool {
+        if !self.spec.attribute_call {
+            return true;
+        }
+        let before = self.raw[..self.raw.len() - self.spec.func_close.len()].trim_ascii_end();
+        before
+            .strip_suffix(b"\"")
+            .or_else(|| before.strip_suffix(b"'"))
+            .is_some_and(|v| v.trim_ascii_end().ends_with(b"}"))
     }
 
     /// In a body of elements whose function has no closer of its own, or has it in its
