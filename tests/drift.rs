@@ -389,6 +389,35 @@ const ELEMENT_TOOLS: &str = r#"[
 /// their repairs, the text shown.
 type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a [&'a str], &'a str);
 
+/// The calls `msg` released: (name, arguments).
+fn released(msg: &serde_json::Value) -> Vec<(&str, &str)> {
+    msg["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap(),
+                c["arguments"].as_str().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// `msg` holds no call left unreleased, shows `content`, and reports `repairs` on each
+/// released call.
+fn all_released_as(msg: &serde_json::Value, repairs: &[&str], content: &str, what: &str) {
+    assert_eq!(
+        msg["incomplete_calls"],
+        serde_json::json!([]),
+        "{what}\n{msg}"
+    );
+    assert_eq!(msg["content"], content, "{what}\n{msg}");
+    for call in msg["tool_calls"].as_array().unwrap() {
+        assert_eq!(call["repairs"], serde_json::json!(repairs), "{what}\n{msg}");
+    }
+}
+
 /// Every dialect that opens calls with a `<tool_calls>` section, and `auto`.
 fn tool_calls_sections() -> Vec<Dialect> {
     let mut dialects: Vec<Dialect> = Dialect::ALL
@@ -460,17 +489,7 @@ fn calls_written_as_elements_in_a_tool_calls_section_are_read() {
         for tools in [Some(ELEMENT_TOOLS), None] {
             for &(raw, calls, repairs, content) in cases {
                 let msg = message_in(dialect, raw, tools);
-                let got: Vec<(&str, &str)> = msg["tool_calls"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|c| {
-                        (
-                            c["name"].as_str().unwrap(),
-                            c["arguments"].as_str().unwrap(),
-                        )
-                    })
-                    .collect();
+                let got = released(&msg);
                 let typed = tools.is_some() || !raw.contains("<limit>");
                 if typed {
                     assert_eq!(
@@ -482,19 +501,7 @@ fn calls_written_as_elements_in_a_tool_calls_section_are_read() {
                 } else {
                     assert_eq!(got.len(), calls.len(), "{dialect:?} {raw:?}\n{msg}");
                 }
-                assert_eq!(
-                    msg["incomplete_calls"],
-                    serde_json::json!([]),
-                    "{dialect:?} {raw:?}\n{msg}"
-                );
-                assert_eq!(msg["content"], content, "{dialect:?} {raw:?}\n{msg}");
-                for call in msg["tool_calls"].as_array().unwrap() {
-                    assert_eq!(
-                        call["repairs"],
-                        serde_json::json!(repairs),
-                        "{dialect:?} {raw:?}\n{msg}"
-                    );
-                }
+                all_released_as(&msg, repairs, content, &format!("{dialect:?} {raw:?}"));
             }
         }
     }
@@ -598,31 +605,9 @@ fn a_call_as_one_self_closing_tag_is_read() {
                     "{locked:?}\n{msg}"
                 );
                 let msg = message_in(dialect, raw, tools);
-                let got: Vec<(&str, &str)> = msg["tool_calls"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|c| {
-                        (
-                            c["name"].as_str().unwrap(),
-                            c["arguments"].as_str().unwrap(),
-                        )
-                    })
-                    .collect();
+                let got = released(&msg);
                 assert_eq!(got, calls, "{dialect:?} {raw:?}\n{msg}");
-                assert_eq!(
-                    msg["incomplete_calls"],
-                    serde_json::json!([]),
-                    "{dialect:?} {raw:?}\n{msg}"
-                );
-                assert_eq!(msg["content"], content, "{dialect:?} {raw:?}\n{msg}");
-                for call in msg["tool_calls"].as_array().unwrap() {
-                    assert_eq!(
-                        call["repairs"],
-                        serde_json::json!(repairs),
-                        "{dialect:?} {raw:?}\n{msg}"
-                    );
-                }
+                all_released_as(&msg, repairs, content, &format!("{dialect:?} {raw:?}"));
             }
         }
         let cut = "<tool name=\"write\" arguments=\"{\"path\": \"a.txt\", \"content\": \"x}'/> more\"}'/>";

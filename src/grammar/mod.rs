@@ -903,16 +903,11 @@ fn stray_word(bodies: &'static [Body], text: &[u8]) -> Option<Result<(&'static B
                     _ => {}
                 }
             }
-            Body::Xml(spec) if !spec.name_open.is_empty() => {
-                if let Some(tag) = rest.strip_prefix(spec.name_open) {
-                    match tag_names_a_tool(spec, tag) {
-                        Some(true) => return Some(Ok((body, skip))),
-                        Some(false) => {}
-                        None => waiting = true,
-                    }
-                }
-                waiting |= spec.name_open.starts_with(rest);
-            }
+            Body::Xml(spec) => match opens_name_tag(spec, rest) {
+                Some(true) => return Some(Ok((body, skip))),
+                Some(false) => {}
+                None => waiting = true,
+            },
             _ => {}
         }
     }
@@ -991,6 +986,24 @@ pub(crate) fn tag_names_a_tool(spec: &XmlSpec, rest: &[u8]) -> Option<bool> {
     Some(rest[end] == b'>' && end > 0 && !spec.not_names.contains(&&rest[..end]))
 }
 
+/// Whether `text` begins with `spec`'s name tag (`<function=`, `<tool_name>`, a
+/// `<tool_NAME>` naming a tool): `None` while more of it may still, `Some(false)` when
+/// it cannot. A spec whose name follows the opener directly has no such tag.
+fn opens_name_tag(spec: &XmlSpec, text: &[u8]) -> Option<bool> {
+    let open = spec.name_open;
+    if open.is_empty() {
+        return Some(false);
+    }
+    let verdict = match text.strip_prefix(open) {
+        Some(rest) => tag_names_a_tool(spec, rest),
+        None => Some(false),
+    };
+    match verdict {
+        Some(false) if open.starts_with(text) => None,
+        v => v,
+    }
+}
+
 /// Whether `held`, after a body of tags of the repeated `form`, begins another of its
 /// bodies of tags (`<tool_write>` after `</tool_read>` in one `<tool_calls>`): `None`
 /// until it can be told.
@@ -1002,18 +1015,10 @@ pub(crate) fn begins_body_of_tags(form: &CallForm, held: &[u8]) -> Option<bool> 
     let mut waiting = false;
     for body in bodies {
         let Body::Xml(spec) = body else { continue };
-        let open = spec.name_open;
-        if open.is_empty() {
-            continue;
-        }
-        if let Some(rest) = held.strip_prefix(open) {
-            match tag_names_a_tool(spec, rest) {
-                Some(true) => return Some(true),
-                Some(false) => {}
-                None => waiting = true,
-            }
-        } else if open.starts_with(held) {
-            waiting = true;
+        match opens_name_tag(spec, held) {
+            Some(true) => return Some(true),
+            Some(false) => {}
+            None => waiting = true,
         }
     }
     (!waiting).then_some(false)
@@ -1100,15 +1105,12 @@ fn sniff(
                     if text[0].is_ascii_alphabetic() || text[0] == b'_' {
                         return Sniffed::Body(body);
                     }
-                } else if text.starts_with(open) {
-                    match tag_names_a_tool(spec, &text[open.len()..]) {
+                } else {
+                    match opens_name_tag(spec, text) {
                         Some(true) => return Sniffed::Body(body),
                         Some(false) => {}
                         None => waiting = true,
                     }
-                }
-                if open.starts_with(text) {
-                    waiting = true;
                 }
             }
             Body::NameArgs(_) => return Sniffed::Body(body),

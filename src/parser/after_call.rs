@@ -65,12 +65,7 @@ impl Parser {
                     // Another body of the same form: the next call. The blanks before
                     // it are text again if it is none (`give_back`).
                     let gap = std::mem::take(gap);
-                    let (mut sink, ..) = self.sink();
-                    sink.end();
-                    self.start_call(form, within);
-                    if matches!(self.mode, Mode::Call(_)) {
-                        Parser::work(&mut self.work).repeat_gap = gap;
-                    }
+                    self.next_body(form, within, gap);
                     return i;
                 }
                 if matches!(b, b'}' | b']') && !markup.of_tags() {
@@ -129,12 +124,7 @@ impl Parser {
                     Some(true) => {
                         let held = std::mem::take(held);
                         let gap = std::mem::take(gap);
-                        let (mut sink, ..) = self.sink();
-                        sink.end();
-                        self.start_call(form, within);
-                        if matches!(self.mode, Mode::Call(_)) {
-                            Parser::work(&mut self.work).repeat_gap = gap;
-                        }
+                        self.next_body(form, within, gap);
                         let from_input = held.len().min(i + 1);
                         let old = held.len() - from_input;
                         if old > 0 {
@@ -187,6 +177,17 @@ impl Parser {
             return i + 1 - from_input;
         }
         input.len()
+    }
+
+    /// Another body of the repeated `form` begins: this call ends and the next starts.
+    /// The blanks before it (`gap`) are text again if it is none (`give_back`).
+    fn next_body(&mut self, form: &'static CallForm, within: Option<u16>, gap: SmallVec<[u8; 32]>) {
+        let (mut sink, ..) = self.sink();
+        sink.end();
+        self.start_call(form, within);
+        if matches!(self.mode, Mode::Call(_)) {
+            Parser::work(&mut self.work).repeat_gap = gap;
+        }
     }
 
     /// Text after a call's body, with no closer yet: held until the call's next bound
