@@ -623,3 +623,114 @@ fn a_call_as_one_self_closing_tag_is_read() {
         );
     }
 }
+
+/// A body of tags that is one JSON object (DSML's bare body, read by every grammar of
+/// tags): released as written when the object closes before the tag that ends the body,
+/// closed (`missing_closers`) when only containers are left open there; not released
+/// when a string is left open there, since the tag may have been the string's. In every form that writes its arguments as tags, with tools
+/// and without, under every chunking. The body goes right before the call's closing
+/// markup.
+#[test]
+fn a_json_body_of_tags_cut_by_its_tag_is_not_released() {
+    use toolsift::render::{Arguments, Call, Style, Turn};
+    let whole = r#"{"path": "a.md", "content": "abc"}"#;
+    let cut = [
+        r#"{"path": "a.md", "content": "abc"#,
+        r#"{"path": "a.md", "content": {"text": "abc"#,
+    ];
+    // Its strings closed, the tag is the model's: the object is closed.
+    let (open, closed) = (
+        r#"{"path": "a.md", "content": {"text": "abc"}"#,
+        r#"{"path": "a.md", "content": {"text": "abc"}}"#,
+    );
+    let mut forms = 0;
+    for &dialect in Dialect::ALL {
+        for form in dialect.forms() {
+            if !matches!(
+                form.arguments(),
+                Arguments::Params { .. } | Arguments::Elements
+            ) {
+                continue;
+            }
+            forms += 1;
+            let style = Style::new().form(form.name());
+            let write = |args| {
+                let turn = match form.reasoning() {
+                    true => Turn::new().reasoning("Plan."),
+                    false => Turn::new(),
+                };
+                let turn = turn.call(Call::new("write", args));
+                dialect.render_with(&turn, &style).unwrap().output
+            };
+            let none = write("{}");
+            let name = none.find("write").unwrap();
+            let at = form
+                .closing_markup()
+                .iter()
+                .filter_map(|m| none[name..].find(m.trim()))
+                .min()
+                .map(|at| name + at)
+                .unwrap_or_else(|| panic!("{none:?}"));
+            let with_body = |body: &str| format!("{}{body}\n{}", &none[..at], &none[at..]);
+            for tools in [Some(ELEMENT_TOOLS), None] {
+                let config = || {
+                    let mut config =
+                        Config::new(dialect).reasoning_open(form.prompt_opens_reasoning());
+                    if let Some(tools) = tools {
+                        config =
+                            config.tools(toolsift::Tools::from_json(tools.as_bytes()).unwrap());
+                    }
+                    config
+                };
+                let raw = with_body(whole);
+                let events =
+                    support::check_all_chunkings(&config(), raw.as_bytes(), StopReason::Stop)
+                        .unwrap_or_else(|e| panic!("{dialect:?} {raw:?}: {e}"));
+                let msg = support::message(&events);
+                assert_eq!(
+                    released(&msg),
+                    vec![("write", whole)],
+                    "{dialect:?} {} {raw:?}\n{msg}",
+                    form.name()
+                );
+                let raw = with_body(open);
+                let events =
+                    support::check_all_chunkings(&config(), raw.as_bytes(), StopReason::Stop)
+                        .unwrap_or_else(|e| panic!("{dialect:?} {raw:?}: {e}"));
+                let msg = support::message(&events);
+                assert_eq!(
+                    released(&msg),
+                    vec![("write", closed)],
+                    "{dialect:?} {} {raw:?}\n{msg}",
+                    form.name()
+                );
+                assert!(
+                    msg["tool_calls"][0]["repairs"]
+                        .to_string()
+                        .contains("missing_closers"),
+                    "{msg}"
+                );
+                for body in cut {
+                    let raw = with_body(body);
+                    let events =
+                        support::check_all_chunkings(&config(), raw.as_bytes(), StopReason::Stop)
+                            .unwrap_or_else(|e| panic!("{dialect:?} {raw:?}: {e}"));
+                    let msg = support::message(&events);
+                    assert_eq!(
+                        msg["tool_calls"],
+                        serde_json::json!([]),
+                        "{dialect:?} {} {raw:?}\n{msg}",
+                        form.name()
+                    );
+                    assert_eq!(
+                        msg["incomplete_calls"][0]["reason"],
+                        "invalid",
+                        "{dialect:?} {} {raw:?}\n{msg}",
+                        form.name()
+                    );
+                }
+            }
+        }
+    }
+    assert!(forms >= 8, "{forms} forms of tags");
+}

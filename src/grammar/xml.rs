@@ -449,15 +449,17 @@ impl Xml {
                 }
             }
             Phase::Name if self.spec.name_close.is_empty() => {
-                // The name ends natively at a newline or the next tag (GLM).
-                if b == b'\n' || b == b'<' {
+                // The name ends natively at a newline or the next tag (GLM), and at a
+                // JSON body written right after it (`write{"path": ...}`).
+                let body = b == b'{' && !self.buf.trim_ascii().is_empty();
+                if b == b'\n' || b == b'<' || body {
                     if self.buf.iter().all(|c| is_blank(*c)) {
                         self.buf.clear();
                         if b == b'\n' {
                             return Ok(());
                         }
                     }
-                    if b == b'<' {
+                    if b != b'\n' {
                         self.requeue(&[b]);
                     }
                     self.end_name(sink)?;

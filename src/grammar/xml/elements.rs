@@ -247,8 +247,11 @@ impl Xml {
             body = attribute_value(&body, sink);
         }
         if body.trim_start().starts_with('{') {
-            // One JSON object as the arguments (`<tool_write>{"path": ...}`).
-            self.json_elements(body.trim().as_bytes(), sink);
+            // One JSON object as the arguments (`<tool_write>{"path": ...}`), without
+            // the namespace marker of the closer after it.
+            let json = body.trim().as_bytes();
+            let json = json.strip_suffix(ns).unwrap_or(json).trim_ascii_end();
+            self.json_arguments(json, sink);
             self.phase = Phase::Done;
             self.ended = Some(closer_seen);
             self.requeue(&again);
@@ -367,36 +370,6 @@ impl Xml {
         }
         sink.repair(Repair::MissingCloser);
         end
-    }
-
-    /// A body of elements that is one JSON object: the arguments, repaired. Cut short
-    /// (its strings or containers left open at the body's end), it is not released: the
-    /// object may have gone on past the tag that ended the body.
-    fn json_elements(&mut self, body: &[u8], sink: &mut Sink<'_>) {
-        match crate::repair(body) {
-            Ok(fixed) if fixed.json.starts_with('{') => {
-                let cut = [
-                    Repair::MissingClosers,
-                    Repair::UnclosedString,
-                    Repair::MissingCloser,
-                ];
-                if fixed.repairs.iter().any(|r| cut.contains(&r)) {
-                    sink.invalid(
-                        "the arguments object does not close before the call's closing tag, so \
-                         where it ends cannot be told; close the object before the tag",
-                    );
-                }
-                sink.repairs(fixed.repairs);
-                self.out.extend_from_slice(&fixed.json.as_bytes()[1..]);
-            }
-            _ => {
-                sink.invalid(
-                    "the call's body is neither elements nor a JSON object; write the \
-                     arguments as one JSON object",
-                );
-                self.out.push(b'}');
-            }
-        }
     }
 
     /// At a function closer the marked reading does not take (one inside an open

@@ -24,8 +24,10 @@ impl Xml {
             self.phase = Phase::Between;
             return Ok(());
         }
-        let ends = [(self.spec.func_close, false), (self.form.closer, true)]
-            .into_iter()
+        let closers =
+            std::iter::once(self.form.closer).chain(self.spec.closer_alts.iter().copied());
+        let ends = std::iter::once((self.spec.func_close, false))
+            .chain(closers.map(|m| (m, true)))
             .find(|(m, _)| !m.is_empty() && self.raw.ends_with(m));
         let Some((m, closer_seen)) = ends else {
             return Ok(());
@@ -45,15 +47,42 @@ impl Xml {
         }
     }
 
-    /// A JSON arguments body: the repaired object continues the `{` already written.
+    /// A JSON object as the arguments of a body of tags (DSML's bare body, Kimi K3's
+    /// JSON element, an element named for the tool): the repaired object continues the
+    /// `{` already written. The tag that ended it is its only bound. An object whose
+    /// repair only closed containers left open there is closed (`missing_closers`): its
+    /// strings closed, the tag is the model's. Any other object cut there is not
+    /// released (a string left open may have held the tag and gone on past it, as a JSON
+    /// envelope whose closer went into an open string), nor a body that is no object.
     pub(super) fn json_arguments(&mut self, body: &[u8], sink: &mut Sink<'_>) {
         match crate::repair(body) {
             Ok(fixed) if fixed.json.starts_with('{') => {
+                let only_closed = || {
+                    fixed.repairs.iter().all(|r| r == Repair::MissingClosers)
+                        && fixed
+                            .json
+                            .as_bytes()
+                            .strip_prefix(body)
+                            .is_some_and(|added| {
+                                added
+                                    .iter()
+                                    .all(|&b| matches!(b, b'}' | b']') || b.is_ascii_whitespace())
+                            })
+                };
+                if fixed.repairs.contains(Repair::MissingClosers) && !only_closed() {
+                    sink.invalid(
+                        "the arguments object is cut by the call's closing tag, so where it \
+                         ends cannot be told; close every string and the object before the tag",
+                    );
+                }
                 sink.repairs(fixed.repairs);
                 self.out.extend_from_slice(&fixed.json.as_bytes()[1..]);
             }
             _ => {
-                sink.repair(Repair::StrayText);
+                sink.invalid(
+                    "the arguments are neither elements nor a JSON object; write them as one \
+                     JSON object",
+                );
                 self.out.push(b'}');
             }
         }
