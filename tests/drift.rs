@@ -682,52 +682,25 @@ fn a_json_body_of_tags_cut_by_its_tag_is_not_released() {
                     }
                     config
                 };
-                let raw = with_body(whole);
-                let events =
-                    support::check_all_chunkings(&config(), raw.as_bytes(), StopReason::Stop)
-                        .unwrap_or_else(|e| panic!("{dialect:?} {raw:?}: {e}"));
-                let msg = support::message(&events);
-                assert_eq!(
-                    released(&msg),
-                    vec![("write", whole)],
-                    "{dialect:?} {} {raw:?}\n{msg}",
-                    form.name()
-                );
-                let raw = with_body(open);
-                let events =
-                    support::check_all_chunkings(&config(), raw.as_bytes(), StopReason::Stop)
-                        .unwrap_or_else(|e| panic!("{dialect:?} {raw:?}: {e}"));
-                let msg = support::message(&events);
-                assert_eq!(
-                    released(&msg),
-                    vec![("write", closed)],
-                    "{dialect:?} {} {raw:?}\n{msg}",
-                    form.name()
-                );
-                assert!(
-                    msg["tool_calls"][0]["repairs"]
-                        .to_string()
-                        .contains("missing_closers"),
-                    "{msg}"
-                );
-                for body in cut {
+                let parse = |body: &str| {
                     let raw = with_body(body);
                     let events =
                         support::check_all_chunkings(&config(), raw.as_bytes(), StopReason::Stop)
                             .unwrap_or_else(|e| panic!("{dialect:?} {raw:?}: {e}"));
                     let msg = support::message(&events);
-                    assert_eq!(
-                        msg["tool_calls"],
-                        serde_json::json!([]),
-                        "{dialect:?} {} {raw:?}\n{msg}",
-                        form.name()
-                    );
-                    assert_eq!(
-                        msg["incomplete_calls"][0]["reason"],
-                        "invalid",
-                        "{dialect:?} {} {raw:?}\n{msg}",
-                        form.name()
-                    );
+                    let context = format!("{dialect:?} {} {raw:?}\n{msg}", form.name());
+                    (msg, context)
+                };
+                let (msg, context) = parse(whole);
+                assert_eq!(released(&msg), vec![("write", whole)], "{context}");
+                let (msg, context) = parse(open);
+                assert_eq!(released(&msg), vec![("write", closed)], "{context}");
+                let repairs = msg["tool_calls"][0]["repairs"].to_string();
+                assert!(repairs.contains("missing_closers"), "{context}");
+                for body in cut {
+                    let (msg, context) = parse(body);
+                    assert_eq!(msg["tool_calls"], serde_json::json!([]), "{context}");
+                    assert_eq!(msg["incomplete_calls"][0]["reason"], "invalid", "{context}");
                 }
             }
         }
