@@ -13,6 +13,8 @@ pub(crate) struct BodyMarkup {
     tags: [&'static [u8]; 3],
     /// What may follow a tag's `<` or `</` (`｜GCML｜`); empty for none.
     prefix: &'static [u8],
+    /// A body of elements: a body of tags whose keys are any element's name.
+    elements: bool,
 }
 
 impl BodyMarkup {
@@ -21,7 +23,22 @@ impl BodyMarkup {
 
     /// Markup written as it is.
     pub(crate) const fn of(tags: [&'static [u8]; 3]) -> BodyMarkup {
-        BodyMarkup { tags, prefix: b"" }
+        BodyMarkup {
+            tags,
+            prefix: b"",
+            elements: false,
+        }
+    }
+
+    /// A body of elements' markup (MiniMax M3's, the elements small models write in a
+    /// `<tool_calls>` section): its values are raw text as a body of tags' are, closed
+    /// by tags named for their keys; `func_close` is its function's closer, if fixed.
+    pub(crate) const fn elements(func_close: &'static [u8]) -> BodyMarkup {
+        BodyMarkup {
+            tags: [b"", func_close, b""],
+            prefix: b"",
+            elements: true,
+        }
     }
 
     /// A body of tags' markup (value closer, function closer, key opener), whose tags
@@ -35,6 +52,7 @@ impl BodyMarkup {
         BodyMarkup {
             tags: [value_close, func_close, key_open],
             prefix,
+            elements: false,
         }
     }
 
@@ -43,10 +61,10 @@ impl BodyMarkup {
         self.tags.iter().any(|m| !m.is_empty())
     }
 
-    /// Whether it is a body of tags' (it has a key opener): a redundant `}` or `]`
+    /// Whether it is a body of tags' (it has a key opener, or is of elements): a redundant `}` or `]`
     /// after it is no JSON body's.
     pub(crate) fn of_tags(&self) -> bool {
-        !self.tags[2].is_empty()
+        !self.tags[2].is_empty() || self.elements
     }
 
     /// Each piece of markup as the model may write it: as it is, and with the tag
@@ -127,5 +145,8 @@ mod tests {
         assert!(!m.begins("<｜G｜invoke name=".as_bytes()));
         assert!(m.of_tags() && m.is_some());
         assert!(!BodyMarkup::NONE.is_some() && !BodyMarkup::of([b")]", b"", b""]).of_tags());
+        // A body of elements is one of tags, with or without a fixed function closer.
+        assert!(BodyMarkup::elements(b"").of_tags() && !BodyMarkup::elements(b"").is_some());
+        assert!(BodyMarkup::elements(b"</invoke>").found_in(b"a</invoke>"));
     }
 }

@@ -288,6 +288,10 @@ impl Xml {
     /// The markup that closes this body's values and function (`</parameter`,
     /// `</function>`): met after the body, it was the body's (`call::extent`).
     pub(crate) fn markup(&self) -> crate::call::extent::BodyMarkup {
+        // (A self-closing call's `/>` closes no value: its arguments are JSON.)
+        if self.spec.element_keys && !self.spec.attribute_call {
+            return crate::call::extent::BodyMarkup::elements(self.spec.func_close);
+        }
         crate::call::extent::BodyMarkup::tags(
             self.spec.value_close,
             self.spec.func_close,
