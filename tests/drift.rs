@@ -627,9 +627,9 @@ fn a_call_as_one_self_closing_tag_is_read() {
 /// A body of tags that is one JSON object (DSML's bare body, read by every grammar of
 /// tags): released as written when the object closes before the tag that ends the body,
 /// closed (`missing_closers`) when only containers are left open there; not released
-/// when a string is left open there, since the tag may have been the string's. In every form that writes its arguments as tags, with tools
-/// and without, under every chunking. The body goes right before the call's closing
-/// markup.
+/// when a string is left open there, since the tag may have been the string's. In
+/// every form that writes its arguments as tags, with tools and without, under every
+/// chunking. The body goes right before the call's closing markup.
 #[test]
 fn a_json_body_of_tags_cut_by_its_tag_is_not_released() {
     use toolsift::render::{Arguments, Call, Style, Turn};

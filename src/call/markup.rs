@@ -61,8 +61,8 @@ impl BodyMarkup {
         self.tags.iter().any(|m| !m.is_empty())
     }
 
-    /// Whether it is a body of tags' (it has a key opener, or is of elements): a redundant `}` or `]`
-    /// after it is no JSON body's.
+    /// Whether it is a body of tags' (it has a key opener, or is of elements): a
+    /// redundant `}` or `]` after it is no JSON body's.
     pub(crate) fn of_tags(&self) -> bool {
         !self.tags[2].is_empty() || self.elements
     }

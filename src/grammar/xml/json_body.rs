@@ -57,19 +57,10 @@ impl Xml {
     pub(super) fn json_arguments(&mut self, body: &[u8], sink: &mut Sink<'_>) {
         match crate::repair(body) {
             Ok(fixed) if fixed.json.starts_with('{') => {
-                let only_closed = || {
-                    fixed.repairs.iter().all(|r| r == Repair::MissingClosers)
-                        && fixed
-                            .json
-                            .as_bytes()
-                            .strip_prefix(body)
-                            .is_some_and(|added| {
-                                added
-                                    .iter()
-                                    .all(|&b| matches!(b, b'}' | b']') || b.is_ascii_whitespace())
-                            })
-                };
-                if fixed.repairs.contains(Repair::MissingClosers) && !only_closed() {
+                let cut = fixed.repairs.contains(Repair::MissingClosers);
+                let only_closed = fixed.repairs.iter().all(|r| r == Repair::MissingClosers)
+                    && only_closers_added(body, fixed.json.as_bytes());
+                if cut && !only_closed {
                     sink.invalid(
                         "the arguments object is cut by the call's closing tag, so where it \
                          ends cannot be told; close every string and the object before the tag",
@@ -87,4 +78,14 @@ impl Xml {
             }
         }
     }
+}
+
+/// Whether `repaired` is `body` with only closers (and blanks) after it: the repair
+/// closed containers left open and changed nothing the model wrote.
+fn only_closers_added(body: &[u8], repaired: &[u8]) -> bool {
+    repaired.strip_prefix(body).is_some_and(|added| {
+        added
+            .iter()
+            .all(|&b| matches!(b, b'}' | b']') || b.is_ascii_whitespace())
+    })
 }
