@@ -67,6 +67,11 @@ impl BodyMarkup {
         !self.tags[2].is_empty() || self.elements
     }
 
+    /// Whether it is a body of elements' (MiniMax M3's, the drift elements').
+    pub(crate) fn of_elements(&self) -> bool {
+        self.elements
+    }
+
     /// Each piece of markup as the model may write it: as it is, and with the tag
     /// prefix after its `<` or `</`.
     fn written(&self) -> impl Iterator<Item = SmallVec<[u8; 64]>> + '_ {

@@ -592,8 +592,11 @@ impl Parser {
         }
         if closer_seen || (form.closer.is_empty() && !form.repeats && !may_go_on) {
             // A body of tags with no closer ends the call at its own closing tags,
-            // which a value may hold as well.
-            match closer_seen || markup.of_tags() {
+            // which a value may hold as well. (Not a body of elements: MiniMax M3
+            // marks its tags, and a value's unmarked tag is text; its body also ends
+            // where no element follows, and reading what follows again at every
+            // such end would make a run of broken calls quadratic.)
+            match closer_seen || (markup.of_tags() && !markup.of_elements()) {
                 true => self.end_body_at_closer(form, within, markup, refused_call),
                 false => self.end_closerless(form, within, markup, misread),
             }

@@ -3,18 +3,26 @@
 use super::*;
 
 impl Parser {
+    /// The end of the stream, in every mode the held bytes lead through: a step at a
+    /// time, in a loop (each held call can leave the next one held; recursing once per
+    /// call would grow the stack with their number).
     pub(super) fn finish_mode(&mut self) {
+        while self.finish_step() {}
+    }
+
+    /// One mode's end; whether the bytes it read again left another mode to end.
+    fn finish_step(&mut self) -> bool {
         if let Mode::Call(call) = &mut self.mode {
             if !call.grammar.undecided() && call.grammar.claim_list(call.form.closer) {
                 // A held markerless list the end of the output makes calls: read it.
                 self.feed_call(&[]);
-                return self.finish_mode();
+                return true;
             }
         }
         if matches!(&self.mode, Mode::Call(call) if call.grammar.undecided()) {
             // The stream ended before markerless JSON showed it is a call: text.
             self.give_back();
-            return self.finish_mode();
+            return true;
         }
         match std::mem::replace(&mut self.mode, Mode::Text) {
             mode @ (Mode::Text | Mode::Reasoning(_)) => {
@@ -50,14 +58,12 @@ impl Parser {
                             self.held = SmallVec::from_slice(&held[..shown]);
                             self.shown = shown as u8;
                             self.process(&held[end..]);
-                            self.finish_mode();
-                            return;
+                            return true;
                         }
                         self.emit_text(&held[shown..start], reasoning);
                         self.act(action);
                         self.process(&held[end..]);
-                        self.finish_mode();
-                        return;
+                        return true;
                     }
                     if held.len() - shown == 1 || self.only_text_like(&held[shown..]) {
                         self.emit_text(&held[shown..], reasoning);
@@ -185,7 +191,7 @@ impl Parser {
                     if !leftover.is_empty() {
                         self.process(&leftover);
                     }
-                    self.finish_mode();
+                    return true;
                 } else if clean_stop
                     && (sink.calls.open_args_hold(form.closer) || string_holds_closer)
                 {
@@ -219,7 +225,7 @@ impl Parser {
                         false,
                     );
                 }
-                self.finish_mode();
+                return true;
             }
             Mode::AfterCall(state) => {
                 let AfterCall {
@@ -243,9 +249,10 @@ impl Parser {
             Mode::Remains(state) => {
                 self.mode = Mode::Remains(state);
                 self.finish_remains();
-                self.finish_mode();
+                return true;
             }
             Mode::Skip { .. } => {}
         }
+        false
     }
 }
