@@ -590,8 +590,12 @@ fn a_calls_closer_inside_a_value_then_text_and_a_call_is_never_released_cut() {
 /// rendered call cut before its tool's name, or its first tag alone), then the rest of
 /// the file and the real closers. Found by the readings fuzz target in Qwen3-Coder: the
 /// text between the inserted closer and the opener was shown, and a nameless call
-/// reported at the opener. An opener that begins no call is the value's text: the call
-/// is released exact or held, and nothing of it is shown.
+/// reported at the opener. The same with the opener followed by a JSON object's members
+/// (a JSON file's `<tool_call>      "service": "a",`, read as a call whose tool's name is
+/// quoted), or by a word and a tag no body holds after its name (`<tool_call>main\n
+/// </header>`, read as GLM's tool `main`): the text before the opener was shown, found
+/// by ten-minute readings runs. An opener that begins no call is the value's text: the
+/// call is released exact or held, and nothing of it is shown.
 #[test]
 fn an_opener_followed_by_no_call_inside_a_value_is_the_values() {
     let mut wrong = Vec::new();
@@ -605,18 +609,68 @@ fn an_opener_followed_by_no_call_inside_a_value_is_the_values() {
         };
         let head = written[..name].trim_start();
         let first_tag = head.find('>').map_or(head, |end| &head[..=end]);
+        let members = "      \"service\": \"worker\",\n      \"ok\": false,\n";
         for opener in [head, first_tag] {
-            let content = format!(
-                "{}{inner}{}{closer}{}{opener}`. Send JSON with it.\n{}",
-                &FILE[..40],
-                &FILE[40..101],
-                &FILE[101..150],
-                &FILE[150..]
-            );
-            exact_or_held(form, &content, &format!(", {opener:?}"), &mut wrong);
+            for after in ["`. Send JSON with it.\n", members, "main\n</header>\n"] {
+                let content = format!(
+                    "{}{inner}{}{closer}{}{opener}{after}{}",
+                    &FILE[..40],
+                    &FILE[40..101],
+                    &FILE[101..150],
+                    &FILE[150..]
+                );
+                let what = format!(", {opener:?} then {after:?}");
+                exact_or_held(form, &content, &what, &mut wrong);
+            }
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Forms where an opener of no call right after the body's closing tags is not yet read
+/// as the value's: the call is released cut there, or the text after it shown (Muse
+/// Glimmer reads the opener as its own envelope's; Step 3 shows a blank of the markup).
+/// A form that passes fails the test too: take it off the list.
+const OPENER_WHERE_THE_CLOSER_BELONGS_KNOWN: &[&str] = &["muse_glimmer", "step3"];
+
+/// The body's closing tags inside a value, then right where the call's closer belongs
+/// an opener of the form followed by no call, then the rest of the file and the real
+/// closers. Found by ten-minute readings runs in Qwen3-Coder
+/// (`</function><tool_call><<main>`): the opener was read as the next call, the closer
+/// taken as dropped, and the call released cut. An opener that begins no call is the
+/// value's text there too: released exact or held, nothing of it shown.
+#[test]
+fn an_opener_of_no_call_where_the_closer_belongs_is_the_values() {
+    let mut wrong = Vec::new();
+    let mut known_passing = Vec::new();
+    for form in tagged() {
+        let markup = form.closing_markup();
+        let inner = markup.split_last().unwrap().1.concat();
+        let written = small_call(form);
+        let Some(name) = written.find("write_file") else {
+            continue;
+        };
+        let head = written[..name].trim_start();
+        let first_tag = head.find('>').map_or(head, |end| &head[..=end]);
+        let mut here = Vec::new();
+        for opener in [head, first_tag] {
+            for after in ["`. Send JSON with it.\n", "main\n</header>\n"] {
+                let content = format!("{}{inner}{opener}{after}{}", &FILE[..40], &FILE[40..]);
+                let what = format!(", {inner:?} {opener:?} then {after:?}");
+                exact_or_held(form, &content, &what, &mut here);
+            }
+        }
+        match OPENER_WHERE_THE_CLOSER_BELONGS_KNOWN.contains(&form.name()) {
+            true if here.is_empty() => known_passing.push(form.name()),
+            true => {}
+            false => wrong.extend(here),
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(
+        known_passing.is_empty(),
+        "known to fail, now passing (take them off the list): {known_passing:?}"
+    );
 }
 
 /// The same with the opener followed by a long run of blanks: whether it begins a call

@@ -356,7 +356,7 @@ pub(crate) fn begins_a_call(form: &'static CallForm, opener: &[u8], after: &[u8]
     let mut bodies = specs_of(form)
         .flat_map(|s| s.calls)
         .filter(|f| f.opener == opener)
-        .map(|f| (&f.body, f.body_prefix))
+        .map(|f| (&f.body, f.body_prefix, f.closer))
         .peekable();
     // A longer marker the opener begins (a section token, `<｜DSML｜function_calls>`
     // after the mangled-tag opener `<｜DSML｜`) is that marker: it begins no call, a
@@ -379,6 +379,44 @@ pub(crate) fn begins_a_call(form: &'static CallForm, opener: &[u8], after: &[u8]
     match fits_any(bodies, seen) {
         None if after.len() >= LOOK_AHEAD => Some(true),
         fits => fits,
+    }
+}
+
+/// What bytes read after a body of tags, where its call's closer belongs, are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OpenerAfter {
+    /// No opener of the call's dialect.
+    None,
+    /// Not told yet: a part of an opener, or one whose body has not shown (a bounded
+    /// look-ahead).
+    Waiting,
+    /// An opener that begins a call: the closer was dropped.
+    Call,
+    /// An opener followed by no call (`<tool_call><<main>`, a file's markup written raw
+    /// in a value): the value went on past the tags that seemed to end the body.
+    NoCall,
+}
+
+/// [`OpenerAfter`] of `held`, read after a body of tags of `form` in place of its closer.
+pub(crate) fn opener_after_body(form: &'static CallForm, held: &[u8]) -> OpenerAfter {
+    let mut waiting = false;
+    for opener in specs_of(form).flat_map(|s| s.calls).map(|f| f.opener) {
+        if opener.is_empty() {
+            continue;
+        }
+        if let Some(after) = held.strip_prefix(opener) {
+            match begins_a_call(form, opener, after) {
+                Some(true) => return OpenerAfter::Call,
+                Some(false) => return OpenerAfter::NoCall,
+                None => waiting = true,
+            }
+        } else if opener.starts_with(held) {
+            waiting = true;
+        }
+    }
+    match waiting {
+        true => OpenerAfter::Waiting,
+        false => OpenerAfter::None,
     }
 }
 
@@ -450,17 +488,20 @@ fn is_name_byte(b: u8) -> bool {
 pub(crate) const LOOK_AHEAD: usize = 64;
 
 /// Whether `text` begins one of `bodies`, each after its prefix ([`begins_a_call`]).
-fn fits_any<'a>(bodies: impl Iterator<Item = (&'a Body, &'a [u8])>, text: &[u8]) -> Option<bool> {
+fn fits_any<'a>(
+    bodies: impl Iterator<Item = (&'a Body, &'a [u8], &'a [u8])>,
+    text: &[u8],
+) -> Option<bool> {
     let mut waiting = false;
-    for (body, prefix) in bodies {
+    for (body, prefix, closer) in bodies {
         // (On the stack: `text` is at most the look-ahead.)
         let mut with_prefix = smallvec::SmallVec::<[u8; 2 * LOOK_AHEAD]>::new();
         let fit = match prefix.is_empty() {
-            true => fits(body, text),
+            true => fits(body, text, closer),
             false => {
                 with_prefix.extend_from_slice(prefix);
                 with_prefix.extend_from_slice(text);
-                fits(body, &with_prefix)
+                fits(body, &with_prefix, closer)
             }
         };
         match fit {
@@ -476,14 +517,14 @@ fn fits_any<'a>(bodies: impl Iterator<Item = (&'a Body, &'a [u8])>, text: &[u8])
     }
 }
 
-/// Whether `text`, past blanks, begins `body`.
-fn fits(body: &Body, text: &[u8]) -> Option<bool> {
+/// Whether `text`, past blanks, begins `body` (of a call that ends at `closer`).
+fn fits(body: &Body, text: &[u8], closer: &[u8]) -> Option<bool> {
     let text = text.trim_ascii_start();
     text.first()?;
     match body {
-        Body::Sniff(bodies) => fits_any(bodies.iter().map(|b| (b, &b""[..])), text),
+        Body::Sniff(bodies) => fits_any(bodies.iter().map(|b| (b, &b""[..], closer)), text),
         Body::Envelope(spec) => call_object(spec, text),
-        Body::Xml(spec) => names(spec, text),
+        Body::Xml(spec) => names(spec, text, closer),
         Body::NameArgs(spec) => named(spec, text),
         Body::Pythonic(_) => python_call(text),
         Body::Harmony(_) => Some(true),
@@ -592,7 +633,9 @@ fn past_list_open(text: &[u8]) -> &[u8] {
 /// Whether `text` begins a body of tags of `spec`: its name's opening markup, then a
 /// name. A name inside a tag (`<function=NAME>`, `name="NAME"`) is one word up to the
 /// tag's end or its quote; a blank then more words, or another tag, is a sentence.
-fn names(spec: &XmlSpec, text: &[u8]) -> Option<bool> {
+/// A name that ends at the next tag is followed by one its body can hold there
+/// ([`tag_after_name`]).
+fn names(spec: &XmlSpec, text: &[u8], closer: &[u8]) -> Option<bool> {
     let Some(rest) = text.strip_prefix(spec.name_open) else {
         return if spec.name_open.starts_with(text) {
             None
@@ -621,9 +664,11 @@ fn names(spec: &XmlSpec, text: &[u8]) -> Option<bool> {
             let at = rest
                 .iter()
                 .position(|&b| b == b'<' || b.is_ascii_whitespace())?;
-            return match rest[at..].trim_ascii_start().first() {
+            let after = rest[at..].trim_ascii_start();
+            return match after.first() {
                 None => None,
-                Some(b'<' | b'{' | b'[') => Some(true),
+                Some(b'<') => tag_after_name(spec, closer, after),
+                Some(b'{' | b'[') => Some(true),
                 Some(_) => Some(false),
             };
         }
@@ -633,12 +678,51 @@ fn names(spec: &XmlSpec, text: &[u8]) -> Option<bool> {
     });
     let at = end?;
     if quote.is_some() {
-        return Some(at > 0 && Some(name[at]) == quote);
+        if at == 0 || Some(name[at]) != quote {
+            return Some(false);
+        }
+        // A quoted name is followed by the tag's end, other attributes or its markup;
+        // a JSON member (`"service": 1`, `"a", "b"`) names nothing.
+        return match name[at + 1..].trim_ascii_start().first() {
+            None => None,
+            Some(b':' | b',') => Some(false),
+            Some(_) => Some(true),
+        };
     }
     match name[at..].trim_ascii_start().first() {
         None => None,
         Some(b'>') => Some(at > 0),
         Some(_) => Some(false),
+    }
+}
+
+/// Whether `tag`, right after a name that ends at the next tag, is one the body holds
+/// there: the name's own closing markup or separator, a key's or a value's opening tag,
+/// or the call's `closer` (a call with no arguments). Another tag (`d\n</parameter>`, a
+/// file's HTML) makes the word text, not a tool's name.
+fn tag_after_name(spec: &XmlSpec, closer: &[u8], tag: &[u8]) -> Option<bool> {
+    let mut waiting = false;
+    for markup in [
+        spec.name_close,
+        spec.name_sep,
+        spec.key_open,
+        spec.value_open,
+        closer,
+        spec.func_close,
+    ] {
+        let markup = markup.trim_ascii_start();
+        if markup.is_empty() {
+            continue;
+        }
+        if tag.starts_with(markup) {
+            return Some(true);
+        }
+        waiting |= markup.starts_with(tag);
+    }
+    if waiting {
+        None
+    } else {
+        Some(false)
     }
 }
 

@@ -134,6 +134,44 @@ impl Parser {
                     }
                 }
             }
+            if markup.of_tags() && self.calls.is_open() {
+                use crate::call::extent::{opener_after_body, OpenerAfter};
+                match opener_after_body(form, held) {
+                    OpenerAfter::Waiting => continue,
+                    OpenerAfter::None => {}
+                    OpenerAfter::Call => {
+                        // The closer was dropped and the next call begins.
+                        let held = std::mem::take(held);
+                        let (mut sink, ..) = self.sink();
+                        sink.repair(Repair::MissingCloser);
+                        sink.end();
+                        self.mode = within.map_or(Mode::Text, Mode::Reasoning);
+                        let from_input = held.len().min(i + 1);
+                        let old = held.len() - from_input;
+                        if old > 0 {
+                            self.process(&held[..old]);
+                        }
+                        return i + 1 - from_input;
+                    }
+                    OpenerAfter::NoCall => {
+                        // The dialect's opener where the closer belongs, beginning no
+                        // call: a value holding the body's closing tags went on past
+                        // them. Not released; up to its closer the rest is the call's.
+                        let held = std::mem::take(held);
+                        let (mut sink, ..) = self.sink();
+                        sink.went_on(&markup);
+                        sink.end();
+                        let remains = Remains::new(form, within, markup, true);
+                        self.mode = Mode::Remains(Box::new(remains));
+                        let from_input = held.len().min(i + 1);
+                        let old = held.len() - from_input;
+                        if old > 0 {
+                            self.process(&held[..old]);
+                        }
+                        return i + 1 - from_input;
+                    }
+                }
+            }
             match crate::call::extent::misspelled_closer(closer, held) {
                 Some(true) if *may_go_on && self.calls.is_open() => {
                     // `</tool_action>` for `</tool_call>`, or a closing tag of a raw
