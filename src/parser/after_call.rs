@@ -125,12 +125,7 @@ impl Parser {
                         let held = std::mem::take(held);
                         let gap = std::mem::take(gap);
                         self.next_body(form, within, gap);
-                        let from_input = held.len().min(i + 1);
-                        let old = held.len() - from_input;
-                        if old > 0 {
-                            self.process(&held[..old]);
-                        }
-                        return i + 1 - from_input;
+                        return self.read_again(&held, i + 1);
                     }
                 }
             }
@@ -142,16 +137,7 @@ impl Parser {
                     OpenerAfter::Call => {
                         // The closer was dropped and the next call begins.
                         let held = std::mem::take(held);
-                        let (mut sink, ..) = self.sink();
-                        sink.repair(Repair::MissingCloser);
-                        sink.end();
-                        self.mode = within.map_or(Mode::Text, Mode::Reasoning);
-                        let from_input = held.len().min(i + 1);
-                        let old = held.len() - from_input;
-                        if old > 0 {
-                            self.process(&held[..old]);
-                        }
-                        return i + 1 - from_input;
+                        return self.closer_dropped(within, &held, i + 1);
                     }
                     OpenerAfter::NoCall => {
                         // The dialect's opener where the closer belongs, beginning no
@@ -163,12 +149,7 @@ impl Parser {
                         sink.end();
                         let remains = Remains::new(form, within, markup, true);
                         self.mode = Mode::Remains(Box::new(remains));
-                        let from_input = held.len().min(i + 1);
-                        let old = held.len() - from_input;
-                        if old > 0 {
-                            self.process(&held[..old]);
-                        }
-                        return i + 1 - from_input;
+                        return self.read_again(&held, i + 1);
                     }
                 }
             }
@@ -200,21 +181,35 @@ impl Parser {
                 return i + 1;
             }
             let held = std::mem::take(held);
-            let (mut sink, ..) = self.sink();
-            // (An array body released its calls already: nothing is open to repair.)
-            if sink.calls.is_open() {
-                sink.repair(Repair::MissingCloser);
-            }
-            sink.end();
-            self.mode = within.map_or(Mode::Text, Mode::Reasoning);
-            let from_input = held.len().min(i + 1);
-            let old = held.len() - from_input;
-            if old > 0 {
-                self.process(&held[..old]);
-            }
-            return i + 1 - from_input;
+            return self.closer_dropped(within, &held, i + 1);
         }
         input.len()
+    }
+
+    /// The call's closer was dropped: the call ends (missing its closer), and `held`,
+    /// the bytes after its body, is read again; its last `read` bytes were this input's.
+    /// How much of the input was read.
+    fn closer_dropped(&mut self, within: Option<u16>, held: &[u8], read: usize) -> usize {
+        let (mut sink, ..) = self.sink();
+        // (An array body released its calls already: nothing is open to repair.)
+        if sink.calls.is_open() {
+            sink.repair(Repair::MissingCloser);
+        }
+        sink.end();
+        self.mode = within.map_or(Mode::Text, Mode::Reasoning);
+        self.read_again(held, read)
+    }
+
+    /// Read `held` again in the mode now set: the bytes held from earlier input here,
+    /// the input's own (its last, at most `read`) by the main loop. How much of the
+    /// input was read.
+    fn read_again(&mut self, held: &[u8], read: usize) -> usize {
+        let from_input = held.len().min(read);
+        let old = held.len() - from_input;
+        if old > 0 {
+            self.process(&held[..old]);
+        }
+        read - from_input
     }
 
     /// Another body of the repeated `form` begins: this call ends and the next starts.
