@@ -627,22 +627,18 @@ fn an_opener_followed_by_no_call_inside_a_value_is_the_values() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-/// Forms where an opener of no call right after the body's closing tags is not yet read
-/// as the value's: the call is released cut there, or the text after it shown (Muse
-/// Glimmer reads the opener as its own envelope's; Step 3 shows a blank of the markup).
-/// A form that passes fails the test too: take it off the list.
-const OPENER_WHERE_THE_CLOSER_BELONGS_KNOWN: &[&str] = &["muse_glimmer", "step3"];
-
 /// The body's closing tags inside a value, then right where the call's closer belongs
 /// an opener of the form followed by no call, then the rest of the file and the real
 /// closers. Found by ten-minute readings runs in Qwen3-Coder
 /// (`</function><tool_call><<main>`): the opener was read as the next call, the closer
-/// taken as dropped, and the call released cut. An opener that begins no call is the
-/// value's text there too: released exact or held, nothing of it shown.
+/// taken as dropped, and the call released cut. The same with a section's opener first
+/// (Step 3's `<｜tool_calls_begin｜>`), and with a message header that frames no call
+/// (Muse Glimmer's `<|start|>` then prose, or its header then an invoke of no name). An
+/// opener that begins no call is the value's text there too: released exact or held,
+/// nothing of it shown.
 #[test]
 fn an_opener_of_no_call_where_the_closer_belongs_is_the_values() {
     let mut wrong = Vec::new();
-    let mut known_passing = Vec::new();
     for form in tagged() {
         let markup = form.closing_markup();
         let inner = markup.split_last().unwrap().1.concat();
@@ -652,25 +648,15 @@ fn an_opener_of_no_call_where_the_closer_belongs_is_the_values() {
         };
         let head = written[..name].trim_start();
         let first_tag = head.find('>').map_or(head, |end| &head[..=end]);
-        let mut here = Vec::new();
         for opener in [head, first_tag] {
             for after in ["`. Send JSON with it.\n", "main\n</header>\n"] {
                 let content = format!("{}{inner}{opener}{after}{}", &FILE[..40], &FILE[40..]);
                 let what = format!(", {inner:?} {opener:?} then {after:?}");
-                exact_or_held(form, &content, &what, &mut here);
+                exact_or_held(form, &content, &what, &mut wrong);
             }
-        }
-        match OPENER_WHERE_THE_CLOSER_BELONGS_KNOWN.contains(&form.name()) {
-            true if here.is_empty() => known_passing.push(form.name()),
-            true => {}
-            false => wrong.extend(here),
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-    assert!(
-        known_passing.is_empty(),
-        "known to fail, now passing (take them off the list): {known_passing:?}"
-    );
 }
 
 /// The same with the opener followed by a long run of blanks: whether it begins a call

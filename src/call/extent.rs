@@ -5,7 +5,7 @@
 
 pub(crate) use super::markup::BodyMarkup;
 use crate::dialect::{
-    auto_specs, Body, CallForm, Dialect, EnvelopeSpec, NameArgsSpec, Spec, XmlSpec,
+    auto_specs, Body, CallForm, Dialect, EnvelopeSpec, HarmonySpec, NameArgsSpec, Spec, XmlSpec,
 };
 use crate::grammar::Grammar;
 use crate::scan::{Found, MarkerSet};
@@ -346,6 +346,33 @@ pub(crate) fn section_closers(form: &'static CallForm) -> Vec<&'static [u8]> {
     closers
 }
 
+/// The markup that opens the section a call of `form` sits in, in every form of the
+/// dialects holding it (`<｜tool_calls_begin｜>`): the dialect's token it begins with, or
+/// all of it; not one that begins with a call's opener (Muse-Glimmer's `<|start|>...`,
+/// read as that opener).
+pub(crate) fn section_openers(form: &'static CallForm) -> Vec<&'static [u8]> {
+    let mut openers: Vec<&'static [u8]> = specs_of(form)
+        .flat_map(|s| s.dialect.forms().into_iter().map(move |f| (s, f)))
+        .filter_map(|(s, f)| {
+            let markup = f.section_opener()?.as_bytes();
+            let token = s
+                .strip
+                .iter()
+                .filter(|t| !t.is_empty() && markup.starts_with(t));
+            let opener = token.max_by_key(|t| t.len()).copied().unwrap_or(markup);
+            let a_call = s
+                .calls
+                .iter()
+                .any(|c| !c.opener.is_empty() && opener.starts_with(c.opener));
+            (!a_call).then_some(opener)
+        })
+        .filter(|m| !m.is_empty())
+        .collect();
+    openers.sort_unstable();
+    openers.dedup();
+    openers
+}
+
 /// Whether the bytes `after` an opener among the bounds of a call of `form` begin a
 /// call: `Some(false)` when they fit none of the bodies that opener begins (a file's
 /// `<tool_call>` followed by prose, `<function=` followed by a sentence), `None` until
@@ -375,10 +402,26 @@ pub(crate) fn begins_a_call(form: &'static CallForm, opener: &[u8], after: &[u8]
     if bodies.peek().is_none() {
         return Some(true);
     }
-    let seen = &after[..after.len().min(LOOK_AHEAD)];
-    match fits_any(bodies, seen) {
-        None if after.len() >= LOOK_AHEAD => Some(true),
+    let window = look_ahead(form, opener);
+    let seen = &after[..after.len().min(window)];
+    match fits_any(form, bodies, seen) {
+        None if after.len() >= window => Some(true),
         fits => fits,
+    }
+}
+
+/// How much of what follows `opener`, among the bounds of a call of `form`,
+/// [`begins_a_call`] reads: [`LOOK_AHEAD`], and after a message header that only frames
+/// its content's own call markup (Muse-Glimmer's `<|start|>assistant to=functions
+/// <|message|><atem:function_calls>`) about that much again past the header.
+pub(crate) fn look_ahead(form: &'static CallForm, opener: &[u8]) -> usize {
+    let framing = specs_of(form)
+        .flat_map(|s| s.calls)
+        .filter(|f| f.opener == opener)
+        .any(|f| matches!(f.body, Body::Harmony(spec) if !spec.json_args));
+    match framing {
+        true => 3 * LOOK_AHEAD,
+        false => LOOK_AHEAD,
     }
 }
 
@@ -398,7 +441,28 @@ pub(crate) enum OpenerAfter {
 }
 
 /// [`OpenerAfter`] of `held`, read after a body of tags of `form` in place of its closer.
+/// A section's opener there (`<｜tool_calls_begin｜>`) is read past: only a call may
+/// follow it, and if none does, the value went on.
 pub(crate) fn opener_after_body(form: &'static CallForm, held: &[u8]) -> OpenerAfter {
+    let mut held = held;
+    let mut section = false;
+    for opener in section_openers(form) {
+        if let Some(rest) = held.strip_prefix(opener) {
+            // (Blanks after it are read within the look-ahead: bounded work a byte.)
+            let blanks = rest
+                .iter()
+                .take(LOOK_AHEAD + 1)
+                .take_while(|b| b.is_ascii_whitespace());
+            match blanks.count() {
+                n if n > LOOK_AHEAD => return OpenerAfter::NoCall,
+                n => held = &rest[n..],
+            }
+            section = true;
+            break;
+        } else if opener.starts_with(held) {
+            return OpenerAfter::Waiting;
+        }
+    }
     let mut waiting = false;
     for opener in specs_of(form).flat_map(|s| s.calls).map(|f| f.opener) {
         if opener.is_empty() {
@@ -414,9 +478,10 @@ pub(crate) fn opener_after_body(form: &'static CallForm, held: &[u8]) -> OpenerA
             waiting = true;
         }
     }
-    match waiting {
-        true => OpenerAfter::Waiting,
-        false => OpenerAfter::None,
+    match (waiting, section) {
+        (true, _) => OpenerAfter::Waiting,
+        (false, true) => OpenerAfter::NoCall,
+        (false, false) => OpenerAfter::None,
     }
 }
 
@@ -489,19 +554,20 @@ pub(crate) const LOOK_AHEAD: usize = 64;
 
 /// Whether `text` begins one of `bodies`, each after its prefix ([`begins_a_call`]).
 fn fits_any<'a>(
+    form: &'static CallForm,
     bodies: impl Iterator<Item = (&'a Body, &'a [u8], &'a [u8])>,
     text: &[u8],
 ) -> Option<bool> {
     let mut waiting = false;
     for (body, prefix, closer) in bodies {
         // (On the stack: `text` is at most the look-ahead.)
-        let mut with_prefix = smallvec::SmallVec::<[u8; 2 * LOOK_AHEAD]>::new();
+        let mut with_prefix = smallvec::SmallVec::<[u8; 4 * LOOK_AHEAD]>::new();
         let fit = match prefix.is_empty() {
-            true => fits(body, text, closer),
+            true => fits(form, body, text, closer),
             false => {
                 with_prefix.extend_from_slice(prefix);
                 with_prefix.extend_from_slice(text);
-                fits(body, &with_prefix, closer)
+                fits(form, body, &with_prefix, closer)
             }
         };
         match fit {
@@ -517,17 +583,56 @@ fn fits_any<'a>(
     }
 }
 
-/// Whether `text`, past blanks, begins `body` (of a call that ends at `closer`).
-fn fits(body: &Body, text: &[u8], closer: &[u8]) -> Option<bool> {
+/// Whether `text`, past blanks, begins `body` (of a call of `form` that ends at
+/// `closer`).
+fn fits(form: &'static CallForm, body: &Body, text: &[u8], closer: &[u8]) -> Option<bool> {
     let text = text.trim_ascii_start();
     text.first()?;
     match body {
-        Body::Sniff(bodies) => fits_any(bodies.iter().map(|b| (b, &b""[..], closer)), text),
+        Body::Sniff(bodies) => fits_any(form, bodies.iter().map(|b| (b, &b""[..], closer)), text),
         Body::Envelope(spec) => call_object(spec, text),
         Body::Xml(spec) => names(spec, text, closer),
         Body::NameArgs(spec) => named(spec, text),
         Body::Pythonic(_) => python_call(text),
-        Body::Harmony(_) => Some(true),
+        Body::Harmony(spec) => message(form, spec, text),
+    }
+}
+
+/// Whether `text` (past blanks) begins a message of harmony `spec`: a header
+/// ([`begins_header`](crate::grammar::harmony::begins_header)). A header that only
+/// frames call markup of its content's own (Muse-Glimmer's `to=functions`) is followed
+/// by a call of that markup, past the section tokens it opens with; a message to the
+/// user or the model itself is a bound as it is.
+fn message(form: &'static CallForm, spec: &HarmonySpec, text: &[u8]) -> Option<bool> {
+    use crate::grammar::harmony::{begins_header, recipient, MESSAGE};
+    let header = begins_header(text);
+    if spec.json_args || header != Some(true) {
+        return header;
+    }
+    let at = memchr::memmem::find(text, MESSAGE)?;
+    if !recipient(&text[..at]).is_some_and(|to| !matches!(&*to, "self" | "user")) {
+        return Some(true);
+    }
+    let mut content = text[at + MESSAGE.len()..].trim_ascii_start();
+    while let Some(rest) = tokens_of(form).find_map(|t| content.strip_prefix(t)) {
+        content = rest.trim_ascii_start();
+    }
+    let mut waiting = content.is_empty();
+    let calls = specs_of(form).flat_map(|s| s.calls);
+    for call in calls.filter(|f| !matches!(f.body, Body::Harmony(_)) && !f.opener.is_empty()) {
+        if let Some(after) = content.strip_prefix(call.opener) {
+            match begins_a_call(call, call.opener, after) {
+                Some(true) => return Some(true),
+                Some(false) => {}
+                None => waiting = true,
+            }
+        }
+        waiting |= call.opener.starts_with(content);
+    }
+    waiting |= tokens_of(form).any(|t| t.starts_with(content));
+    match waiting {
+        true => None,
+        false => Some(false),
     }
 }
 

@@ -16,7 +16,8 @@ use crate::json::repairer::{Options, Status};
 use crate::repairs::Repair;
 use crate::scan::MarkerSet;
 
-const MESSAGE: &[u8] = b"<|message|>";
+/// What ends a header.
+pub(crate) const MESSAGE: &[u8] = b"<|message|>";
 /// What ends a call's arguments where structure is expected.
 const ENDS: [&[u8]; 3] = [b"<|call|>", b"<|end|>", b"<|start|>"];
 
@@ -203,13 +204,51 @@ fn header_word(word: &[u8]) -> bool {
         || WORDS.iter().any(|w| word.starts_with(w))
 }
 
+/// Whether `text`, read after a message's opener, begins a header: a line whose first
+/// word is a role, a channel or a recipient, or that holds a recipient or another token
+/// (a stray word before them is a repair). `None` until the line has ended or shown
+/// one: prose (`<|start|>` then a sentence, a file's markup) begins none.
+pub(crate) fn begins_header(text: &[u8]) -> Option<bool> {
+    let text = text.trim_ascii_start();
+    let end = memchr::memchr(b'\n', text);
+    let line = &text[..end.unwrap_or(text.len())];
+    if memchr::memmem::find(line, b"<|").is_some() {
+        return Some(true);
+    }
+    let mut words = line
+        .split(u8::is_ascii_whitespace)
+        .filter(|w| !w.is_empty());
+    let first = words.next().unwrap_or_default();
+    if header_word(first) || words.any(|w| w.starts_with(b"to=")) {
+        Some(true)
+    } else if end.is_some() {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// The header's words, its tokens read as blanks.
+fn header_words(text: &[u8]) -> String {
+    String::from_utf8_lossy(text)
+        .replace("<|channel|>", " ")
+        .replace("<|constrain|>", " ")
+        .replace("<|start|>", " ")
+}
+
+/// The recipient a header (up to its `<|message|>`) names, `to=` stripped: the last one.
+pub(crate) fn recipient(header: &[u8]) -> Option<String> {
+    let words = header_words(header);
+    let to = words
+        .split_ascii_whitespace()
+        .filter_map(|w| w.strip_prefix("to="));
+    to.last().map(str::to_owned)
+}
+
 /// Read a header: `assistant to=functions.f<|channel|>commentary json`, `analysis`,
 /// `commentary to=functions.f <|constrain|>json`.
 fn read_header(text: &[u8], spec: &HarmonySpec, sink: &Sink<'_>) -> Header {
-    let text = String::from_utf8_lossy(text)
-        .replace("<|channel|>", " ")
-        .replace("<|constrain|>", " ")
-        .replace("<|start|>", " ");
+    let text = header_words(text);
     let mut recipient = None;
     let mut reasoning = false;
     let stray = text
@@ -261,4 +300,35 @@ fn tool_name(to: &str, sink: &Sink<'_>) -> String {
         }
     }
     name.to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::begins_header;
+
+    /// What follows a message's opener, and whether it begins a header. Every prefix of
+    /// each reads as undecided or the same, so the answer does not depend on the chunks.
+    #[test]
+    fn a_header_begins_with_its_words_or_a_token() {
+        let cases: &[(&str, Option<bool>)] = &[
+            ("assistant to=functions<|message|>", Some(true)),
+            ("assistant<|channel|>commentary to=functions.f", Some(true)),
+            ("commentary to=functions.f <|constrain|>json", Some(true)),
+            ("analysis<|message|>", Some(true)),
+            ("junk commentary to=functions.f<|message|>", Some(true)),
+            ("<|channel|>final", Some(true)),
+            ("`. Send JSON with it.\n", Some(false)),
+            ("main\n</header>\n", Some(false)),
+            ("not json at all\n", Some(false)),
+            ("the rest of a sentence", None),
+            ("", None),
+        ];
+        for &(text, meant) in cases {
+            assert_eq!(begins_header(text.as_bytes()), meant, "{text:?}");
+            for cut in 0..text.len() {
+                let early = begins_header(&text.as_bytes()[..cut]);
+                assert!(early.is_none() || early == meant, "{text:?} cut at {cut}: {early:?}");
+            }
+        }
+    }
 }

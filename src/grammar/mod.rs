@@ -2,7 +2,7 @@
 
 mod call_list;
 mod envelope;
-mod harmony;
+pub(crate) mod harmony;
 mod name_args;
 mod pythonic;
 mod xml;

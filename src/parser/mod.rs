@@ -41,8 +41,8 @@ use crate::ascii::TextStops;
 use crate::call::args::ArgsReader;
 use crate::call::extent::{
     begins_a_call, body_went_on, call_terminators, closer_after_trailer, closers, holds_prose,
-    in_a_section, is_trailer, misspelled_closer_at, opens_without_opener, raw_closing_tags,
-    BodyMarkup, Bound, Extent, CLOSER_THEN_TEXT_AND_A_CALL,
+    in_a_section, is_trailer, look_ahead, misspelled_closer_at, opens_without_opener,
+    raw_closing_tags, BodyMarkup, Bound, Extent, CLOSER_THEN_TEXT_AND_A_CALL,
 };
 use crate::call::CallState;
 use crate::calls::{Abort, Calls, Sink};

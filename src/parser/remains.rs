@@ -199,7 +199,7 @@ impl Parser {
                 let after = &state.held[start + opener.len()..];
                 // Read again at each push while it waits: a bounded look-ahead.
                 self.stats
-                    .examined(after.len().min(crate::call::extent::LOOK_AHEAD) as u64);
+                    .examined(after.len().min(look_ahead(state.form, opener)) as u64);
                 match begins_a_call(state.form, opener, after) {
                     None => {
                         state.scan = start;

@@ -395,6 +395,15 @@ impl Form {
         self.section_closer().is_some()
     }
 
+    /// The markup that opens the form's section of calls (`<｜tool_calls_begin｜>`,
+    /// `<|start|>assistant to=functions<|message|><atem:function_calls>`).
+    pub(crate) fn section_opener(self) -> Option<&'static str> {
+        self.layout.calls_open.iter().find_map(|p| match p {
+            Piece::Markup(m) => Some(m.trim()),
+            _ => None,
+        })
+    }
+
     /// The markup that closes the form's section of calls (`</minimax:tool_call>`,
     /// `</atem:function_calls><|eom|>`).
     pub(crate) fn section_closer(self) -> Option<&'static str> {
