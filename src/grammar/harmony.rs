@@ -239,10 +239,10 @@ fn header_words(text: &[u8]) -> String {
 /// The recipient a header (up to its `<|message|>`) names, `to=` stripped: the last one.
 pub(crate) fn recipient(header: &[u8]) -> Option<String> {
     let words = header_words(header);
-    let to = words
+    let mut to = words
         .split_ascii_whitespace()
         .filter_map(|w| w.strip_prefix("to="));
-    to.last().map(str::to_owned)
+    to.next_back().map(str::to_owned)
 }
 
 /// Read a header: `assistant to=functions.f<|channel|>commentary json`, `analysis`,
@@ -327,7 +327,10 @@ mod tests {
             assert_eq!(begins_header(text.as_bytes()), meant, "{text:?}");
             for cut in 0..text.len() {
                 let early = begins_header(&text.as_bytes()[..cut]);
-                assert!(early.is_none() || early == meant, "{text:?} cut at {cut}: {early:?}");
+                assert!(
+                    early.is_none() || early == meant,
+                    "{text:?} cut at {cut}: {early:?}"
+                );
             }
         }
     }
