@@ -94,6 +94,48 @@ fn a_raw_string_holding_its_quote_and_paren_is_never_released_cut() {
     assert!(exact * 2 >= runs, "{exact} of {runs} exact");
 }
 
+/// Files holding a string's own quote, `)` and a separator, then a word that begins no
+/// call (`b\n`, a macro's `!`): found in the real-file check (Rust's `'+');` and
+/// `b'x');`), where the reading that ended the string there, and took the word for the
+/// next call, made the call ambiguous and held it.
+const QUOTE_PAREN_THEN_NO_CALL: &[&str] = &[
+    "a('+');\nb\n",
+    "push_punct!(push_add '+');\npush_punct!(push_sub '-');\n",
+    "assert_eq!(Special.get_u8(), b'x');\nlet y = 1;\n",
+    "f('a'), g\n",
+];
+
+/// What follows a string's quote and `)` past a separator is the next call only if it
+/// is one (a name, then `(`): those files are released exact in every Python form and
+/// both raw ways.
+#[test]
+fn a_quote_and_paren_then_a_word_that_begins_no_call_is_the_strings() {
+    let mut wrong = Vec::new();
+    for form in python_forms() {
+        for way in [Strings::Raw, Strings::EscapedNewlines] {
+            for file in QUOTE_PAREN_THEN_NO_CALL {
+                let args = serde_json::json!({"path": "a.rs", "content": file}).to_string();
+                let turn = Turn::new().call(Call::new("write_file", &args));
+                let style = Style::new().form(form.name()).strings(way);
+                let rendered = form.dialect().render_with(&turn, &style).unwrap();
+                let config = Config::new(form.dialect()).tools(write_file_tools());
+                let shown = shown_however_cut(&config, rendered.output.as_bytes());
+                let outcome = shown.outcome(&rendered.arguments[0], &rendered.text);
+                if outcome != Outcome::Exact {
+                    wrong.push(format!(
+                        "{} ({}, {}): {:?} gave {outcome:?}",
+                        form.dialect(),
+                        form.name(),
+                        way.name(),
+                        rendered.output
+                    ));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 /// Python calls in a list, each well formed: every one released, in order, whatever
 /// follows the list (a list's `]`, the end of the stream or text).
 #[test]

@@ -196,9 +196,19 @@ impl Extent {
         let Some(&first) = rest.first() else {
             return eof.then_some(true);
         };
-        let name = first.is_ascii_alphabetic() || first == b'_';
-        if matches!(first, b']' | b')') || (separated && (name || first == b'{')) {
+        // The next call by name: a name, then its `(` (`b\n')]` is a file's text).
+        let named = || match rest.first() {
+            Some(b) if b.is_ascii_alphabetic() || *b == b'_' => next_python_call(rest, eof),
+            _ => Some(false),
+        };
+        if matches!(first, b']' | b')') || (separated && first == b'{') {
             return Some(true);
+        }
+        if separated {
+            match named() {
+                Some(false) => {}
+                told => return told,
+            }
         }
         match self.find(rest) {
             Ok(Some(bound)) if bound.start == 0 => return Some(true),
@@ -207,7 +217,10 @@ impl Extent {
         }
         // No separator: the next call on a line of its own.
         let line_break = after[..after.len() - rest.len()].contains(&b'\n');
-        Some(!separated && line_break && name)
+        match !separated && line_break {
+            true => named(),
+            false => Some(false),
+        }
     }
 }
 
@@ -727,6 +740,21 @@ fn python_call(text: &[u8]) -> Option<bool> {
         .iter()
         .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.'))?;
     text[len..].trim_ascii_start().first().map(|&b| b == b'(')
+}
+
+/// Whether `text`, which begins with a name, begins a Python call: a dotted name, then
+/// `(` (`None` until told; a name longer than the look-ahead is none).
+fn next_python_call(text: &[u8], eof: bool) -> Option<bool> {
+    let text = &text[..text.len().min(LOOK_AHEAD)];
+    let name = text
+        .iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || b"_.".contains(&b)));
+    let after = name.map(|len| text[len..].trim_ascii_start());
+    match after.and_then(<[u8]>::first) {
+        Some(&b) => Some(b == b'('),
+        None if eof || text.len() == LOOK_AHEAD => Some(false),
+        None => None,
+    }
 }
 
 /// `text` past a list's `[` and the blanks after it, if it opens one.
