@@ -87,3 +87,51 @@ fn a_file_with_fences_written_raw_is_never_released_cut() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert!(exact * 2 >= runs, "{exact} of {runs} exact");
 }
+
+/// Files whose own fences and quotes end lines the way a call's end does, from the
+/// real-file check: a help text in a console block (`'--help')` then a line).
+const FENCES_AFTER_QUOTES: &[&str] = &[
+    "```console\n$ demo --help\nOptions:\n  -h, --help     Print help (see more with '--help')\n  -V, --version  Print version\n\n$ demo medium\n? failed\nerror: invalid value 'medium' for '<MODE>'\n\nFor more information, try '--help'.\n\n```\n",
+];
+
+/// In a form whose closer is a fence, a reading that reads past a fence of the file
+/// is still the call's: such files written raw (nothing escaped, or only line breaks)
+/// come back exact, not held because the reading that read the whole file was
+/// dropped at the file's first fence.
+#[test]
+fn a_reading_past_a_files_own_fence_is_still_the_calls() {
+    let mut wrong = Vec::new();
+    let closed_by_a_fence = fenced_forms().into_iter().filter(|f| {
+        f.closing_markup()
+            .iter()
+            .any(|m| m.trim().starts_with("```"))
+    });
+    for form in closed_by_a_fence {
+        for way in [Strings::Raw, Strings::EscapedNewlines] {
+            for file in FENCES_AFTER_QUOTES {
+                let args = serde_json::json!({"path": "README.md", "content": file}).to_string();
+                let mut turn = Turn::new().call(Call::new("write_file", &args));
+                if form.text_before() {
+                    turn = turn.text("I'll write the file.");
+                }
+                let style = Style::new().form(form.name()).strings(way);
+                let Ok(rendered) = form.dialect().render_with(&turn, &style) else {
+                    continue;
+                };
+                let config = Config::new(form.dialect()).tools(write_file_tools());
+                let shown = shown_however_cut(&config, rendered.output.as_bytes());
+                let outcome = shown.outcome(&rendered.arguments[0], &rendered.text);
+                if outcome != Outcome::Exact {
+                    wrong.push(format!(
+                        "{}/{} ({}): {:?} gave {outcome:?}",
+                        form.dialect(),
+                        form.name(),
+                        way.name(),
+                        rendered.output
+                    ));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -103,6 +103,12 @@ impl Extent {
         self
     }
 
+    /// Whether the call's closer is a Markdown fence, which a file written raw into a
+    /// string holds as readily (its code blocks).
+    pub(crate) fn closer_is_a_fence(&self) -> bool {
+        self.closer.starts_with(b"```")
+    }
+
     /// The first bound wholly in `bytes`; `Err(())` while one may begin at their end.
     pub(crate) fn find(&self, bytes: &[u8]) -> Result<Option<Bound>, ()> {
         let closer = match self.closer.is_empty() {

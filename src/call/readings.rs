@@ -9,8 +9,9 @@
 //! for its siblings ([`Parted`]) until a weak decision parts them; a parted sibling
 //! then reads every byte kept since the fork. A reading drops out once its repairs
 //! alone cost over a fixed cap, or when it reads past the call's closer without
-//! ending. When the primary's body ends, the readings still going read on (the bytes
-//! are held, not shown) until each has ended or dropped out and what follows each end
+//! ending (a closer that is a Markdown fence excepted: a file holds its own). When the
+//! primary's body ends, the readings still going read on (the bytes are held, not
+//! shown) until each has ended or dropped out and what follows each end
 //! is known; then the cheapest complete reading is taken, by a clear margin, or the
 //! call is not released. A reading that leaves text before the call's closer is never
 //! taken (it would show part of the body); whatever the taken reading did not read is
@@ -58,7 +59,8 @@ pub(crate) struct Readings {
     /// primary has not ended: a byte read changes nothing but `since`.
     idle: bool,
     /// What bounds the call: a reading still going once the body has read past the
-    /// first closer after the primary's end is out (it swallowed the closer).
+    /// first closer after the primary's end is out (it swallowed the closer), unless
+    /// that closer is a fence.
     extent: Extent,
     /// The call's form, which the readings' grammars read.
     form: &'static CallForm,
@@ -239,11 +241,13 @@ impl Readings {
         }
     }
 
-    /// Where the first closing marker after the primary's end ends, once read.
+    /// Where the first closing marker after the primary's end ends, once read. Not a
+    /// fence: a file written raw holds its own as readily (a README's code blocks), so
+    /// a reading that reads past one is still the call's, up to its bound.
     fn closer_end(&self) -> Option<usize> {
         let end = self.primary?;
         let closer = self.extent.closer;
-        if closer.is_empty() {
+        if closer.is_empty() || self.extent.closer_is_a_fence() {
             return None;
         }
         let at = memchr::memmem::find(self.since.get(end.at..)?, closer)?;
