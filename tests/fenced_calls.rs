@@ -34,6 +34,30 @@ const FILES: &[&str] = &[
     "```console\n$ demo -h\n  -h, --help     Print help (see more with '--help')\n$ demo fast\nHare\n```\n",
 ];
 
+/// A `write_file` call of `file` written in `form`, its strings the `way` given, read
+/// however it is cut: its outcome, and the form, way and model output for a message
+/// (`None` when the form cannot write it).
+fn outcome_of(form: Form, way: Strings, file: &str) -> Option<(Outcome, String)> {
+    let args = serde_json::json!({"path": "README.md", "content": file}).to_string();
+    let mut turn = Turn::new().call(Call::new("write_file", &args));
+    if form.text_before() {
+        turn = turn.text("I'll write the file.");
+    }
+    let style = Style::new().form(form.name()).strings(way);
+    let rendered = form.dialect().render_with(&turn, &style).ok()?;
+    let config = Config::new(form.dialect()).tools(write_file_tools());
+    let shown = shown_however_cut(&config, rendered.output.as_bytes());
+    let outcome = shown.outcome(&rendered.arguments[0], &rendered.text);
+    let what = format!(
+        "{}/{} ({}): {:?}",
+        form.dialect(),
+        form.name(),
+        way.name(),
+        rendered.output
+    );
+    Some((outcome, what))
+}
+
 #[test]
 fn the_forms_closed_by_a_fence_are_here() {
     let names: Vec<String> = fenced_forms()
@@ -50,19 +74,10 @@ fn a_file_with_fences_written_raw_is_never_released_cut() {
     for form in fenced_forms() {
         for way in Strings::ALL {
             for file in FILES {
-                let args = serde_json::json!({"path": "README.md", "content": file}).to_string();
-                let mut turn = Turn::new().call(Call::new("write_file", &args));
-                if form.text_before() {
-                    turn = turn.text("I'll write the file.");
-                }
-                let style = Style::new().form(form.name()).strings(way);
-                let Ok(rendered) = form.dialect().render_with(&turn, &style) else {
+                let Some((outcome, what)) = outcome_of(form, way, file) else {
                     continue;
                 };
-                let config = Config::new(form.dialect()).tools(write_file_tools());
-                let shown = shown_however_cut(&config, rendered.output.as_bytes());
                 runs += 1;
-                let outcome = shown.outcome(&rendered.arguments[0], &rendered.text);
                 let ok = match outcome {
                     Outcome::Exact => {
                         exact += 1;
@@ -73,13 +88,7 @@ fn a_file_with_fences_written_raw_is_never_released_cut() {
                     Outcome::Wrong(_) => false,
                 };
                 if !ok {
-                    wrong.push(format!(
-                        "{}/{} ({}): {:?} gave {outcome:?}",
-                        form.dialect(),
-                        form.name(),
-                        way.name(),
-                        rendered.output
-                    ));
+                    wrong.push(format!("{what} gave {outcome:?}"));
                 }
             }
         }
@@ -109,26 +118,11 @@ fn a_reading_past_a_files_own_fence_is_still_the_calls() {
     for form in closed_by_a_fence {
         for way in [Strings::Raw, Strings::EscapedNewlines] {
             for file in FENCES_AFTER_QUOTES {
-                let args = serde_json::json!({"path": "README.md", "content": file}).to_string();
-                let mut turn = Turn::new().call(Call::new("write_file", &args));
-                if form.text_before() {
-                    turn = turn.text("I'll write the file.");
-                }
-                let style = Style::new().form(form.name()).strings(way);
-                let Ok(rendered) = form.dialect().render_with(&turn, &style) else {
+                let Some((outcome, what)) = outcome_of(form, way, file) else {
                     continue;
                 };
-                let config = Config::new(form.dialect()).tools(write_file_tools());
-                let shown = shown_however_cut(&config, rendered.output.as_bytes());
-                let outcome = shown.outcome(&rendered.arguments[0], &rendered.text);
                 if outcome != Outcome::Exact {
-                    wrong.push(format!(
-                        "{}/{} ({}): {:?} gave {outcome:?}",
-                        form.dialect(),
-                        form.name(),
-                        way.name(),
-                        rendered.output
-                    ));
+                    wrong.push(format!("{what} gave {outcome:?}"));
                 }
             }
         }

@@ -41,6 +41,26 @@ const FILES: &[&str] = &[
     "const R: &[(char, char)] = &[\n    ('\\u{30}', '\\u{39}'),  // 0-9\n    ('\\u{41}', '\\u{5a}'),  // A-Z\n];\n\nThe static storage used by this data structure.\n",
 ];
 
+/// A `write_file` call of `file` written in `form`, its strings the `way` given, read
+/// however it is cut: its outcome, and the form, way and model output for a message.
+fn outcome_of(form: Form, way: Strings, file: &str) -> (Outcome, String) {
+    let args = serde_json::json!({"path": "a.py", "content": file}).to_string();
+    let turn = Turn::new().call(Call::new("write_file", &args));
+    let style = Style::new().form(form.name()).strings(way);
+    let rendered = form.dialect().render_with(&turn, &style).unwrap();
+    let config = Config::new(form.dialect()).tools(write_file_tools());
+    let shown = shown_however_cut(&config, rendered.output.as_bytes());
+    let outcome = shown.outcome(&rendered.arguments[0], &rendered.text);
+    let what = format!(
+        "{} ({}, {}): {:?}",
+        form.dialect(),
+        form.name(),
+        way.name(),
+        rendered.output
+    );
+    (outcome, what)
+}
+
 #[test]
 fn every_dialect_has_a_python_form_here() {
     // The forms this file covers: a dialect gaining a Python form is covered at once;
@@ -60,14 +80,8 @@ fn a_raw_string_holding_its_quote_and_paren_is_never_released_cut() {
     for form in python_forms() {
         for way in [Strings::Raw, Strings::EscapedNewlines] {
             for file in FILES {
-                let args = serde_json::json!({"path": "a.py", "content": file}).to_string();
-                let turn = Turn::new().call(Call::new("write_file", &args));
-                let style = Style::new().form(form.name()).strings(way);
-                let rendered = form.dialect().render_with(&turn, &style).unwrap();
-                let config = Config::new(form.dialect()).tools(write_file_tools());
-                let shown = shown_however_cut(&config, rendered.output.as_bytes());
+                let (outcome, what) = outcome_of(form, way, file);
                 runs += 1;
-                let outcome = shown.outcome(&rendered.arguments[0], &rendered.text);
                 // Not released, the call's bytes are not shown either.
                 let ok = match outcome {
                     Outcome::Exact => {
@@ -78,13 +92,7 @@ fn a_raw_string_holding_its_quote_and_paren_is_never_released_cut() {
                     Outcome::Wrong(_) => false,
                 };
                 if !ok {
-                    wrong.push(format!(
-                        "{} ({}, {}): {:?} gave {outcome:?}",
-                        form.dialect(),
-                        form.name(),
-                        way.name(),
-                        rendered.output
-                    ));
+                    wrong.push(format!("{what} gave {outcome:?}"));
                 }
             }
         }
@@ -114,21 +122,9 @@ fn a_quote_and_paren_then_a_word_that_begins_no_call_is_the_strings() {
     for form in python_forms() {
         for way in [Strings::Raw, Strings::EscapedNewlines] {
             for file in QUOTE_PAREN_THEN_NO_CALL {
-                let args = serde_json::json!({"path": "a.rs", "content": file}).to_string();
-                let turn = Turn::new().call(Call::new("write_file", &args));
-                let style = Style::new().form(form.name()).strings(way);
-                let rendered = form.dialect().render_with(&turn, &style).unwrap();
-                let config = Config::new(form.dialect()).tools(write_file_tools());
-                let shown = shown_however_cut(&config, rendered.output.as_bytes());
-                let outcome = shown.outcome(&rendered.arguments[0], &rendered.text);
+                let (outcome, what) = outcome_of(form, way, file);
                 if outcome != Outcome::Exact {
-                    wrong.push(format!(
-                        "{} ({}, {}): {:?} gave {outcome:?}",
-                        form.dialect(),
-                        form.name(),
-                        way.name(),
-                        rendered.output
-                    ));
+                    wrong.push(format!("{what} gave {outcome:?}"));
                 }
             }
         }

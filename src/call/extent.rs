@@ -348,21 +348,7 @@ pub(crate) fn in_a_section(form: &'static CallForm) -> bool {
 /// dialects holding it (`</minimax:tool_call>`): the dialect's token it begins with
 /// (`</atem:function_calls>` of `</atem:function_calls><|eom|>`), or all of it.
 pub(crate) fn section_closers(form: &'static CallForm) -> Vec<&'static [u8]> {
-    let mut closers: Vec<&'static [u8]> = specs_of(form)
-        .flat_map(|s| s.dialect.forms().into_iter().map(move |f| (s, f)))
-        .filter_map(|(s, f)| {
-            let markup = f.section_closer()?.as_bytes();
-            let token = s
-                .strip
-                .iter()
-                .filter(|t| !t.is_empty() && markup.starts_with(t));
-            Some(token.max_by_key(|t| t.len()).copied().unwrap_or(markup))
-        })
-        .filter(|m| !m.is_empty())
-        .collect();
-    closers.sort_unstable();
-    closers.dedup();
-    closers
+    section_markup(form, crate::render::Form::section_closer, |_, _| true)
 }
 
 /// The markup that opens the section a call of `form` sits in, in every form of the
@@ -370,26 +356,38 @@ pub(crate) fn section_closers(form: &'static CallForm) -> Vec<&'static [u8]> {
 /// all of it; not one that begins with a call's opener (Muse-Glimmer's `<|start|>...`,
 /// read as that opener).
 pub(crate) fn section_openers(form: &'static CallForm) -> Vec<&'static [u8]> {
-    let mut openers: Vec<&'static [u8]> = specs_of(form)
+    let no_call = |s: &Spec, m: &[u8]| {
+        !s.calls
+            .iter()
+            .any(|c| !c.opener.is_empty() && m.starts_with(c.opener))
+    };
+    section_markup(form, crate::render::Form::section_opener, no_call)
+}
+
+/// The section markup `of` each form of the dialects holding `form` writes: the
+/// dialect's longest token it begins with, or all of it, where its spec would `keep`
+/// it; sorted, each once.
+fn section_markup(
+    form: &'static CallForm,
+    of: fn(crate::render::Form) -> Option<&'static str>,
+    keep: impl Fn(&Spec, &[u8]) -> bool,
+) -> Vec<&'static [u8]> {
+    let mut markup: Vec<&'static [u8]> = specs_of(form)
         .flat_map(|s| s.dialect.forms().into_iter().map(move |f| (s, f)))
         .filter_map(|(s, f)| {
-            let markup = f.section_opener()?.as_bytes();
+            let markup = of(f)?.as_bytes();
             let token = s
                 .strip
                 .iter()
                 .filter(|t| !t.is_empty() && markup.starts_with(t));
-            let opener = token.max_by_key(|t| t.len()).copied().unwrap_or(markup);
-            let a_call = s
-                .calls
-                .iter()
-                .any(|c| !c.opener.is_empty() && opener.starts_with(c.opener));
-            (!a_call).then_some(opener)
+            let markup = token.max_by_key(|t| t.len()).copied().unwrap_or(markup);
+            keep(s, markup).then_some(markup)
         })
         .filter(|m| !m.is_empty())
         .collect();
-    openers.sort_unstable();
-    openers.dedup();
-    openers
+    markup.sort_unstable();
+    markup.dedup();
+    markup
 }
 
 /// Whether the bytes `after` an opener among the bounds of a call of `form` begin a
