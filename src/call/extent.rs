@@ -364,6 +364,21 @@ pub(crate) fn section_openers(form: &'static CallForm) -> Vec<&'static [u8]> {
     section_markup(form, crate::render::Form::section_opener, no_call)
 }
 
+/// [`section_openers`] of `form`, built once for every form: read at each byte held
+/// after a body of tags, so it allocates nothing there.
+fn section_openers_of(form: &'static CallForm) -> &'static [&'static [u8]] {
+    type Table = Vec<(&'static CallForm, Vec<&'static [u8]>)>;
+    static TABLE: std::sync::OnceLock<Table> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let forms = every_spec().flat_map(|s| s.calls);
+        forms.map(|f| (f, section_openers(f))).collect()
+    });
+    table
+        .iter()
+        .find(|(f, _)| std::ptr::eq(*f, form))
+        .map_or(&[], |(_, openers)| openers)
+}
+
 /// The section markup `of` each form of the dialects holding `form` writes: the
 /// dialect's longest token it begins with, or all of it, where its spec would `keep`
 /// it; sorted, each once.
@@ -463,7 +478,7 @@ pub(crate) enum OpenerAfter {
 pub(crate) fn opener_after_body(form: &'static CallForm, held: &[u8]) -> OpenerAfter {
     let mut held = held;
     let mut section = false;
-    for opener in section_openers(form) {
+    for &opener in section_openers_of(form) {
         if let Some(rest) = held.strip_prefix(opener) {
             // (Blanks after it are read within the look-ahead: bounded work a byte.)
             let blanks = rest
@@ -627,7 +642,7 @@ fn message(form: &'static CallForm, spec: &HarmonySpec, text: &[u8]) -> Option<b
         return header;
     }
     let at = memchr::memmem::find(text, MESSAGE)?;
-    if !recipient(&text[..at]).is_some_and(|to| !matches!(&*to, "self" | "user")) {
+    if !recipient(&text[..at]).is_some_and(|to| !matches!(to, b"self" | b"user")) {
         return Some(true);
     }
     let mut content = text[at + MESSAGE.len()..].trim_ascii_start();

@@ -236,13 +236,18 @@ fn header_words(text: &[u8]) -> String {
         .replace("<|start|>", " ")
 }
 
-/// The recipient a header (up to its `<|message|>`) names, `to=` stripped: the last one.
-pub(crate) fn recipient(header: &[u8]) -> Option<String> {
-    let words = header_words(header);
-    let mut to = words
-        .split_ascii_whitespace()
-        .filter_map(|w| w.strip_prefix("to="));
-    to.next_back().map(str::to_owned)
+/// The recipient a header (up to its `<|message|>`) names, `to=` stripped: the last
+/// one, a word after a blank or a token, up to a blank or the next token. (Bytes, not
+/// [`header_words`]: read at each byte a caller waits on, it allocates nothing.)
+pub(crate) fn recipient(header: &[u8]) -> Option<&[u8]> {
+    let at = memchr::memmem::rfind_iter(header, b"to=").find(|&at| {
+        at == 0 || header[at - 1].is_ascii_whitespace() || header[..at].ends_with(b"|>")
+    })?;
+    let to = &header[at + 3..];
+    let end = to
+        .iter()
+        .position(|&b| b.is_ascii_whitespace() || b == b'<');
+    Some(&to[..end.unwrap_or(to.len())])
 }
 
 /// Read a header: `assistant to=functions.f<|channel|>commentary json`, `analysis`,
@@ -304,7 +309,30 @@ fn tool_name(to: &str, sink: &Sink<'_>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::begins_header;
+    use super::{begins_header, recipient};
+
+    #[test]
+    fn a_headers_recipient_is_its_last_to_word() {
+        let cases: &[(&str, Option<&str>)] = &[
+            ("assistant to=functions", Some("functions")),
+            (
+                "commentary to=functions.f <|constrain|>json",
+                Some("functions.f"),
+            ),
+            (
+                "assistant<|channel|>commentary to=functions.g",
+                Some("functions.g"),
+            ),
+            ("to=self", Some("self")),
+            ("assistant to=x<|channel|>commentary to=user", Some("user")),
+            ("analysis", None),
+            ("auto=x pluto=y", None),
+        ];
+        for &(header, meant) in cases {
+            let got = recipient(header.as_bytes()).map(|to| std::str::from_utf8(to).unwrap());
+            assert_eq!(got, meant, "{header:?}");
+        }
+    }
 
     /// What follows a message's opener, and whether it begins a header. Every prefix of
     /// each reads as undecided or the same, so the answer does not depend on the chunks.
