@@ -33,7 +33,9 @@ pub struct Stats {
     /// ([`Event::ToolChoiceUnmet`](crate::Event::ToolChoiceUnmet)).
     pub tool_choice_unmet: u64,
     /// Markers stripped from visible text or reasoning: a dialect's stray closers,
-    /// end-of-turn tokens and other dialects' special tokens the model wrote there.
+    /// end-of-turn tokens and other dialects' special tokens the model wrote there, and
+    /// a released call's body written again after its closer, then the closer (an echo
+    /// of the call, as LFM2 models write: one marker).
     pub markup_stripped: u64,
     /// Call openers written inside a reasoning block and left there as reasoning
     /// ([`InReasoning::Ignore`](crate::InReasoning::Ignore)): calls the model drafted

@@ -55,6 +55,68 @@ pub(crate) struct CallState {
     /// A call of this body that its readings ended (a body of several goes on past it)
     /// was not released: the body's closer may be a value's, as a lone call's may.
     pub refused_call: bool,
+    /// The body's bytes as written, for an echo of it after the call (`parser::echo`).
+    pub raw: RawBody,
+}
+
+/// A call's body as the model wrote it, kept up to [`RawBody::MAX`] bytes: a model that
+/// writes its released call's body again after the closer, then the closer again
+/// (LFM2's echo), wrote no text, and only the body's own bytes tell it.
+#[derive(Default)]
+pub(crate) struct RawBody {
+    /// The bytes read into the body so far (more than it held, past its end).
+    pub bytes: Vec<u8>,
+    /// Whether `bytes` are all the body's: not past the cap, and no competing readings
+    /// (whose bytes are read again in another order).
+    pub whole: bool,
+}
+
+impl RawBody {
+    /// The longest body kept: an echo is of a short call (a long one is shown as text).
+    pub const MAX: usize = 4096;
+
+    /// Keep `bytes`, read into the body.
+    #[inline]
+    pub fn keep(&mut self, bytes: &[u8]) {
+        if !self.whole {
+            return;
+        }
+        if self.bytes.len() + bytes.len() > Self::MAX {
+            self.lost();
+            return;
+        }
+        self.bytes.extend_from_slice(bytes);
+    }
+
+    /// The body's bytes are no longer all kept.
+    pub fn lost(&mut self) {
+        self.whole = false;
+        self.bytes.clear();
+    }
+
+    fn restart(&mut self) {
+        self.bytes.clear();
+        self.whole = true;
+    }
+
+    /// The body as written, once the call ended: less `leftover` (read past its end, to
+    /// be read again), the closer when `closer_seen` read it, the form's trailer, and
+    /// the blanks around.
+    /// Empty when it was not all kept.
+    pub fn body(&self, leftover: &[u8], form: &CallForm, closer_seen: bool) -> &[u8] {
+        let Some(mut body) = self.bytes.strip_suffix(leftover).filter(|_| self.whole) else {
+            return b"";
+        };
+        body = body.trim_ascii();
+        if closer_seen && !form.closer.is_empty() {
+            body = body.strip_suffix(form.closer).unwrap_or(body).trim_ascii();
+        }
+        let trailer = form.trailer.trim_ascii();
+        if !trailer.is_empty() {
+            body = body.strip_suffix(trailer).unwrap_or(body).trim_ascii();
+        }
+        body
+    }
 }
 
 impl CallState {
@@ -79,6 +141,10 @@ impl CallState {
             byte_held: None,
             in_string_arg: false,
             refused_call: false,
+            raw: RawBody {
+                bytes: Vec::new(),
+                whole: true,
+            },
         }
     }
 
@@ -97,6 +163,7 @@ impl CallState {
         self.readings = None;
         self.after.clear();
         self.body = 0;
+        self.raw.restart();
         self.byte_held = None;
         self.in_string_arg = false;
         self.refused_call = false;

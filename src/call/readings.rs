@@ -350,6 +350,7 @@ impl CallState {
                 alt.read(&[], 0, sink.config, self.form);
             }
         }
+        self.raw.lost();
         self.readings = Some(Box::new(Readings {
             alts,
             since: Vec::new(),

@@ -203,7 +203,7 @@ impl Parser {
     /// Read `held` again in the mode now set: the bytes held from earlier input here,
     /// the input's own (its last, at most `read`) by the main loop. How much of the
     /// input was read.
-    fn read_again(&mut self, held: &[u8], read: usize) -> usize {
+    pub(super) fn read_again(&mut self, held: &[u8], read: usize) -> usize {
         let from_input = held.len().min(read);
         let old = held.len() - from_input;
         if old > 0 {

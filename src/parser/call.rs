@@ -25,6 +25,7 @@ impl Parser {
             false => (0, false),
         };
         call.body += n;
+        call.raw.keep(&chunk[..n]);
         self.stats.examined(n as u64 + call.args.rep.take_work());
         #[cfg(test)]
         {
@@ -62,6 +63,7 @@ impl Parser {
             | Mode::Reasoning(_)
             | Mode::AfterCall(_)
             | Mode::Remains(_)
+            | Mode::Echo(_)
             | Mode::Skip { .. } => false,
         }
     }
@@ -164,6 +166,7 @@ impl Parser {
             | Mode::Reasoning(_)
             | Mode::AfterCall(_)
             | Mode::Remains(_)
+            | Mode::Echo(_)
             | Mode::Skip { .. } => false,
         }
     }
@@ -193,7 +196,9 @@ impl Parser {
             config: &self.config,
             stats: &mut self.stats,
         };
-        let CallState { args, body, .. } = &mut **call;
+        let CallState {
+            args, body, raw, ..
+        } = &mut **call;
         let ArgsReader { rep, out: scratch } = args;
         // A run writes at most six bytes per byte read (a control byte as `\u00XX`):
         // straight into the call's buffer where it can; else through `scratch` and
@@ -219,6 +224,7 @@ impl Parser {
             return Some(0);
         }
         *body += n;
+        raw.keep(&input[..n]);
         self.stats.examined(rep.take_work());
         match written {
             Ok(()) => Some(n),
@@ -402,6 +408,11 @@ impl Parser {
             };
             let step = call.feed(input, &mut sink, &mut chosen);
             sink.stats.examined(call.take_work());
+            let read = match step.kind {
+                StepKind::NeedMore => input.len(),
+                _ => step.consumed.min(input.len()),
+            };
+            call.raw.keep(&input[..read]);
             (step, call.form, call.args.rep.terminated_by())
         };
         // A sniffed body chosen in this step may also have ended in it (inside the bytes
@@ -572,6 +583,9 @@ impl Parser {
         };
         let (form, within) = (call.form, call.within);
         let leftover = call.take_leftover();
+        let echo = &mut Parser::work(&mut self.work).echo;
+        echo.clear();
+        echo.extend_from_slice(call.raw.body(&leftover, form, closer_seen));
         let repairs = call.repairs();
         let may_go_on = call.may_go_on(enveloped);
         let markup = call.markup();
@@ -683,9 +697,10 @@ impl Parser {
             true => sink.calls.released == released,
             false => refused_before,
         };
-        self.mode = match refused && !empty && !form.closer.is_empty() {
-            true => Mode::Remains(Box::new(Remains::new(form, within, markup, false))),
-            false => within.map_or(Mode::Text, Mode::Reasoning),
+        self.mode = match (refused, empty || form.closer.is_empty()) {
+            (true, false) => Mode::Remains(Box::new(Remains::new(form, within, markup, false))),
+            (true, true) => within.map_or(Mode::Text, Mode::Reasoning),
+            (false, _) => self.after_release(form, within),
         };
     }
 

@@ -251,6 +251,10 @@ impl Parser {
                 self.finish_remains();
                 return true;
             }
+            Mode::Echo(state) => {
+                self.finish_echo(&state);
+                return true;
+            }
             Mode::Skip { .. } => {}
         }
         false

@@ -23,11 +23,13 @@
 //! `next_event`); `text` the text path (markers, held bytes, visible text), `names`
 //! the names held before an opener, `feed` the `feed` API's lanes, `call` a call's
 //! life from its opener to its end, `after_call` what follows a body until the call's
-//! extent tells (`call::extent`), `finish` the end of the stream, `tables` the marker
-//! tables.
+//! extent tells (`call::extent`), `remains` the text after a call not released, up to
+//! its bound, `echo` a released call's body written again after its closer, `finish`
+//! the end of the stream, `tables` the marker tables.
 
 mod after_call;
 mod call;
+mod echo;
 mod feed;
 mod finish;
 mod names;
@@ -58,6 +60,7 @@ use crate::repairs::{Repair, Repairs};
 use crate::scan::{Found, MarkerSet};
 use crate::stats::Stats;
 use after_call::AfterCall;
+use echo::Echo;
 use feed::FastLane;
 use remains::Remains;
 use smallvec::SmallVec;
@@ -78,6 +81,9 @@ enum Mode {
     /// Text after a call not released at its closer, held while it may be the rest
     /// of the call's body (`remains`).
     Remains(Box<Remains>),
+    /// Text after a call released at its closer, held while it repeats the call's
+    /// body (`echo`). Boxed: only a call needs it.
+    Echo(Box<Echo>),
     /// Dropping the rest of a call that broke a limit, up to its closer.
     Skip {
         closer: &'static [u8],
@@ -135,6 +141,9 @@ struct CallWork {
     /// The blanks between a closer-less body and the next body of its form, which may
     /// be none: shown if it is given back (`Parser::give_back`).
     repeat_gap: SmallVec<[u8; 32]>,
+    /// The body of the call that ended last, as written, for an echo of it (`echo`);
+    /// empty when it was not kept.
+    echo: Vec<u8>,
 }
 
 /// The streaming parser. See the [crate documentation](crate) for an example.
@@ -502,6 +511,7 @@ impl Parser {
                 name: Vec::new(),
                 names_paused: false,
                 repeat_gap: SmallVec::new(),
+                echo: Vec::new(),
             })
         })
     }
@@ -531,6 +541,7 @@ impl Parser {
                 Mode::Call { .. } => self.feed_call(input),
                 Mode::AfterCall(_) => self.after_call(input),
                 Mode::Remains(_) => self.remains(input),
+                Mode::Echo(_) => self.echo(input),
                 Mode::Skip { .. } => self.skip(input),
             };
             self.stats.examined(used as u64);

@@ -265,8 +265,12 @@ impl Parser {
             let (mut sink, ..) = self.sink();
             if !went_on {
                 // The call ended at its closer: released, and the text is text.
+                let released = sink.calls.released;
                 sink.end();
-                self.mode = back;
+                self.mode = match self.calls.released > released {
+                    true => self.after_release(state.form, state.within),
+                    false => back,
+                };
                 self.process(&state.held[..start]);
                 return state.held[start..].to_vec();
             }
