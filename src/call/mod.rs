@@ -78,9 +78,12 @@ impl RawBody {
     /// Keep `bytes`, read into the body.
     #[inline]
     pub fn keep(&mut self, bytes: &[u8]) {
-        if !self.whole {
-            return;
+        if self.whole {
+            self.keep_more(bytes);
         }
+    }
+
+    fn keep_more(&mut self, bytes: &[u8]) {
         if self.bytes.len() + bytes.len() > Self::MAX {
             self.lost();
             return;
@@ -99,23 +102,26 @@ impl RawBody {
         self.whole = true;
     }
 
-    /// The body as written, once the call ended: less `leftover` (read past its end, to
-    /// be read again), the closer when `closer_seen` read it, the form's trailer, and
-    /// the blanks around.
-    /// Empty when it was not all kept.
-    pub fn body(&self, leftover: &[u8], form: &CallForm, closer_seen: bool) -> &[u8] {
+    /// How long the body as written is, at the start of `bytes`, once the call ended:
+    /// less `leftover` (read past its end, to be read again), the closer when
+    /// `closer_seen` read it, the form's trailer, and the blanks before them. 0 when it
+    /// was not all kept.
+    pub fn len(&self, leftover: &[u8], form: &CallForm, closer_seen: bool) -> usize {
         let Some(mut body) = self.bytes.strip_suffix(leftover).filter(|_| self.whole) else {
-            return b"";
+            return 0;
         };
-        body = body.trim_ascii();
+        body = body.trim_ascii_end();
         if closer_seen && !form.closer.is_empty() {
-            body = body.strip_suffix(form.closer).unwrap_or(body).trim_ascii();
+            body = body
+                .strip_suffix(form.closer)
+                .unwrap_or(body)
+                .trim_ascii_end();
         }
         let trailer = form.trailer.trim_ascii();
         if !trailer.is_empty() {
-            body = body.strip_suffix(trailer).unwrap_or(body).trim_ascii();
+            body = body.strip_suffix(trailer).unwrap_or(body).trim_ascii_end();
         }
-        body
+        body.len()
     }
 }
 

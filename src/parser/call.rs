@@ -63,7 +63,7 @@ impl Parser {
             | Mode::Reasoning(_)
             | Mode::AfterCall(_)
             | Mode::Remains(_)
-            | Mode::Echo(_)
+            | Mode::Echo
             | Mode::Skip { .. } => false,
         }
     }
@@ -166,7 +166,7 @@ impl Parser {
             | Mode::Reasoning(_)
             | Mode::AfterCall(_)
             | Mode::Remains(_)
-            | Mode::Echo(_)
+            | Mode::Echo
             | Mode::Skip { .. } => false,
         }
     }
@@ -583,9 +583,10 @@ impl Parser {
         };
         let (form, within) = (call.form, call.within);
         let leftover = call.take_leftover();
-        let echo = &mut Parser::work(&mut self.work).echo;
-        echo.clear();
-        echo.extend_from_slice(call.raw.body(&leftover, form, closer_seen));
+        let len = call.raw.len(&leftover, form, closer_seen);
+        Parser::work(&mut self.work)
+            .echo
+            .keep(&mut call.raw.bytes, len);
         let repairs = call.repairs();
         let may_go_on = call.may_go_on(enveloped);
         let markup = call.markup();

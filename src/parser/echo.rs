@@ -1,22 +1,27 @@
 //! An echo of a released call: its body written again right after its closer, then the
 //! closer again (`<|tool_call_start|>[f(a=1)]<|tool_call_end|>[f(a=1)]<|tool_call_end|>`,
 //! as LFM2 models do). The second body is no text the model meant to show, and no
-//! second call: it began with no opener. Text after a released call is held while it
-//! is the body's bytes again (a few blanks around it allowed); the closer after all of them
-//! drops it as markup. The first byte that differs makes all of it text, read again as
+//! second call: it began with no opener. Text right after a released call is held
+//! while it is the body's bytes again; the closer after all of them (a few blanks
+//! before it allowed) drops it as markup. The first byte that differs makes all of it text, read again as
 //! any text, so nothing is lost and nothing waits longer than the body's length.
 
 use super::*;
 
-/// The most blanks held around an echo.
+/// The most blanks held between an echo and its closer.
 const BLANKS: usize = 64;
 
-/// Text after a released call, held while it repeats the call's body
-/// ([`CallWork::echo`] holds the body).
+/// A released call's body as written, and the text after the call held while it
+/// repeats it. Kept in `CallWork` with its storage, so a call allocates none for it.
+#[derive(Default)]
 pub(super) struct Echo {
-    form: &'static CallForm,
+    /// The bytes the body was read from (the call's `RawBody`, swapped in), and how
+    /// many of them are the body: none when it was not kept.
+    bytes: Vec<u8>,
+    len: usize,
+    form: Option<&'static CallForm>,
     within: Option<u16>,
-    /// The bytes held: blanks, the body's bytes, then what may end it.
+    /// The bytes held: the body's bytes, then what may end it.
     held: SmallVec<[u8; 32]>,
     /// How many bytes of the body matched.
     body: usize,
@@ -26,17 +31,23 @@ pub(super) struct Echo {
 }
 
 impl Echo {
+    /// Keep the body of the call that just ended (`raw`'s first `len` bytes), or none.
+    pub(super) fn keep(&mut self, raw: &mut Vec<u8>, len: usize) {
+        std::mem::swap(&mut self.bytes, raw);
+        self.len = len;
+    }
+
     fn back(&self) -> Mode {
         self.within.map_or(Mode::Text, Mode::Reasoning)
     }
 
     /// Whether the bytes held past the body, blanks left out, are the closer (or the
     /// trailer then the closer): `Some(true)` all of it, `Some(false)` its beginning.
-    fn ends(&self) -> Option<bool> {
+    fn ends(&self, form: &CallForm) -> Option<bool> {
         let after = self.held.iter().rev().filter(|b| !b.is_ascii_whitespace());
         let mut after: SmallVec<[u8; 32]> = after.take(self.end).copied().collect();
         after.reverse();
-        let (closer, trailer) = (self.form.closer, self.form.trailer.trim_ascii());
+        let (closer, trailer) = (form.closer, form.trailer.trim_ascii());
         let tail = |rest: &[u8]| match closer.starts_with(rest) {
             true => Some(rest.len() == closer.len()),
             false => None,
@@ -52,49 +63,53 @@ impl Echo {
 impl Parser {
     /// The mode after a call of `form` released at its closer: held for an echo of its
     /// body when one was kept (`end_body`), else text or reasoning again.
-    pub(super) fn after_release(&self, form: &'static CallForm, within: Option<u16>) -> Mode {
-        let kept = self.work.as_ref().is_some_and(|w| !w.echo.is_empty());
-        match kept && !form.closer.is_empty() {
-            true => Mode::Echo(Box::new(Echo {
-                form,
-                within,
-                held: SmallVec::new(),
-                body: 0,
-                end: 0,
-            })),
-            false => within.map_or(Mode::Text, Mode::Reasoning),
+    pub(super) fn after_release(&mut self, form: &'static CallForm, within: Option<u16>) -> Mode {
+        let echo = self.work.as_mut().map(|w| &mut w.echo);
+        match echo {
+            Some(echo) if echo.len > 0 && !form.closer.is_empty() => {
+                echo.form = Some(form);
+                echo.within = within;
+                echo.held.clear();
+                echo.body = 0;
+                echo.end = 0;
+                Mode::Echo
+            }
+            _ => within.map_or(Mode::Text, Mode::Reasoning),
         }
     }
 
     /// Text after a released call, while it may be an echo of its body.
     pub(super) fn echo(&mut self, input: &[u8]) -> usize {
-        let Parser { mode, work, .. } = self;
-        let (Mode::Echo(state), Some(work)) = (mode, work) else {
+        let Some(state) = self.work.as_mut().map(|w| &mut w.echo) else {
             unreachable!("an echo is held after a call")
         };
-        let body = &work.echo;
-        // Blanks around the body are bounded too.
-        let most = body.len() + BLANKS + state.form.trailer.len() + state.form.closer.len();
+        let Some(form) = state.form else {
+            unreachable!("an echo is of a call's form")
+        };
+        let body = &state.bytes[..state.len];
+        // Blanks after the body are bounded too.
+        let most = body.len() + BLANKS + form.trailer.len() + form.closer.len();
+        if state.held.is_empty() && input.first() != body.first() {
+            // No echo (the text after most calls): text at once, nothing held.
+            self.mode = state.back();
+            return 0;
+        }
         for (i, &b) in input.iter().enumerate() {
             state.held.push(b);
             let fits = if state.held.len() > most {
                 false
             } else if state.body < body.len() {
-                if b == body[state.body] {
-                    state.body += 1;
-                    true
-                } else {
-                    state.body == 0 && b.is_ascii_whitespace()
-                }
+                state.body += 1;
+                b == body[state.body - 1]
             } else if b.is_ascii_whitespace() {
                 true
             } else {
                 state.end += 1;
-                match state.ends() {
+                match state.ends(form) {
                     Some(true) => {
                         // The body again and its closer: an echo, dropped as markup.
-                        self.stats.markup_stripped += 1;
                         self.mode = state.back();
+                        self.stats.markup_stripped += 1;
                         return i + 1;
                     }
                     Some(false) => true,
@@ -112,9 +127,13 @@ impl Parser {
     }
 
     /// At the end of the stream: what was held is text.
-    pub(super) fn finish_echo(&mut self, state: &Echo) {
+    pub(super) fn finish_echo(&mut self) {
+        let Some(state) = self.work.as_mut().map(|w| &mut w.echo) else {
+            return;
+        };
+        let held = std::mem::take(&mut state.held);
         self.mode = state.back();
-        self.process(&state.held);
+        self.process(&held);
     }
 }
 
@@ -202,7 +221,10 @@ mod tests {
                     .iter()
                     .filter(|c| !c.wrapper)
                     .filter_map(|c| call_in(c, out).map(|at| (c, at)))
-                    .min_by_key(|(c, (from, _))| (*from - c.opener.len(), usize::MAX - from))
+                    .min_by_key(|(c, (from, _))| {
+                        let opener = from + c.body_prefix.len() - c.opener.len();
+                        (opener, std::cmp::Reverse(c.opener.len()))
+                    })
                 else {
                     continue;
                 };

@@ -251,8 +251,8 @@ impl Parser {
                 self.finish_remains();
                 return true;
             }
-            Mode::Echo(state) => {
-                self.finish_echo(&state);
+            Mode::Echo => {
+                self.finish_echo();
                 return true;
             }
             Mode::Skip { .. } => {}

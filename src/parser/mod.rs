@@ -82,8 +82,8 @@ enum Mode {
     /// of the call's body (`remains`).
     Remains(Box<Remains>),
     /// Text after a call released at its closer, held while it repeats the call's
-    /// body (`echo`). Boxed: only a call needs it.
-    Echo(Box<Echo>),
+    /// body (`echo`; its state is in `CallWork`, which only a call needs).
+    Echo,
     /// Dropping the rest of a call that broke a limit, up to its closer.
     Skip {
         closer: &'static [u8],
@@ -141,9 +141,9 @@ struct CallWork {
     /// The blanks between a closer-less body and the next body of its form, which may
     /// be none: shown if it is given back (`Parser::give_back`).
     repeat_gap: SmallVec<[u8; 32]>,
-    /// The body of the call that ended last, as written, for an echo of it (`echo`);
-    /// empty when it was not kept.
-    echo: Vec<u8>,
+    /// The body of the call that ended last, as written, and the text after it held
+    /// while it repeats it (`echo`).
+    echo: Echo,
 }
 
 /// The streaming parser. See the [crate documentation](crate) for an example.
@@ -511,7 +511,7 @@ impl Parser {
                 name: Vec::new(),
                 names_paused: false,
                 repeat_gap: SmallVec::new(),
-                echo: Vec::new(),
+                echo: Echo::default(),
             })
         })
     }
@@ -541,7 +541,7 @@ impl Parser {
                 Mode::Call { .. } => self.feed_call(input),
                 Mode::AfterCall(_) => self.after_call(input),
                 Mode::Remains(_) => self.remains(input),
-                Mode::Echo(_) => self.echo(input),
+                Mode::Echo => self.echo(input),
                 Mode::Skip { .. } => self.skip(input),
             };
             self.stats.examined(used as u64);
