@@ -280,4 +280,25 @@ mod tests {
             "dropped in {covered:?}, held in {held:?}"
         );
     }
+
+    /// The body is kept up to `RawBody::MAX` bytes (4 KiB): a longer call's echo is
+    /// shown as text, as any text after a call.
+    #[test]
+    fn a_body_is_kept_up_to_its_cap() {
+        use crate::call::RawBody;
+        assert_eq!(RawBody::MAX, 4096, "docs/design.md gives the cap");
+        for (len, dropped) in [(RawBody::MAX - 64, true), (RawBody::MAX + 64, false)] {
+            let body = format!(
+                "\n{{\"name\": \"f\", \"arguments\": {{\"a\": \"{}\"}}}}\n",
+                "x".repeat(len - 40)
+            );
+            let call = format!("<tool_call>{body}</tool_call>");
+            let alone = parse(Dialect::Hermes, call.as_bytes(), 7);
+            let echoed = format!("{call}{body}</tool_call>");
+            let echoed = parse(Dialect::Hermes, echoed.as_bytes(), 7);
+            assert_eq!(echoed.events, alone.events, "{len}");
+            assert_eq!(echoed.text.is_empty(), dropped, "{len}");
+            assert_eq!(echoed.stripped, 1, "{len}: the echo, or its closer alone");
+        }
+    }
 }
