@@ -62,7 +62,6 @@ pub(crate) struct CallState {
 /// A call's body as the model wrote it, kept up to [`RawBody::MAX`] bytes: a model that
 /// writes its released call's body again after the closer, then the closer again
 /// (LFM2's echo), wrote no text, and only the body's own bytes tell it.
-#[derive(Default)]
 pub(crate) struct RawBody {
     /// The bytes read into the body so far (more than it held, past its end).
     pub bytes: Vec<u8>,
